@@ -1,0 +1,179 @@
+#include "report_text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace flopcast::cli {
+namespace {
+
+std::string scaled(double v, const char* const* units, int count, const char* unit_suffix) {
+  int i = 0;
+  double x = v;
+  while (std::fabs(x) >= 1000.0 && i + 1 < count) {
+    x /= 1000.0;
+    ++i;
+  }
+  return fmt::format("{:.3f} {}{}", x, units[i], unit_suffix);
+}
+
+std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+const char* yes_no(bool b) { return b ? "yes" : "NO"; }
+
+}  // namespace
+
+std::string format_flops(double f) {
+  static const char* const u[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
+  return scaled(f, u, 8, "FLOP");
+}
+std::string format_bytes(double b) {
+  static const char* const u[] = {"", "K", "M", "G", "T", "P", "E"};
+  return scaled(b, u, 7, "B");
+}
+std::string format_seconds(double s) {
+  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
+  if (s < 1.0) return fmt::format("{:.2f} ms", s * 1e3);
+  if (s < 3600.0) return fmt::format("{:.2f} s", s);
+  return fmt::format("{:.2f} h", s / 3600.0);
+}
+std::string format_count(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f}T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.2f}B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.0f}M", n / 1e6);
+  if (n >= 1e3) return fmt::format("{:.0f}K", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string format_value(const field_value& v) {
+  if (!v.has_value) return "-";
+  switch (v.kind) {
+    case field_kind::text: return v.text;
+    case field_kind::count: return v.number >= 1e6 ? format_count(v.number) : fmt::format("{:.0f}", v.number);
+    case field_kind::flops: return format_flops(v.number);
+    case field_kind::bytes: return format_bytes(v.number);
+    case field_kind::seconds: return format_seconds(v.number);
+    case field_kind::rate: return fmt::format("{:.1f}", v.number);
+    case field_kind::joules: return fmt::format("{:.1f} J", v.number);
+    case field_kind::boolean: return v.number != 0 ? "yes" : "no";
+    case field_kind::number: return fmt::format("{:.4g}", v.number);
+  }
+  return "";
+}
+
+std::string table(const std::vector<std::vector<field_value>>& rows, const std::vector<std::size_t>& columns) {
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::size_t> width;
+  for (std::size_t c : columns) width.push_back(row_fields()[c].header.size());
+  for (const auto& row : rows) {
+    std::vector<std::string> line;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      line.push_back(format_value(row[columns[i]]));
+      width[i] = std::max(width[i], line.back().size());
+    }
+    cells.push_back(std::move(line));
+  }
+  std::string out;
+  const auto emit = [&](const std::vector<std::string>& line) {
+    for (std::size_t i = 0; i < line.size(); ++i)
+      out += fmt::format("{:<{}}{}", line[i], width[i], i + 1 < line.size() ? "  " : "");
+    out += '\n';
+  };
+  std::vector<std::string> header, rule;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    header.emplace_back(row_fields()[columns[i]].header);
+    rule.emplace_back(width[i], '-');
+  }
+  emit(header);
+  emit(rule);
+  for (const auto& line : cells) emit(line);
+  return out;
+}
+
+std::string report(const estimate_context& c) {
+  const model_spec& m = c.model;
+  const settings& s = c.config;
+  const estimate_result& r = c.result;
+  const flops_breakdown& f = r.forward.parts;
+  const memory_breakdown& mem = r.memory;
+  const performance& p = r.perf;
+  const std::string rule(66, '='), thin(66, '-');
+  std::string o;
+  const auto line = [&](const std::string& label, const std::string& value) {
+    o += fmt::format(" {:<18}: {}\n", label, value);
+  };
+
+  o += rule + "\n";
+  o += fmt::format(" flopcast estimate: {}\n", m.name);
+  o += fmt::format("  batch={}  seq_len={}  gen={}  precision={}  gpu={}{}\n", s.batch_size, s.sequence_length,
+                   s.num_generated_tokens, to_string(s.weight_precision), c.gpu ? c.gpu->name : "none",
+                   s.training ? "  mode=training" : "");
+  o += rule + "\n";
+  line("Parameters", fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.total)),
+                                 grouped(r.parameters.total)));
+  if (r.parameters.active != r.parameters.total)
+    line("  active / token", fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.active)),
+                                         grouped(r.parameters.active)));
+  o += thin + "\n";
+  o += fmt::format(" FLOPs (one forward pass over batch x seq{})\n", s.causal ? ", causal" : "");
+  line("  Forward", format_flops(f.total));
+  line("  Backward", format_flops(r.backward_flops) + "  (2 x forward)");
+  line("    - attention", format_flops(f.attention));
+  line("    - mlp", format_flops(f.mlp));
+  line("    - embedding", format_flops(f.embedding));
+  line("    - layernorm", format_flops(f.norm));
+  line("    - output head", format_flops(f.output_head));
+  line("  Prefill", format_flops(r.prefill.parts.total) + "  (logits for the last position)");
+  if (m.arch != architecture::encoder)
+    line("  Decode step", format_flops(r.decode_step.parts.total) + "  (whole batch, first step)");
+  o += thin + "\n";
+  if (s.training) {
+    o += fmt::format(" Memory (training, {}{})\n", to_string(s.optim),
+                     s.gradient_checkpointing ? ", gradient checkpointing" : "");
+    line("  Total", format_bytes(mem.train_total));
+    line("    - weights", format_bytes(mem.train_weights));
+    line("    - gradients", format_bytes(mem.train_gradients));
+    line("    - optimizer", format_bytes(mem.train_optimizer_state));
+    line("    - activations", format_bytes(mem.train_activations) + "  (ESTIMATED)");
+  } else {
+    o += " Memory (inference)\n";
+    line("  Total", format_bytes(mem.total));
+    line("    - weights", format_bytes(mem.weights));
+    line("    - kv cache", fmt::format("{}  ({}, {} tokens)", format_bytes(mem.kv_cache), to_string(r.kv_precision),
+                                       m.arch == architecture::encoder_decoder ? s.num_generated_tokens
+                                                                               : s.sequence_length + s.num_generated_tokens));
+    line("    - activations", format_bytes(mem.activations) + "  (ESTIMATED)");
+  }
+  if (r.has_performance)
+    line("  Fits on GPU", fmt::format("{}  ({} on {})", yes_no(mem.fits_on_gpu), format_bytes(mem.gpu_memory), c.gpu->name));
+  if (r.has_performance) {
+    o += thin + "\n";
+    o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {:.0f}% , bandwidth at {:.0f}%)\n",
+                     to_string(p.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100);
+    if (s.training) line("  Training step", format_seconds(p.training_step_s));
+    line("  Prefill latency", fmt::format("{}  [{}-bound]", format_seconds(p.prefill_latency_s), to_string(p.prefill_bound)));
+    if (m.arch != architecture::encoder) {
+      line("  Decode/token", fmt::format("{}  ({:.1f} tok/s, [{}-bound])", format_seconds(p.decode_latency_per_token_s),
+                                         p.decode_tokens_per_second, to_string(p.decode_bound)));
+      line("  Request total", format_seconds(p.total_request_latency_s));
+    }
+    line("  Energy", fmt::format("{:.2f} J ({:.4f} Wh), prefill {:.2f} J", p.energy_total_joules,
+                                 p.energy_total_joules / 3600.0, p.energy_prefill_joules));
+    line("  CO2", fmt::format("{:.3f} g", p.co2_grams));
+    line("  Cost", fmt::format("${:.6f} at ${:.2f}/h", p.cost_usd, p.cost_per_hour_usd));
+  }
+  for (std::uint32_t bit = 1; bit != 0 && bit <= r.notes; bit <<= 1)
+    if (r.notes & bit) o += fmt::format(" note: {}\n", note_text(static_cast<note>(bit)));
+  o += rule + "\n";
+  return o;
+}
+
+}  // namespace flopcast::cli

@@ -1,0 +1,14 @@
+#pragma once
+// Umbrella header.
+#include "flopcast/config.hpp"
+#include "flopcast/error.hpp"
+#include "flopcast/estimate.hpp"
+#include "flopcast/hardware.hpp"
+#include "flopcast/model.hpp"
+#include "flopcast/precision.hpp"
+#include "flopcast/registry.hpp"
+#include "flopcast/result_json.hpp"
+
+namespace flopcast {
+[[nodiscard]] inline const char* version() noexcept { return FLOPCAST_VERSION; }
+}  // namespace flopcast

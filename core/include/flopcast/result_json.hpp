@@ -1,0 +1,52 @@
+#pragma once
+// The result schema, written once: the nested --json object (llm-flops compatible
+// top-level keys) and the flat row used by tables, CSV and compare.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flopcast/estimate.hpp"
+
+namespace flopcast {
+
+struct estimate_context {
+  const model_spec& model;
+  const settings& config;
+  const hardware_spec* gpu;  // nullptr: no GPU
+  const estimate_result& result;
+};
+
+// The full result as one JSON object (text), SI base units throughout.
+[[nodiscard]] std::string to_json(const estimate_context& c, int indent = 2);
+
+// A flat row field: declared once, used by the table, CSV and compare printers.
+enum class field_kind { text, count, flops, bytes, seconds, rate, joules, boolean, number };
+struct field_value {
+  field_kind kind = field_kind::number;
+  double number = 0;     // for every kind but text; NaN never appears (absent -> has_value false)
+  bool has_value = true;
+  std::string text;
+};
+struct row_field {
+  std::string_view key;     // CSV/JSON key, SI units
+  std::string_view header;  // table header
+  field_kind kind;
+};
+[[nodiscard]] const std::vector<row_field>& row_fields();
+[[nodiscard]] std::vector<field_value> row_values(const estimate_context& c);
+
+// Rows as JSON text (an array of objects) and as CSV text (header + rows).
+[[nodiscard]] std::string rows_to_json(const std::vector<std::vector<field_value>>& rows,
+                                       const std::vector<std::size_t>& columns, int indent = 2);
+[[nodiscard]] std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows,
+                                      const std::vector<std::size_t>& columns);
+
+// Resolves and runs one request (config.hpp's read_request) and returns to_json's text.
+// This is the single entry point of the WASM module and of the shared fixtures.
+[[nodiscard]] std::string estimate_json(std::string_view request_json, int indent = -1);
+
+// Lists as JSON text, for list-models / list-gpus and the WASM API.
+[[nodiscard]] std::string models_to_json(int indent = 2);
+[[nodiscard]] std::string gpus_to_json(int indent = 2);
+
+}  // namespace flopcast

@@ -1,0 +1,72 @@
+#pragma once
+// Internal helpers shared by the parameter counter and the estimator.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "flopcast/error.hpp"
+#include "flopcast/model.hpp"
+
+namespace flopcast::detail {
+
+// Checked 64-bit integer arithmetic: a parameter count never wraps silently.
+[[nodiscard]] inline std::int64_t mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw error(error_code::config_range, "", "model is too large: a parameter count exceeds 2^63");
+  return r;
+}
+[[nodiscard]] inline std::int64_t add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    throw error(error_code::config_range, "", "model is too large: a parameter count exceeds 2^63");
+  return r;
+}
+[[nodiscard]] inline std::int64_t mul(std::int64_t a, std::int64_t b, std::int64_t c) { return mul(mul(a, b), c); }
+
+// Shortest text that reads back as the same double ("2", "0.85", "1e+30").
+[[nodiscard]] inline std::string format_number(double v) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// Weights of one layer of a group, split the way FLOPs need them.
+struct layer_weights {
+  std::int64_t attn_matmul = 0;    // weights used once per query token
+  std::int64_t attn_bias = 0;
+  std::int64_t attn_kv_matmul = 0;  // MLA kv_b_proj / cross-attention K,V: per key/value token
+  std::int64_t norm = 0;           // all norm parameters of the layer
+  std::int64_t mlp_total = 0;      // all MLP/expert/router weights and biases
+  std::int64_t mlp_active = 0;     // what one token uses
+  std::int64_t expert = 0;         // one routed expert
+  [[nodiscard]] std::int64_t total() const {
+    return add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_total);
+  }
+  [[nodiscard]] std::int64_t active() const {
+    return add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_active);
+  }
+};
+
+[[nodiscard]] layer_weights weights_of(const model_spec& m, const layer_group& g);
+
+// Elements one norm of width n applies per token: RMSNorm 4 (square, sum, scale, weight),
+// LayerNorm 7 (mean, subtract, square, sum, normalise, weight, bias).
+[[nodiscard]] inline double norm_flops_per_element(norm_kind k) { return k == norm_kind::rmsnorm ? 4.0 : 7.0; }
+[[nodiscard]] inline std::int64_t norm_params(norm_kind k, std::int64_t width) {
+  return k == norm_kind::rmsnorm ? width : 2 * width;
+}
+// Width of the token embedding rows (OPT-350m embeds at word_embed_proj_dim).
+[[nodiscard]] inline std::int64_t embed_dim(const model_spec& m) {
+  return m.embed_proj_dim > 0 ? m.embed_proj_dim : m.hidden_size;
+}
+// Number of stacks with their own final norm (2 for encoder-decoder).
+[[nodiscard]] inline std::int64_t stacks(const model_spec& m) {
+  return m.arch == architecture::encoder_decoder ? 2 : 1;
+}
+
+}  // namespace flopcast::detail

@@ -1,0 +1,35 @@
+#pragma once
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "flopcast/flopcast.hpp"
+
+namespace test {
+
+using json = nlohmann::json;
+
+inline std::string read_text(const std::string& relative) {
+  std::ifstream in(std::string(FLOPCAST_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + relative);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The estimate of a request (same JSON the WASM API takes), parsed back.
+inline json run(const json& request) { return json::parse(flopcast::estimate_json(request.dump())); }
+
+inline const flopcast::model_spec& model(const std::string& name) { return flopcast::find_model(name).spec; }
+
+// A small Llama-style config to vary one field at a time.
+inline json llama_config(int kv_heads = 32) {
+  return {{"model_type", "llama"},      {"hidden_size", 4096},       {"num_hidden_layers", 32},
+          {"num_attention_heads", 32},  {"num_key_value_heads", kv_heads}, {"intermediate_size", 11008},
+          {"vocab_size", 32000},        {"tie_word_embeddings", false}};
+}
+
+inline flopcast::model_spec spec(const json& config) { return flopcast::read_hf_config(config.dump()); }
+
+}  // namespace test
