@@ -158,41 +158,24 @@ error as_cli_error(const error& e) {
   return e;
 }
 
-struct case_row {
-  const model_spec* model;
-  settings s;
-  const hardware_spec* gpu;
-};
-
-std::vector<case_row> expand(const options& o, bool allow_lists, std::vector<std::unique_ptr<model_spec>>& models_owned,
-                             std::vector<std::unique_ptr<hardware_spec>>& gpus_owned) {
-  const settings base = base_settings(o);
-  auto list = [&](const std::string& v, const char* option) {
+// The comparison the options describe (a single point for estimate).
+compare_plan make_plan(const options& o, bool allow_lists, std::vector<std::unique_ptr<model_spec>>& models_owned,
+                       std::vector<std::unique_ptr<hardware_spec>>& gpus_owned) {
+  const auto list = [&](const std::string& v, const char* option) {
     auto items = split(v);
     if (!allow_lists && items.size() > 1) bad(option, "expected one value, but got a list \"" + v + "\" (use flopcast compare)");
     return items;
   };
-  const auto batches = list(o.batch, "--batch"), seqs = list(o.seq, "--seq-len"), gens = list(o.gen, "--gen-tokens"),
-             precs = list(o.precision, "--precision");
-  if (!allow_lists && split(o.gpu).size() > 1) bad("--gpu", "expected one value, but got a list \"" + o.gpu + "\" (use flopcast compare)");
-  const auto gpus = resolve_gpus(o, gpus_owned);
-  std::vector<case_row> rows;
-  for (const auto& name : o.models) {
-    const model_spec& m = resolve_model(name, models_owned);
-    for (const auto& p : precs)
-      for (const auto& g : gpus)
-        for (const auto& b : batches)
-          for (const auto& sq : seqs)
-            for (const auto& n : gens) {
-              settings s = base;
-              s.weight_precision = parse_precision(p, "--precision");
-              s.batch_size = parse_int(b, "--batch");
-              s.sequence_length = parse_int(sq, "--seq-len");
-              s.num_generated_tokens = parse_int(n, "--gen-tokens");
-              rows.push_back({&m, s, g.spec});
-            }
-  }
-  return rows;
+  compare_plan plan;
+  plan.base = base_settings(o);
+  for (const auto& b : list(o.batch, "--batch")) plan.batch_sizes.push_back(parse_int(b, "--batch"));
+  for (const auto& q : list(o.seq, "--seq-len")) plan.sequence_lengths.push_back(parse_int(q, "--seq-len"));
+  for (const auto& n : list(o.gen, "--gen-tokens")) plan.generated_tokens.push_back(parse_int(n, "--gen-tokens"));
+  for (const auto& p : list(o.precision, "--precision")) plan.precisions.push_back(parse_precision(p, "--precision"));
+  (void)list(o.gpu, "--gpu");
+  for (const auto& g : resolve_gpus(o, gpus_owned)) plan.gpus.push_back(g.spec);
+  for (const auto& name : o.models) plan.models.push_back(&resolve_model(name, models_owned));
+  return plan;
 }
 
 void add_estimate_options(CLI::App& cmd, options& o, bool lists) {
@@ -297,23 +280,18 @@ int run(int argc, char** argv) {
   const options& o = comparing ? cmp : est;
   std::vector<std::unique_ptr<model_spec>> models_owned;
   std::vector<std::unique_ptr<hardware_spec>> gpus_owned;
-  const std::vector<case_row> cases = expand(o, comparing, models_owned, gpus_owned);
-
-  std::vector<estimate_result> results;
-  results.reserve(cases.size());
-  for (const auto& c : cases) results.push_back(estimate(*c.model, c.s, c.gpu));
-
+  const compare_plan plan = make_plan(o, comparing, models_owned, gpus_owned);
   if (!comparing) {
-    const estimate_context ctx{*cases[0].model, cases[0].s, cases[0].gpu, results[0]};
+    const compare_plan::point p = plan.at(0);
+    const estimate_result r = estimate(*p.model, p.config, p.gpu);
+    const estimate_context ctx{*p.model, p.config, p.gpu, r};
     if (o.json) std::cout << to_json(ctx) << "\n";
     else if (o.csv) std::cout << rows_to_csv({row_values(ctx)}, all_columns());
     else std::cout << cli::report(ctx);
     return 0;
   }
 
-  std::vector<std::vector<field_value>> rows;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    rows.push_back(row_values({*cases[i].model, cases[i].s, cases[i].gpu, results[i]}));
+  const auto rows = compare_rows(plan, max_compare_rows);
   if (o.json) {
     std::cout << rows_to_json(rows, all_columns()) << "\n";
     return 0;

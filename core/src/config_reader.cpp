@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "flopcast/registry.hpp"
+
 #include "detail.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
@@ -21,6 +23,24 @@ std::string describe(const json& v) {
   std::string text = v.dump();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return std::string(v.type_name()) + " " + text;
+}
+
+// An integer in [min, max]; integral floats (4096.0) are accepted.
+std::int64_t to_integer(const json& v, const std::string& ptr, std::int64_t min, std::int64_t max, const char* expected) {
+  std::int64_t out = 0;
+  if (v.is_number_integer()) {
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+      throw error(error_code::config_range, ptr, std::string("expected ") + expected + ", but got " + v.dump());
+    out = v.get<std::int64_t>();
+  } else if (v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>() &&
+             std::fabs(v.get<double>()) < 9.0e15) {
+    out = static_cast<std::int64_t>(v.get<double>());
+  } else {
+    throw error(error_code::config_type, ptr, std::string("expected ") + expected + ", but got " + describe(v));
+  }
+  if (out < min || out > max)
+    throw error(error_code::config_range, ptr, std::string("expected ") + expected + ", but got " + v.dump());
+  return out;
 }
 
 // Typed, range-checked access to one JSON object, with errors that name the field.
@@ -44,21 +64,7 @@ class reader {
                                      const char* expected) const {
     if (!has(key))
       throw error(error_code::config_missing, ptr(key), std::string("required field is missing: expected ") + expected);
-    const json& v = j_.at(std::string(key));
-    std::int64_t out = 0;
-    if (v.is_number_integer()) {
-      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
-        throw error(error_code::config_range, ptr(key), std::string("expected ") + expected + ", but got " + v.dump());
-      out = v.get<std::int64_t>();
-    } else if (v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>() &&
-               std::fabs(v.get<double>()) < 9.0e15) {
-      out = static_cast<std::int64_t>(v.get<double>());
-    } else {
-      throw error(error_code::config_type, ptr(key), std::string("expected ") + expected + ", but got " + describe(v));
-    }
-    if (out < min || out > max)
-      throw error(error_code::config_range, ptr(key), std::string("expected ") + expected + ", but got " + v.dump());
-    return out;
+    return to_integer(j_.at(std::string(key)), ptr(key), min, max, expected);
   }
   [[nodiscard]] std::int64_t positive(std::string_view key) const {
     return integer(key, 1, k_max_dim, "a positive integer (at most 2^30)");
@@ -582,47 +588,102 @@ hardware_spec read_hardware(std::string_view json_text) {
   return h;
 }
 
-request read_request(std::string_view json_text) {
+compare_request read_compare_request(std::string_view json_text, bool allow_lists) {
   const json j = parse_object(json_text, "the request");
   const reader r(j);
-  static const std::set<std::string> known = {
+  static const char* const known[] = {
       "model", "batch_size", "sequence_length", "num_generated_tokens", "precision", "kv_cache_precision", "gpu",
       "training", "optimizer", "gradient_checkpointing", "causal", "flash_attention", "compute_efficiency",
       "mem_efficiency", "power_utilization", "carbon_intensity", "cost_per_hour"};
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (!known.count(it.key()))
-      throw error(error_code::invalid_argument, "/" + it.key(), "unknown request field: expected one of model, batch_size, sequence_length, num_generated_tokens, precision, kv_cache_precision, gpu, training, optimizer, gradient_checkpointing, causal, flash_attention, compute_efficiency, mem_efficiency, power_utilization, carbon_intensity, cost_per_hour");
-  request q;
-  if (!r.has("model")) throw error(error_code::config_missing, "/model", "required field is missing: expected a model name or a config.json object");
-  const json& model = j.at("model");
-  if (model.is_string()) q.model_name = model.get<std::string>();
-  else if (model.is_object()) {
-    try {
-      q.model = read_hf_config(model.dump());
-    } catch (const error& e) {  // re-anchor the pointer under /model
-      throw error(e.code(), "/model" + e.pointer(), e.message());
-    }
-  } else throw error(error_code::config_type, "/model", "expected a model name or a config.json object, but got " + describe(model));
+    if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
+      throw error(error_code::invalid_argument, "/" + it.key(),
+                  "unknown request field: expected one of model, batch_size, sequence_length, num_generated_tokens, "
+                  "precision, kv_cache_precision, gpu, training, optimizer, gradient_checkpointing, causal, "
+                  "flash_attention, compute_efficiency, mem_efficiency, power_utilization, carbon_intensity, "
+                  "cost_per_hour");
+  compare_request q;
+  compare_plan& plan = q.plan;
+  settings& s = plan.base;
 
-  settings& s = q.config;
-  constexpr std::int64_t max_size = std::int64_t{1} << 40;
-  const auto size = [&](std::string_view key, std::int64_t fallback, std::int64_t min) {
-    return r.has(key) ? r.integer(key, min, max_size, min == 0 ? "a non-negative integer (at most 2^40)" : "a positive integer (at most 2^40)") : fallback;
+  // Calls read(value, pointer) for a scalar, or for each element of an array when lists are allowed.
+  const auto each = [&](const char* key, auto&& read) {
+    const json& v = j.at(key);
+    const std::string ptr = std::string("/") + key;
+    if (v.is_array() && allow_lists) {
+      if (v.empty()) throw error(error_code::invalid_argument, ptr, "expected a non-empty list");
+      for (std::size_t i = 0; i < v.size(); ++i) read(v[i], ptr + "/" + std::to_string(i));
+    } else {
+      read(v, ptr);
+    }
   };
-  s.batch_size = size("batch_size", s.batch_size, 1);
-  s.sequence_length = size("sequence_length", s.sequence_length, 1);
-  s.num_generated_tokens = size("num_generated_tokens", s.num_generated_tokens, 0);
-  if (r.has("precision")) s.weight_precision = parse_precision(r.string_or("precision", ""), "/precision");
-  if (r.has("kv_cache_precision")) s.kv_cache_precision = parse_precision(r.string_or("kv_cache_precision", ""), "/kv_cache_precision");
+  // Errors from a nested config or GPU object are re-anchored under `base`; errors of a
+  // name lookup take the pointer of the name.
+  const auto nested = [](const std::string& base, auto&& fn) {
+    try {
+      return fn();
+    } catch (const error& e) {
+      throw error(e.code(), base + e.pointer(), e.message());
+    }
+  };
+  const auto named = [](const std::string& ptr, auto&& fn) -> decltype(auto) {
+    try {
+      return fn();
+    } catch (const error& e) {
+      throw error(e.code(), ptr, e.message());
+    }
+  };
+
+  if (!r.has("model")) throw error(error_code::config_missing, "/model", "required field is missing: expected a model name or a config.json object");
+  each("model", [&](const json& v, const std::string& ptr) {
+    if (v.is_string()) {
+      plan.models.push_back(&named(ptr, [&]() -> const model_spec& { return find_model(v.get<std::string>()).spec; }));
+    } else if (v.is_object()) {
+      q.inline_models.push_back(nested(ptr, [&] { return read_hf_config(v.dump()); }));
+      plan.models.push_back(&q.inline_models.back());
+    } else {
+      throw error(error_code::config_type, ptr, "expected a model name or a config.json object, but got " + describe(v));
+    }
+  });
+
+  constexpr std::int64_t max_size = std::int64_t{1} << 40;
+  const auto sizes = [&](const char* key, std::int64_t fallback, std::int64_t min, std::vector<std::int64_t>& out) {
+    if (!r.has(key)) {
+      out.push_back(fallback);
+      return;
+    }
+    each(key, [&](const json& v, const std::string& ptr) {
+      out.push_back(to_integer(v, ptr, min, max_size,
+                               min == 0 ? "a non-negative integer (at most 2^40)" : "a positive integer (at most 2^40)"));
+    });
+  };
+  sizes("batch_size", s.batch_size, 1, plan.batch_sizes);
+  sizes("sequence_length", s.sequence_length, 1, plan.sequence_lengths);
+  sizes("num_generated_tokens", s.num_generated_tokens, 0, plan.generated_tokens);
+
+  const auto text = [&](const json& v, const std::string& ptr, const char* expected) {
+    if (!v.is_string()) throw error(error_code::config_type, ptr, std::string("expected ") + expected + ", but got " + describe(v));
+    return v.get<std::string>();
+  };
+  if (r.has("precision")) {
+    each("precision", [&](const json& v, const std::string& ptr) {
+      plan.precisions.push_back(parse_precision(text(v, ptr, "a precision name"), ptr));
+    });
+  } else {
+    plan.precisions.push_back(s.weight_precision);
+  }
+  if (r.has("kv_cache_precision"))
+    s.kv_cache_precision = parse_precision(text(j.at("kv_cache_precision"), "/kv_cache_precision", "a precision name"), "/kv_cache_precision");
   s.training = r.boolean_or("training", s.training);
-  if (r.has("optimizer")) s.optim = parse_optimizer(r.string_or("optimizer", ""), "/optimizer");
+  if (r.has("optimizer")) s.optim = parse_optimizer(text(j.at("optimizer"), "/optimizer", "an optimizer name"), "/optimizer");
   s.gradient_checkpointing = r.boolean_or("gradient_checkpointing", s.gradient_checkpointing);
   s.causal = r.boolean_or("causal", s.causal);
   s.flash_attention = r.boolean_or("flash_attention", s.flash_attention);
-  const auto fraction = [&](std::string_view key, double fallback) {
+  const auto fraction = [&](const char* key, double fallback) {
     if (!r.has(key)) return fallback;
     const double v = r.number_or(key, fallback, -1e300, 1e300);
-    if (!(v > 0 && v <= 1)) throw error(error_code::invalid_argument, r.ptr(key), "expected a number in (0, 1], but got " + j.at(std::string(key)).dump());
+    if (!(v > 0 && v <= 1))
+      throw error(error_code::invalid_argument, r.ptr(key), "expected a number in (0, 1], but got " + j.at(key).dump());
     return v;
   };
   s.compute_efficiency = fraction("compute_efficiency", s.compute_efficiency);
@@ -631,18 +692,26 @@ request read_request(std::string_view json_text) {
   if (r.has("carbon_intensity")) s.carbon_intensity_g_per_kwh = r.number_or("carbon_intensity", 0, 0, 1e6);
   if (r.has("cost_per_hour")) s.cost_per_hour_usd = r.number_or("cost_per_hour", 0, 0, 1e9);
 
-  if (j.contains("gpu")) {
-    const json& g = j.at("gpu");
-    if (g.is_null()) q.gpu_name.clear();
-    else if (g.is_string()) q.gpu_name = g.get<std::string>() == "none" ? "" : g.get<std::string>();
-    else if (g.is_object()) {
-      try {
-        q.gpu = read_hardware(g.dump());
-      } catch (const error& e) {
-        throw error(e.code(), "/gpu" + e.pointer(), e.message());
+  if (!j.contains("gpu")) {
+    plan.gpus.push_back(&find_gpu("A100"));
+  } else {
+    each("gpu", [&](const json& v, const std::string& ptr) {
+      if (v.is_null() || (v.is_string() && v.get<std::string>() == "none")) {
+        plan.gpus.push_back(nullptr);
+      } else if (v.is_string()) {
+        plan.gpus.push_back(&named(ptr, [&]() -> const hardware_spec& { return find_gpu(v.get<std::string>()); }));
+      } else if (v.is_object()) {
+        q.inline_gpus.push_back(nested(ptr, [&] { return read_hardware(v.dump()); }));
+        plan.gpus.push_back(&q.inline_gpus.back());
+      } else {
+        throw error(error_code::config_type, ptr, "expected a GPU name, a GPU object or null, but got " + describe(v));
       }
-    } else throw error(error_code::config_type, "/gpu", "expected a GPU name, a GPU object or null, but got " + describe(g));
+    });
   }
+  s.batch_size = plan.batch_sizes.front();
+  s.sequence_length = plan.sequence_lengths.front();
+  s.num_generated_tokens = plan.generated_tokens.front();
+  s.weight_precision = plan.precisions.front();
   validate(s);
   return q;
 }

@@ -305,21 +305,22 @@ struct step_cost {
 double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg,
                       double lo, double hi) {
   if (hi < lo) return 0;
-  std::vector<double> cuts;
+  std::array<double, max_layer_groups + 1> cuts{};
+  std::size_t n_cuts = 0;
   for (const auto& grp : m.groups)
     if (grp.window > 0) {
       const double c = d(grp.window) - 1.0;  // keys saturate from c = window - 1 on
-      if (c > lo && c <= hi) cuts.push_back(c);
+      if (c > lo && c <= hi) cuts[n_cuts++] = c;
     }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.push_back(hi + 1);
+  std::sort(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(n_cuts));
+  cuts[n_cuts++] = hi + 1;
   const auto series = [](double a, double slope, double x0, double x1) {  // sum_{x0..x1} (a + slope x)
     const double n = x1 - x0 + 1;
     return n <= 0 ? 0.0 : n * a + slope * (x0 + x1) * n / 2.0;
   };
   double total = 0, start = lo;
-  for (double end_excl : cuts) {
-    const double end = end_excl - 1;
+  for (std::size_t k = 0; k < n_cuts; ++k) {
+    const double end = cuts[k] - 1;
     if (end < start) continue;
     // Lines through start and start+1 (exact within the segment).
     const double f0 = f.at(m, start) / pf, f1 = f.at(m, start + 1) / pf;

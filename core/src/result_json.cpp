@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "flopcast/config.hpp"
+#include "flopcast/error.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/result_json.hpp"
 
@@ -282,11 +283,56 @@ std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const
 }
 
 std::string estimate_json(std::string_view request_json, int indent) {
-  const request q = read_request(request_json);
-  const model_spec& m = q.model ? *q.model : find_model(q.model_name).spec;
-  const hardware_spec* gpu = q.gpu ? &*q.gpu : q.gpu_name.empty() ? nullptr : &find_gpu(q.gpu_name);
-  const estimate_result r = estimate(m, q.config, gpu);
-  return to_json({m, q.config, gpu, r}, indent);
+  const compare_request q = read_compare_request(request_json, false);
+  const compare_plan::point p = q.plan.at(0);
+  const estimate_result r = estimate(*p.model, p.config, p.gpu);
+  return to_json({*p.model, p.config, p.gpu, r}, indent);
+}
+
+std::string compare_json(std::string_view request_json, int indent) {
+  const compare_request q = read_compare_request(request_json, true);
+  const auto rows = compare_rows(q.plan, max_compare_rows);
+  std::vector<std::size_t> columns(row_fields().size());
+  for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = i;
+  return rows_to_json(rows, columns, indent);
+}
+
+std::string defaults_json(int indent) {
+  const settings s;
+  json out;
+  out["version"] = FLOPCAST_VERSION;
+  out["settings"] = {{"batch_size", s.batch_size},
+                     {"sequence_length", s.sequence_length},
+                     {"num_generated_tokens", s.num_generated_tokens},
+                     {"precision", to_string(s.weight_precision)},
+                     {"kv_cache_precision", nullptr},
+                     {"gpu", find_gpu("A100").name},
+                     {"training", s.training},
+                     {"optimizer", to_string(s.optim)},
+                     {"gradient_checkpointing", s.gradient_checkpointing},
+                     {"causal", s.causal},
+                     {"flash_attention", s.flash_attention},
+                     {"compute_efficiency", s.compute_efficiency},
+                     {"mem_efficiency", s.mem_efficiency},
+                     {"power_utilization", s.power_utilization},
+                     {"carbon_intensity", s.carbon_intensity_g_per_kwh},
+                     {"cost_per_hour", nullptr}};
+  json precisions = json::array(), optimizers = json::array(), fields = json::array(), sweep = json::array();
+  for (precision p : all_precisions)
+    precisions.push_back({{"name", to_string(p)}, {"bits", storage_bits(p)}, {"weight_only", is_weight_only(p)}});
+  for (optimizer o : all_optimizers) optimizers.push_back(to_string(o));
+  static const char* const kinds[] = {"text", "count", "flops", "bytes", "seconds", "rate", "joules", "boolean", "number"};
+  for (const auto& f : row_fields()) {
+    fields.push_back({{"key", f.key}, {"header", f.header}, {"kind", kinds[static_cast<int>(f.kind)]}});
+    if (f.kind != field_kind::text) sweep.push_back(f.key);
+  }
+  out["precisions"] = precisions;
+  out["optimizers"] = optimizers;
+  out["row_fields"] = fields;
+  out["sweep_fields"] = sweep;
+  out["model_types"] = supported_model_types();
+  out["max_compare_rows"] = max_compare_rows;
+  return out.dump(indent);
 }
 
 std::string models_to_json(int indent) {

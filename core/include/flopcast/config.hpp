@@ -4,8 +4,9 @@
 #include <string_view>
 #include <vector>
 
-#include <optional>
+#include <deque>
 
+#include "flopcast/compare.hpp"
 #include "flopcast/estimate.hpp"
 #include "flopcast/hardware.hpp"
 #include "flopcast/model.hpp"
@@ -29,13 +30,13 @@ namespace flopcast {
 // optimizer, gradient_checkpointing, causal, flash_attention, compute_efficiency,
 // mem_efficiency, power_utilization, carbon_intensity, cost_per_hour). `model` is a
 // registry name or a config.json object; `gpu` a name, a spec object, or null for none.
-struct request {
-  std::string model_name;           // set when model is a name
-  std::optional<model_spec> model;  // set when model is an inline config
-  settings config;
-  std::string gpu_name = "A100";    // empty: no GPU
-  std::optional<hardware_spec> gpu; // set when gpu is an inline spec
+// With allow_lists, model, gpu, precision, batch_size, sequence_length and
+// num_generated_tokens may also be arrays: the plan is their Cartesian product.
+struct compare_request {
+  std::deque<model_spec> inline_models;  // configs given inline (the plan points here)
+  std::deque<hardware_spec> inline_gpus;
+  compare_plan plan;
 };
-[[nodiscard]] request read_request(std::string_view json_text);
+[[nodiscard]] compare_request read_compare_request(std::string_view json_text, bool allow_lists = true);
 
 }  // namespace flopcast

@@ -1,6 +1,7 @@
 #pragma once
 // The result schema, written once: the nested --json object (llm-flops compatible
 // top-level keys) and the flat row used by tables, CSV and compare.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,9 @@ struct row_field {
 };
 [[nodiscard]] const std::vector<row_field>& row_fields();
 [[nodiscard]] std::vector<field_value> row_values(const estimate_context& c);
+// The numeric fields only, in row_fields() order, NaN where a figure does not apply
+// (for sweeps: no allocation). Returns how many were written.
+std::size_t row_numbers(const estimate_context& c, double* out);
 
 // Rows as JSON text (an array of objects) and as CSV text (header + rows).
 [[nodiscard]] std::string rows_to_json(const std::vector<std::vector<field_value>>& rows,
@@ -44,6 +48,14 @@ struct row_field {
 // Resolves and runs one request (config.hpp's read_request) and returns to_json's text.
 // This is the single entry point of the WASM module and of the shared fixtures.
 [[nodiscard]] std::string estimate_json(std::string_view request_json, int indent = -1);
+// Runs a request whose model, gpu, precision and sizes may be lists; returns the rows
+// (every row field) as a JSON array, like `flopcast compare --json`.
+inline constexpr std::size_t max_compare_rows = 100000;
+[[nodiscard]] std::string compare_json(std::string_view request_json, int indent = -1);
+
+// The defaults and vocabularies a front end needs (settings defaults, precisions,
+// optimizers, row fields with their kinds, sweep fields, model types), so none re-types them.
+[[nodiscard]] std::string defaults_json(int indent = -1);
 
 // Lists as JSON text, for list-models / list-gpus and the WASM API.
 [[nodiscard]] std::string models_to_json(int indent = 2);

@@ -1,0 +1,99 @@
+// embind bindings: the only file that includes Emscripten. Every call takes and returns
+// plain values (JSON text in, a {ok, text} status out) so C++ exceptions never cross into
+// JS and nothing needs .delete(); the JS wrapper (flopcast.js) turns !ok into an Error.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <malloc.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "flopcast/flopcast.hpp"
+
+namespace {
+
+struct status {
+  bool ok = true;
+  std::string text;  // the result JSON, or the error message
+  double count = 0;  // sweep: points written
+};
+
+template <class F>
+status guarded(F&& f) {
+  try {
+    return f();
+  } catch (const flopcast::error& e) {
+    return {false, e.what(), 0};
+  } catch (const std::exception& e) {
+    return {false, std::string("[flopcast.internal] ") + e.what(), 0};
+  }
+}
+
+status estimate(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::estimate_json(request), 1}; });
+}
+status compare(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::compare_json(request), 0}; });
+}
+status list_models() {
+  return guarded([] { return status{true, flopcast::models_to_json(-1), 0}; });
+}
+status list_gpus() {
+  return guarded([] { return status{true, flopcast::gpus_to_json(-1), 0}; });
+}
+status defaults() {
+  return guarded([] { return status{true, flopcast::defaults_json(-1), 0}; });
+}
+std::string version() { return flopcast::version(); }
+
+// Sweep: the request is re-read per chunk (cheap next to the chunk), so no handle outlives a call.
+std::vector<double>& sweep_buffer() {
+  static std::vector<double> buffer;
+  return buffer;
+}
+status sweep_size(const std::string& request) {
+  return guarded([&] {
+    const auto q = flopcast::read_compare_request(request, true);
+    return status{true, "", static_cast<double>(q.plan.size())};
+  });
+}
+status sweep_chunk(const std::string& request, double offset, double count) {
+  return guarded([&] {
+    if (!(offset >= 0 && count >= 0 && offset < 9e15 && count <= 1e7 && std::floor(offset) == offset && std::floor(count) == count))
+      throw flopcast::error(flopcast::error_code::invalid_argument, "/offset", "expected whole numbers offset >= 0 and 0 <= count <= 1e7");
+    const auto q = flopcast::read_compare_request(request, true);
+    auto& buffer = sweep_buffer();
+    buffer.resize(static_cast<std::size_t>(count) * flopcast::sweep_field_count());
+    const std::size_t n = flopcast::sweep(q.plan, static_cast<std::size_t>(offset), static_cast<std::size_t>(count), buffer.data());
+    buffer.resize(n * flopcast::sweep_field_count());
+    return status{true, "", static_cast<double>(n)};
+  });
+}
+// A view of the last chunk's values; the caller copies it before the next call.
+emscripten::val sweep_values() {
+  auto& buffer = sweep_buffer();
+  return emscripten::val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
+}
+
+double heap_used() { return static_cast<double>(mallinfo().uordblks); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(flopcast) {
+  emscripten::value_object<status>("Status")
+      .field("ok", &status::ok)
+      .field("text", &status::text)
+      .field("count", &status::count);
+  emscripten::function("estimate", &estimate);
+  emscripten::function("compare", &compare);
+  emscripten::function("listModels", &list_models);
+  emscripten::function("listGpus", &list_gpus);
+  emscripten::function("defaults", &defaults);
+  emscripten::function("version", &version);
+  emscripten::function("sweepSize", &sweep_size);
+  emscripten::function("sweepChunk", &sweep_chunk);
+  emscripten::function("sweepValues", &sweep_values);
+  emscripten::function("heapUsed", &heap_used);
+}

@@ -1,0 +1,82 @@
+// flopcast in JavaScript: a thin wrapper over the WebAssembly module. Every number comes
+// from the C++ core; this file only moves JSON across and turns failures into Errors.
+import createFlopcastModule from './flopcast_core.js';
+
+/** An error from flopcast: the core's message, its stable code and the field's JSON pointer. */
+export class FlopcastError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'FlopcastError';
+    const m = /^\[flopcast\.([\w.]+)\](?: \(([^)]*)\))? /.exec(message);
+    this.code = m ? m[1] : 'internal';
+    this.pointer = m && m[2] !== undefined ? m[2] : '';
+  }
+}
+
+// JSON.stringify would turn NaN and Infinity into null, which the core reads as "not set":
+// refuse them here with the core's message shape, naming the field.
+function checkFinite(value, pointer) {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new FlopcastError(`[flopcast.invalid_argument] (${pointer}) expected a finite number, but got ${value}`);
+  if (Array.isArray(value)) value.forEach((v, i) => checkFinite(v, `${pointer}/${i}`));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) checkFinite(v, `${pointer}/${k}`);
+}
+
+function requestText(request) {
+  if (typeof request === 'string') return request;
+  if (request === null || typeof request !== 'object' || Array.isArray(request))
+    throw new FlopcastError('[flopcast.invalid_argument] expected a request object such as {model: "llama-3-8b"}');
+  checkFinite(request, '');
+  return JSON.stringify(request);
+}
+
+function unwrap(status) {
+  if (!status.ok) throw new FlopcastError(status.text);
+  return status;
+}
+
+/**
+ * Loads the module. In Node pass {wasmBinary} (the bytes of flopcast_core.wasm); in a
+ * browser or worker the .wasm beside this file is fetched, or pass {locateFile}.
+ */
+export async function createFlopcast(options = {}) {
+  const mod = await createFlopcastModule(options);
+  let models, gpus, defaults;
+  const api = {
+    version: () => mod.version(),
+    estimate: (request) => JSON.parse(unwrap(mod.estimate(requestText(request))).text),
+    compare: (request) => JSON.parse(unwrap(mod.compare(requestText(request))).text),
+    listModels: () => (models ??= JSON.parse(unwrap(mod.listModels()).text)),
+    listGpus: () => (gpus ??= JSON.parse(unwrap(mod.listGpus()).text)),
+    defaults: () => (defaults ??= JSON.parse(unwrap(mod.defaults()).text)),
+    precisions: () => api.defaults().precisions.map((p) => p.name),
+    optimizers: () => api.defaults().optimizers,
+    rowFields: () => api.defaults().row_fields,
+    sweepSize: (request) => unwrap(mod.sweepSize(requestText(request))).count,
+    /**
+     * Estimates every combination of a request whose model, gpu, precision and sizes may
+     * be lists, numerically: `values` holds `fields.length` numbers per point (NaN where a
+     * figure does not apply), points in compare order. Runs in chunks, reporting progress.
+     */
+    sweep(request, { chunk = 20000, onProgress, offset = 0, count } = {}) {
+      const text = requestText(request);
+      const total = unwrap(mod.sweepSize(text)).count;
+      const end = Math.min(total, count === undefined ? total : offset + count);
+      const fields = api.defaults().sweep_fields;
+      const values = new Float64Array(Math.max(0, end - offset) * fields.length);
+      let done = 0;
+      for (let at = offset; at < end; at += chunk) {
+        const n = unwrap(mod.sweepChunk(text, at, Math.min(chunk, end - at))).count;
+        values.set(mod.sweepValues(), done * fields.length);
+        done += n;
+        if (onProgress) onProgress(done, end - offset);
+      }
+      return { fields, total, offset, count: done, values };
+    },
+    /** Bytes the module's allocator holds now (for leak checks). */
+    heapUsed: () => mod.heapUsed(),
+  };
+  return api;
+}
+
+export default createFlopcast;
