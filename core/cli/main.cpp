@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "flopcast/flopcast.hpp"
+#include "measure_cmd.hpp"
 #include "report_text.hpp"
 
 namespace {
@@ -227,12 +228,17 @@ int run(int argc, char** argv) {
   lm->add_flag("--json", models_json, "Print JSON");
   auto* lg = app.add_subcommand("list-gpus", "List the bundled accelerators");
   lg->add_flag("--json", gpus_json, "Print JSON");
+  const cli::measure_command measure = cli::add_measure_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
-    if (command != "estimate" && command != "compare" && command != "list-models" && command != "list-gpus")
-      throw error(error_code::invalid_argument, "COMMAND",
-                  "unknown command \"" + command + "\": expected estimate, compare, list-models or list-gpus");
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == command;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) throw error(error_code::invalid_argument, "COMMAND", "unknown command \"" + command + "\": expected one of " + names);
   }
   try {
     app.parse(argc, argv);
@@ -247,6 +253,7 @@ int run(int argc, char** argv) {
     return 2;
   }
 
+  if (*measure.app) return measure.run();
   if (*lm) {
     if (models_json) {
       std::cout << models_to_json() << "\n";

@@ -32,11 +32,11 @@ const char* yes_no(bool b) { return b ? "yes" : "NO"; }
 }  // namespace
 
 std::string format_flops(double f) {
-  static const char* const u[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
+  static const char* const u[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
   return scaled(f, u, 8, "FLOP");
 }
 std::string format_bytes(double b) {
-  static const char* const u[] = {"", "K", "M", "G", "T", "P", "E"};
+  static const char* const u[] = {"", "k", "M", "G", "T", "P", "E"};
   return scaled(b, u, 7, "B");
 }
 std::string format_seconds(double s) {

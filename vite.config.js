@@ -1,0 +1,34 @@
+// Vite builds the static site from web/ into dist/: the app (index.html), the embedding
+// documentation page (embed.html) and the one-file widget entry (flopcast-widget.js).
+import { defineConfig } from 'vite';
+import { resolve } from 'node:path';
+import { serviceWorker } from './web/service-worker-plugin.js';
+
+const wasmPackage = resolve(import.meta.dirname, 'build-wasm/wasm');
+
+export default defineConfig({
+  root: resolve(import.meta.dirname, 'web'),
+  base: './',
+  resolve: { alias: { '@flopcast/wasm': wasmPackage } },
+  server: { host: '127.0.0.1', fs: { allow: [import.meta.dirname] } },
+  preview: { host: '127.0.0.1' },
+  worker: { format: 'es' },
+  build: {
+    outDir: resolve(import.meta.dirname, 'dist'),
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+    rollupOptions: {
+      input: {
+        main: resolve(import.meta.dirname, 'web/index.html'),
+        embed: resolve(import.meta.dirname, 'web/embed.html'),
+        widget: resolve(import.meta.dirname, 'web/src/widget.js'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'widget' ? 'flopcast-widget.js' : 'assets/[name]-[hash].js'),
+      },
+      preserveEntrySignatures: 'exports-only',
+    },
+  },
+  plugins: [serviceWorker()],
+});
