@@ -14,6 +14,7 @@
 
 #include "flopcast/flopcast.hpp"
 #include "measure_cmd.hpp"
+#include "train_cmd.hpp"
 #include "report_text.hpp"
 
 namespace {
@@ -229,6 +230,7 @@ int run(int argc, char** argv) {
   auto* lg = app.add_subcommand("list-gpus", "List the bundled accelerators");
   lg->add_flag("--json", gpus_json, "Print JSON");
   const cli::measure_command measure = cli::add_measure_command(app);
+  const cli::train_command train = cli::add_train_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -254,6 +256,7 @@ int run(int argc, char** argv) {
   }
 
   if (*measure.app) return measure.run();
+  if (*train.app) return train.run();
   if (*lm) {
     if (models_json) {
       std::cout << models_to_json() << "\n";
