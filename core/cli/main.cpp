@@ -6,203 +6,20 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "flopcast/flopcast.hpp"
+#include "common.hpp"
+#include "calibrate_cmd.hpp"
 #include "measure_cmd.hpp"
+#include "throughput_cmd.hpp"
 #include "train_cmd.hpp"
 #include "report_text.hpp"
 
 namespace {
 
 using namespace flopcast;
-
-// Options shared by estimate and compare, as typed (strings: parsed and checked here so
-// every error names its option).
-struct options {
-  std::vector<std::string> models;
-  std::string batch = "1", seq = "2048", gen = "128", precision = "bf16", gpu = "A100";
-  std::string kv_precision, gpu_file, optimizer = "adam";
-  bool training = false, causal = false, no_checkpointing = false, no_flash = false;
-  std::string compute_eff, mem_eff, power_util, carbon, cost;
-  bool json = false, csv = false;
-};
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  if (out.empty()) out.push_back("");
-  return out;
-}
-
-[[noreturn]] void bad(const std::string& option, const std::string& message) {
-  throw error(error_code::invalid_argument, option, message);
-}
-
-std::int64_t parse_int(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::out_of_range&) {
-    bad(option, "expected an integer, but got \"" + text + "\" (out of range)");
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) bad(option, "expected an integer, but got \"" + text + "\"");
-  return v;
-}
-
-double parse_number(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(v)) bad(option, "expected a number, but got \"" + text + "\"");
-  return v;
-}
-
-std::string read_file(const std::string& path, const std::string& option) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(error_code::io, option, "cannot read \"" + path + "\": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool looks_like_path(const std::string& s) {
-  std::ifstream probe(s);
-  return probe.good() || s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0;
-}
-
-// A model by registry name or config.json path. Loaded specs outlive the call.
-const model_spec& resolve_model(const std::string& name, std::vector<std::unique_ptr<model_spec>>& owned) {
-  if (!looks_like_path(name)) return find_model(name).spec;
-  const std::string text = read_file(name, "MODEL");
-  try {
-    std::string label = name;
-    const auto slash = label.find_last_of('/');
-    if (slash != std::string::npos && label.substr(slash + 1) == "config.json" && slash > 0) label = label.substr(0, slash);
-    owned.push_back(std::make_unique<model_spec>(read_hf_config(text, label)));
-  } catch (const error& e) {
-    throw error(e.code(), e.pointer(), e.message() + " in " + name);
-  }
-  return *owned.back();
-}
-
-struct gpu_choice {
-  const hardware_spec* spec = nullptr;  // nullptr: none
-};
-
-std::vector<gpu_choice> resolve_gpus(const options& o, std::vector<std::unique_ptr<hardware_spec>>& owned) {
-  std::vector<gpu_choice> out;
-  if (!o.gpu_file.empty()) {
-    const std::string text = read_file(o.gpu_file, "--gpu-file");
-    try {
-      owned.push_back(std::make_unique<hardware_spec>(read_hardware(text)));
-    } catch (const error& e) {
-      throw error(e.code(), e.pointer(), e.message() + " in " + o.gpu_file);
-    }
-    out.push_back({owned.back().get()});
-    return out;
-  }
-  for (const auto& g : split(o.gpu)) {
-    std::string lower = g;
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    out.push_back({lower == "none" ? nullptr : &find_gpu(g)});
-  }
-  return out;
-}
-
-settings base_settings(const options& o) {
-  settings s;
-  s.kv_cache_precision = o.kv_precision.empty() ? std::nullopt
-                                                 : std::optional<precision>(parse_precision(o.kv_precision, "--kv-precision"));
-  s.training = o.training;
-  s.optim = parse_optimizer(o.optimizer, "--optimizer");
-  s.gradient_checkpointing = !o.no_checkpointing;
-  s.causal = o.causal;
-  s.flash_attention = !o.no_flash;
-  if (!o.compute_eff.empty()) s.compute_efficiency = parse_number(o.compute_eff, "--compute-efficiency");
-  if (!o.mem_eff.empty()) s.mem_efficiency = parse_number(o.mem_eff, "--mem-efficiency");
-  if (!o.power_util.empty()) s.power_utilization = parse_number(o.power_util, "--power-utilization");
-  if (!o.carbon.empty()) s.carbon_intensity_g_per_kwh = parse_number(o.carbon, "--carbon-intensity");
-  if (!o.cost.empty()) s.cost_per_hour_usd = parse_number(o.cost, "--cost-per-hour");
-  return s;
-}
-
-// Rewrites the core's request-field pointer into the CLI option the user typed.
-error as_cli_error(const error& e) {
-  static const std::pair<const char*, const char*> k[] = {
-      {"/batch_size", "--batch"},
-      {"/sequence_length", "--seq-len"},
-      {"/num_generated_tokens", "--gen-tokens"},
-      {"/precision", "--precision"},
-      {"/compute_efficiency", "--compute-efficiency"},
-      {"/mem_efficiency", "--mem-efficiency"},
-      {"/power_utilization", "--power-utilization"},
-      {"/carbon_intensity", "--carbon-intensity"},
-      {"/cost_per_hour", "--cost-per-hour"},
-      {"/gpu", "--gpu"},
-      {"/model", "MODEL"},
-  };
-  for (const auto& [field, option] : k)
-    if (e.pointer() == field) return error(e.code(), option, e.message());
-  return e;
-}
-
-// The comparison the options describe (a single point for estimate).
-compare_plan make_plan(const options& o, bool allow_lists, std::vector<std::unique_ptr<model_spec>>& models_owned,
-                       std::vector<std::unique_ptr<hardware_spec>>& gpus_owned) {
-  const auto list = [&](const std::string& v, const char* option) {
-    auto items = split(v);
-    if (!allow_lists && items.size() > 1) bad(option, "expected one value, but got a list \"" + v + "\" (use flopcast compare)");
-    return items;
-  };
-  compare_plan plan;
-  plan.base = base_settings(o);
-  for (const auto& b : list(o.batch, "--batch")) plan.batch_sizes.push_back(parse_int(b, "--batch"));
-  for (const auto& q : list(o.seq, "--seq-len")) plan.sequence_lengths.push_back(parse_int(q, "--seq-len"));
-  for (const auto& n : list(o.gen, "--gen-tokens")) plan.generated_tokens.push_back(parse_int(n, "--gen-tokens"));
-  for (const auto& p : list(o.precision, "--precision")) plan.precisions.push_back(parse_precision(p, "--precision"));
-  (void)list(o.gpu, "--gpu");
-  for (const auto& g : resolve_gpus(o, gpus_owned)) plan.gpus.push_back(g.spec);
-  for (const auto& name : o.models) plan.models.push_back(&resolve_model(name, models_owned));
-  return plan;
-}
-
-void add_estimate_options(CLI::App& cmd, options& o, bool lists) {
-  const std::string l = lists ? " (comma list)" : "";
-  cmd.add_option("-b,--batch", o.batch, "Batch size" + l + " [1]");
-  cmd.add_option("-s,--seq-len", o.seq, "Prompt / input length in tokens" + l + " [2048]");
-  cmd.add_option("-n,--gen-tokens", o.gen, "Generated tokens" + l + " [128]");
-  cmd.add_option("-p,--precision", o.precision, "fp32, tf32, fp16, bf16, fp8, int8, int4 (aliases ok)" + l + " [bf16]");
-  cmd.add_option("--kv-precision", o.kv_precision, "KV-cache precision [weights', fp16 for int8/int4]");
-  cmd.add_option("-g,--gpu", o.gpu, "GPU name or alias, or none" + l + " [A100]");
-  cmd.add_option("--gpu-file", o.gpu_file, "Custom accelerator JSON (data/gpus.json record format)");
-  cmd.add_flag("--training", o.training, "Report training memory and step time");
-  cmd.add_option("--optimizer", o.optimizer, "adam, adamw, sgd (with momentum), none [adam]");
-  cmd.add_flag("--no-checkpointing", o.no_checkpointing, "Training without activation checkpointing");
-  cmd.add_flag("--causal", o.causal, "Count only the attention pairs a causal mask keeps");
-  cmd.add_flag("--no-flash-attention", o.no_flash, "Activation estimate with materialised attention scores");
-  cmd.add_option("--compute-efficiency", o.compute_eff, "Fraction of peak FLOP/s achieved, (0,1] [0.5]");
-  cmd.add_option("--mem-efficiency", o.mem_eff, "Fraction of peak bandwidth achieved, (0,1] [0.8]");
-  cmd.add_option("--power-utilization", o.power_util, "Mean power as a fraction of TDP, (0,1] [0.85]");
-  cmd.add_option("--carbon-intensity", o.carbon, "Grid carbon intensity, g CO2 per kWh [400]");
-  cmd.add_option("--cost-per-hour", o.cost, "USD per GPU-hour [the GPU's default]");
-  auto* j = cmd.add_flag("--json", o.json, "Print JSON (SI units)");
-  auto* c = cmd.add_flag("--csv", o.csv, "Print CSV (SI units)");
-  j->excludes(c);
-}
+using namespace flopcast::cli;
 
 std::vector<std::size_t> all_columns() {
   std::vector<std::size_t> c(row_fields().size());
@@ -231,6 +48,8 @@ int run(int argc, char** argv) {
   lg->add_flag("--json", gpus_json, "Print JSON");
   const cli::measure_command measure = cli::add_measure_command(app);
   const cli::train_command train = cli::add_train_command(app);
+  const cli::throughput_command throughput = cli::add_throughput_command(app);
+  const cli::calibrate_command calibrate = cli::add_calibrate_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -257,6 +76,8 @@ int run(int argc, char** argv) {
 
   if (*measure.app) return measure.run();
   if (*train.app) return train.run();
+  if (*throughput.app) return throughput.run();
+  if (*calibrate.app) return calibrate.run();
   if (*lm) {
     if (models_json) {
       std::cout << models_to_json() << "\n";
@@ -288,9 +109,8 @@ int run(int argc, char** argv) {
 
   const bool comparing = static_cast<bool>(*compare_cmd);
   const options& o = comparing ? cmp : est;
-  std::vector<std::unique_ptr<model_spec>> models_owned;
-  std::vector<std::unique_ptr<hardware_spec>> gpus_owned;
-  const compare_plan plan = make_plan(o, comparing, models_owned, gpus_owned);
+  owned_specs owned;
+  const compare_plan plan = make_plan(o, comparing, owned);
   if (!comparing) {
     const compare_plan::point p = plan.at(0);
     const estimate_result r = estimate(*p.model, p.config, p.gpu);
@@ -338,7 +158,7 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const flopcast::error& e) {
-    std::cerr << "flopcast: error: " << as_cli_error(e).what() << "\n";
+    std::cerr << "flopcast: error: " << flopcast::cli::as_cli_error(e).what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "flopcast: internal error: " << e.what() << "\n";

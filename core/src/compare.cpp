@@ -34,6 +34,7 @@ compare_plan::point compare_plan::at(std::size_t i) const {
   p.config.weight_precision = precisions[i % precisions.size()];
   i /= precisions.size();
   p.model = models[i];
+  apply_calibration(p.config, calibrations, *p.model, p.gpu);
   return p;
 }
 

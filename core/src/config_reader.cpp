@@ -594,14 +594,14 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
   static const char* const known[] = {
       "model", "batch_size", "sequence_length", "num_generated_tokens", "precision", "kv_cache_precision", "gpu",
       "training", "optimizer", "gradient_checkpointing", "causal", "flash_attention", "compute_efficiency",
-      "mem_efficiency", "power_utilization", "carbon_intensity", "cost_per_hour"};
+      "mem_efficiency", "power_utilization", "carbon_intensity", "cost_per_hour", "parallelism", "calibration"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       throw error(error_code::invalid_argument, "/" + it.key(),
                   "unknown request field: expected one of model, batch_size, sequence_length, num_generated_tokens, "
                   "precision, kv_cache_precision, gpu, training, optimizer, gradient_checkpointing, causal, "
                   "flash_attention, compute_efficiency, mem_efficiency, power_utilization, carbon_intensity, "
-                  "cost_per_hour");
+                  "cost_per_hour, parallelism, calibration");
   compare_request q;
   compare_plan& plan = q.plan;
   settings& s = plan.base;
@@ -686,8 +686,51 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
       throw error(error_code::invalid_argument, r.ptr(key), "expected a number in (0, 1], but got " + j.at(key).dump());
     return v;
   };
-  s.compute_efficiency = fraction("compute_efficiency", s.compute_efficiency);
-  s.mem_efficiency = fraction("mem_efficiency", s.mem_efficiency);
+  if (r.has("compute_efficiency")) {
+    s.compute_efficiency = fraction("compute_efficiency", s.compute_efficiency);
+    s.compute_efficiency_origin = efficiency_origin::explicit_value;
+  }
+  if (r.has("mem_efficiency")) {
+    s.mem_efficiency = fraction("mem_efficiency", s.mem_efficiency);
+    s.mem_efficiency_origin = efficiency_origin::explicit_value;
+  }
+  if (r.has("parallelism")) {
+    const json& pj = j.at("parallelism");
+    if (!pj.is_object())
+      throw error(error_code::config_type, "/parallelism", "expected an object {tensor_parallel, pipeline_parallel, ...}, but got " + describe(pj));
+    static const char* const layout_keys[] = {"tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel",
+                                              "sequence_parallel", "num_microbatches", "interconnect_bandwidth_bytes_per_s",
+                                              "link_latency_s"};
+    for (auto it = pj.begin(); it != pj.end(); ++it)
+      if (std::find(std::begin(layout_keys), std::end(layout_keys), it.key()) == std::end(layout_keys))
+        throw error(error_code::invalid_argument, "/parallelism/" + it.key(),
+                    "unknown field: expected one of tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, "
+                    "sequence_parallel, num_microbatches, interconnect_bandwidth_bytes_per_s, link_latency_s");
+    const reader pr(pj, "/parallelism");
+    parallel_layout& l = s.parallel;
+    const auto ranks = [&](const char* key, std::int64_t fallback) {
+      return pr.has(key) ? pr.integer(key, 1, 65536, "an integer in [1, 65536]") : fallback;
+    };
+    l.tensor_parallel = ranks("tensor_parallel", 1);
+    l.pipeline_parallel = ranks("pipeline_parallel", 1);
+    l.data_parallel = ranks("data_parallel", 1);
+    l.expert_parallel = ranks("expert_parallel", 1);
+    l.num_microbatches = ranks("num_microbatches", 1);
+    l.sequence_parallel = pr.boolean_or("sequence_parallel", false);
+    if (pr.has("interconnect_bandwidth_bytes_per_s")) {
+      const double bw = pr.number_or("interconnect_bandwidth_bytes_per_s", 0, -1e300, 1e300);
+      if (!(bw > 0)) throw error(error_code::invalid_argument, "/parallelism/interconnect_bandwidth_bytes_per_s", "expected a positive number of bytes/s, but got " + detail::format_number(bw));
+      l.interconnect_bandwidth_bytes_per_s = bw;
+    }
+    l.link_latency_s = pr.number_or("link_latency_s", l.link_latency_s, 0, 0.999);
+  }
+  if (r.has("calibration")) {
+    try {
+      plan.calibrations = read_calibration(j.at("calibration").dump());
+    } catch (const error& e) {
+      throw error(e.code(), "/calibration" + e.pointer(), e.message());
+    }
+  }
   s.power_utilization = fraction("power_utilization", s.power_utilization);
   if (r.has("carbon_intensity")) s.carbon_intensity_g_per_kwh = r.number_or("carbon_intensity", 0, 0, 1e6);
   if (r.has("cost_per_hour")) s.cost_per_hour_usd = r.number_or("cost_per_hour", 0, 0, 1e9);
@@ -714,6 +757,48 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
   s.weight_precision = plan.precisions.front();
   validate(s);
   return q;
+}
+
+std::vector<calibration_entry> read_calibration(std::string_view json_text, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {
+    std::string msg = e.what();
+    const auto pos = msg.find("] ");
+    throw error(error_code::config_parse, "", "the calibration store " + where + " is not valid JSON: " +
+                                                  (pos == std::string::npos ? msg : msg.substr(pos + 2)));
+  }
+  const json* list = &j;
+  std::string base;
+  if (j.is_object()) {
+    if (!j.contains("entries")) throw error(error_code::config_missing, "/entries", "required field is missing: expected an array of calibration entries");
+    list = &j.at("entries");
+    base = "/entries";
+  }
+  if (!list->is_array()) throw error(error_code::config_type, base, "expected an array of calibration entries, but got " + describe(*list));
+  std::vector<calibration_entry> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const json& item = (*list)[i];
+    const std::string ptr = base + "/" + std::to_string(i);
+    if (!item.is_object()) throw error(error_code::config_type, ptr, "expected a calibration entry object, but got " + describe(item));
+    const reader r(item, ptr);
+    calibration_entry e;
+    e.model = r.string_or("model", "*");
+    e.gpu = r.string_or("gpu", "");
+    if (e.gpu.empty()) throw error(error_code::config_missing, ptr + "/gpu", "required field is missing: expected a GPU name");
+    e.precision = r.string_or("precision", "*");
+    if (e.precision != "*") e.precision = std::string(to_string(parse_precision(e.precision, ptr + "/precision")));
+    for (const char* key : {"compute_efficiency", "mem_efficiency"}) {
+      if (!r.has(key)) continue;
+      const double v = r.number_or(key, 0, -1e300, 1e300);
+      if (!(v > 0 && v <= 1)) throw error(error_code::config_range, r.ptr(key), "expected a number in (0, 1], but got " + item.at(key).dump());
+      (std::string(key) == "compute_efficiency" ? e.compute_efficiency : e.mem_efficiency) = v;
+    }
+    e.source = r.string_or("source", "");
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace flopcast

@@ -1,5 +1,6 @@
 #pragma once
 // Internal helpers shared by the parameter counter and the estimator.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 
 #include "flopcast/error.hpp"
 #include "flopcast/model.hpp"
+#include "flopcast/precision.hpp"
 
 namespace flopcast::detail {
 
@@ -28,10 +30,19 @@ namespace flopcast::detail {
 // Shortest text that reads back as the same double ("2", "0.85", "1e+30").
 [[nodiscard]] inline std::string format_number(double v) {
   char buf[32];
-  for (int precision = 1; precision <= 17; ++precision) {
+  int first = 1;  // no exponent for ordinary magnitudes: 80, not 8e+01
+  if (v != 0 && std::fabs(v) >= 1 && std::fabs(v) < 1e15) first = static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1;
+  for (int precision = first; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
+  return buf;
+}
+
+// Four significant digits, for figures quoted in messages.
+[[nodiscard]] inline std::string format_short(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
@@ -69,4 +80,24 @@ struct layer_weights {
   return m.arch == architecture::encoder_decoder ? 2 : 1;
 }
 
+// Bytes of one activation element when weights are stored in p (int8/int4/fp8 compute
+// in 16-bit; fp32/tf32 in 4 bytes).
+[[nodiscard]] inline double activation_bytes(precision p) {
+  return p == precision::fp32 || p == precision::tf32 ? 4.0 : 2.0;
+}
+
 }  // namespace flopcast::detail
+
+namespace flopcast {
+struct settings;
+struct estimate_result;
+struct parallel_result;
+struct hardware_spec;
+namespace detail {
+// The multi-GPU view of an estimate (parallel.cpp).
+[[nodiscard]] parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu,
+                                            estimate_result& r);
+// Validates a layout against the model; errors name "/parallelism/<field>".
+void validate_layout(const model_spec& m, const settings& s);
+}  // namespace detail
+}  // namespace flopcast

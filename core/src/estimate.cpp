@@ -19,6 +19,18 @@ namespace flopcast {
 
 const char* to_string(bound b) noexcept { return b == bound::compute ? "compute" : "memory"; }
 
+efficiency_spread compute_spread(efficiency_origin o) noexcept {
+  return o == efficiency_origin::calibrated ? efficiency_spread{0.9, 1.1} : efficiency_spread{0.7, 1.2};
+}
+efficiency_spread memory_spread(efficiency_origin o) noexcept {
+  return o == efficiency_origin::calibrated ? efficiency_spread{0.9, 1.1} : efficiency_spread{0.6875, 1.125};
+}
+const char* range_source() noexcept {
+  return "efficiency spread seen in public measurements: compute (MFU) 0.7x-1.2x of the point (0.35-0.6 at the "
+         "default 0.5: PaLM 46%, Megatron-LM 52%, Llama 3 405B 38-43%), memory bandwidth 0.69x-1.13x (0.55-0.9 at the "
+         "default 0.8: Databricks MBU ~60% at batch 1, vLLM/TensorRT-LLM 80-90% at large batch); +-10% when calibrated";
+}
+
 const char* note_text(note n) noexcept {
   switch (n) {
     case note_compute_fallback:
@@ -33,6 +45,10 @@ const char* note_text(note n) noexcept {
       return "sliding-window layers cap their KV cache at the window";
     case note_moe_expected_experts:
       return "MoE weight traffic assumes uniform routing: expected distinct experts touched per layer";
+    case note_calibrated:
+      return "efficiencies calibrated to a measurement (flopcast calibrate): ranges are +-10%";
+    case note_kv_replicated:
+      return "more tensor-parallel ranks than KV heads: each rank keeps a replicated KV head";
     case note_none: break;
   }
   return "";
@@ -242,13 +258,14 @@ double kv_elements_per_token(const model_spec& m) {
   return d(a.num_kv_heads) * d(a.head_dim + a.v_head_dim);
 }
 
-struct activation_bytes {
+struct activation_estimate {
   double inference;
   double training;
+  double training_replicated_fraction;  // norm inputs/outputs: not sharded by TP without SP
 };
 
 // ESTIMATES of activation memory; see README for what they include.
-activation_bytes estimate_activations(const model_spec& m, const settings& s, double act_bytes) {
+activation_estimate estimate_activations(const model_spec& m, const settings& s, double act_bytes) {
   const attention_spec& a = m.attention;
   const double B = d(s.batch_size), S = d(s.sequence_length), h = d(m.hidden_size), nh = d(a.num_heads);
   const double qkv = a.mla ? nh * d(a.head_dim) + nh * d(a.head_dim) + nh * d(a.v_head_dim)
@@ -285,7 +302,7 @@ activation_bytes estimate_activations(const model_spec& m, const settings& s, do
                       ? B * S * (layers * h + per_token_layer) * act_bytes  // layer inputs + one layer recomputed
                       : B * S * layers * per_token_layer * act_bytes;
   const double train_logits = m.lm_head ? B * S * d(m.vocab_size) * 4.0 : 0.0;
-  return {inference, stored + train_logits};
+  return {inference, stored + train_logits, 4 * h / per_token_layer};
 }
 
 // Cost of a decode step as a function of the context c: base + sum over groups of
@@ -408,6 +425,7 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
 
 estimate_result estimate(const model_spec& m, const settings& s, const hardware_spec* gpu) {
   validate(s);
+  if (!s.parallel.trivial()) detail::validate_layout(m, s);
   estimate_result r;
   const bool encdec = m.arch == architecture::encoder_decoder;
   const bool encoder_only = m.arch == architecture::encoder;
@@ -433,8 +451,7 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
   const precision wp = s.weight_precision;
   r.kv_precision = s.kv_cache_precision.value_or(is_weight_only(wp) ? precision::fp16 : wp);
   const double wbytes = storage_bytes(wp);
-  const precision act_p = (wp == precision::fp32 || wp == precision::tf32) ? wp : precision::fp16;
-  const double act_bytes = storage_bytes(act_p);
+  const double act_bytes = detail::activation_bytes(wp);
   memory_breakdown& mem = r.memory;
   mem.weights = d(r.parameters.total) * wbytes;
   const double dec_tokens_end = encdec ? N : S + N;
@@ -446,7 +463,7 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
     for (const auto& g : m.groups) layers += g.encoder ? 0 : d(g.count);
     mem.kv_cache_per_token = layers * kv_elements_per_token(m) * storage_bytes(r.kv_precision);
   }
-  const activation_bytes acts = estimate_activations(m, s, act_bytes);
+  const activation_estimate acts = estimate_activations(m, s, act_bytes);
   mem.activations = acts.inference;
   mem.total = mem.weights + mem.kv_cache + mem.activations;
   if (s.training) {
@@ -459,6 +476,7 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
                                                                                    : 0.0;
     mem.train_optimizer_state = P * (master + state);
     mem.train_activations = acts.training;
+    mem.train_activations_replicated_fraction = acts.training_replicated_fraction;
     mem.train_total = mem.train_weights + mem.train_gradients + mem.train_optimizer_state + mem.train_activations;
   }
 
@@ -472,10 +490,10 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
   bool fell_back = false;
   p.compute_precision = compute_precision_for(wp, *gpu, fell_back);
   if (fell_back) r.notes |= note_compute_fallback;
+  if (s.compute_efficiency_origin == efficiency_origin::calibrated || s.mem_efficiency_origin == efficiency_origin::calibrated)
+    r.notes |= note_calibrated;
   p.peak_flops_per_s = *gpu->peak(p.compute_precision);
   p.memory_bandwidth_bytes_per_s = gpu->memory_bandwidth_bytes_per_s;
-  const double pc = p.peak_flops_per_s * s.compute_efficiency;
-  const double pm = gpu->memory_bandwidth_bytes_per_s * s.mem_efficiency;
 
   // Weight bytes a pass reads: the token-embedding table only where rows are gathered
   // (an untied table is not streamed), MoE experts only as far as tokens reach them.
@@ -496,27 +514,19 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
 
   p.prefill_flops = r.prefill.parts.total;
   p.prefill_bytes = weight_bytes_read(B * S) + mem.kv_cache_prompt;
-  p.prefill_compute_s = p.prefill_flops / pc;
-  p.prefill_memory_s = p.prefill_bytes / pm;
-  p.prefill_latency_s = std::max(p.prefill_compute_s, p.prefill_memory_s);
-  p.prefill_bound = p.prefill_compute_s >= p.prefill_memory_s ? bound::compute : bound::memory;
-
   p.cost_per_hour_usd = s.cost_per_hour_usd.value_or(gpu->cost_per_hour_usd);
   const double watts = gpu->tdp_watts * s.power_utilization;
-  p.energy_prefill_joules = p.prefill_latency_s * watts;
 
-  if (encoder_only) {
-    p.total_request_latency_s = p.prefill_latency_s;
-  } else {
-    // Decode step cost as a function of context: FLOPs and bytes are affine in the keys
-    // each group attends to. Slopes come from the attention terms that scale with keys.
+  // Decode step cost as a function of context: FLOPs and bytes are affine in the keys
+  // each group attends to. Slopes come from the attention terms that scale with keys.
+  step_cost fl, by;
+  if (!encoder_only) {
     const attention_spec& a = m.attention;
     const double nh = d(a.num_heads);
     const double flops_per_key = a.mla ? nh * (2 * d(a.kv_lora_rank + a.qk_rope_head_dim) + 5 + 2 * d(a.kv_lora_rank))
                                        : nh * (2 * d(a.head_dim) + 5 + 2 * d(a.v_head_dim)) +
                                              ((m.position == position_kind::alibi || m.position == position_kind::relative_bias) ? nh : 0);
     const double kv_bytes_per_key = kv_elements_per_token(m) * storage_bytes(r.kv_precision);
-    step_cost fl, by;
     fl.base = r.decode_step.parts.total;
     by.base = weight_bytes_read(B) + B * mem.kv_cache_per_token;  // weights + the new token's K/V write
     for (std::size_t i = 0; i < m.groups.size(); ++i) {
@@ -531,23 +541,75 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
     // attention kernels do) and writes the new token's K/V once (in by.base).
     p.decode_first_step_flops = fl.at(m, c0);
     p.decode_first_step_bytes = by.at(m, c0);
-    const double step_c = p.decode_first_step_flops / pc, step_m = p.decode_first_step_bytes / pm;
-    p.decode_first_step_s = std::max(step_c, step_m);
-    p.decode_bound = step_c > step_m ? bound::compute : bound::memory;
     p.decode_steps = std::max<std::int64_t>(s.num_generated_tokens - 1, 0);
-    p.decode_total_s = sum_step_times(m, fl, pc, by, pm, c0, c0 + d(p.decode_steps) - 1);
-    p.decode_latency_per_token_s = p.decode_steps > 0 ? p.decode_total_s / d(p.decode_steps) : p.decode_first_step_s;
-    p.decode_tokens_per_second = B / p.decode_latency_per_token_s;
     p.decode_ceiling_tokens_per_second = B * gpu->memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
-    p.total_request_latency_s = s.num_generated_tokens > 0 ? p.prefill_latency_s + p.decode_total_s : p.prefill_latency_s;
   }
-  const double step_flops = r.forward.parts.total + r.backward_flops + (s.gradient_checkpointing ? r.forward.parts.total : 0);
-  if (s.training) p.training_step_s = step_flops / pc;
+  const double train_flops = r.forward.parts.total + r.backward_flops + (s.gradient_checkpointing ? r.forward.parts.total : 0);
 
-  const double busy_s = s.training ? p.training_step_s : p.total_request_latency_s;
-  p.energy_total_joules = busy_s * watts;
+  // Every time-derived figure at one pair of efficiencies.
+  struct timing {
+    double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps, total,
+        training, energy, cost;
+  };
+  const auto time_at = [&](double ce, double me) {
+    timing t{};
+    const double pc = p.peak_flops_per_s * ce, pm = gpu->memory_bandwidth_bytes_per_s * me;
+    t.prefill_compute = p.prefill_flops / pc;
+    t.prefill_memory = p.prefill_bytes / pm;
+    t.prefill = std::max(t.prefill_compute, t.prefill_memory);
+    t.total = t.prefill;
+    if (!encoder_only) {
+      t.step_compute = p.decode_first_step_flops / pc;
+      t.step_memory = p.decode_first_step_bytes / pm;
+      t.step = std::max(t.step_compute, t.step_memory);
+      t.decode_total = sum_step_times(m, fl, pc, by, pm, c0, c0 + d(p.decode_steps) - 1);
+      t.per_token = p.decode_steps > 0 ? t.decode_total / d(p.decode_steps) : t.step;
+      t.tps = B / t.per_token;
+      if (s.num_generated_tokens > 0) t.total += t.decode_total;
+    }
+    t.training = s.training ? train_flops / pc : 0.0;
+    const double busy = s.training ? t.training : t.total;
+    t.energy = busy * watts;
+    t.cost = busy / 3600.0 * p.cost_per_hour_usd;
+    return t;
+  };
+
+  const timing t = time_at(s.compute_efficiency, s.mem_efficiency);
+  p.prefill_compute_s = t.prefill_compute;
+  p.prefill_memory_s = t.prefill_memory;
+  p.prefill_latency_s = t.prefill;
+  p.prefill_bound = t.prefill_compute >= t.prefill_memory ? bound::compute : bound::memory;
+  p.energy_prefill_joules = t.prefill * watts;
+  if (!encoder_only) {
+    p.decode_first_step_s = t.step;
+    p.decode_bound = t.step_compute > t.step_memory ? bound::compute : bound::memory;
+    p.decode_total_s = t.decode_total;
+    p.decode_latency_per_token_s = t.per_token;
+    p.decode_tokens_per_second = t.tps;
+  }
+  p.total_request_latency_s = t.total;
+  p.training_step_s = t.training;
+  p.energy_total_joules = t.energy;
   p.co2_grams = p.energy_total_joules / 3.6e6 * s.carbon_intensity_g_per_kwh;
-  p.cost_usd = busy_s / 3600.0 * p.cost_per_hour_usd;
+  p.cost_usd = t.cost;
+
+  // Ranges: the fast end at the high efficiencies, the slow end at the low ones.
+  const efficiency_spread cs = compute_spread(s.compute_efficiency_origin), ms = memory_spread(s.mem_efficiency_origin);
+  p.compute_efficiency_low = s.compute_efficiency * cs.low;
+  p.compute_efficiency_high = std::min(1.0, s.compute_efficiency * cs.high);
+  p.mem_efficiency_low = s.mem_efficiency * ms.low;
+  p.mem_efficiency_high = std::min(1.0, s.mem_efficiency * ms.high);
+  const timing fast = time_at(p.compute_efficiency_high, p.mem_efficiency_high);
+  const timing slow = time_at(p.compute_efficiency_low, p.mem_efficiency_low);
+  p.prefill_latency_range = {fast.prefill, slow.prefill};
+  p.decode_latency_range = {fast.per_token, slow.per_token};
+  p.decode_tokens_per_second_range = {slow.tps, fast.tps};
+  p.total_request_latency_range = {fast.total, slow.total};
+  p.training_step_range = {fast.training, slow.training};
+  p.energy_total_range = {fast.energy, slow.energy};
+  p.cost_range = {fast.cost, slow.cost};
+
+  r.parallel = detail::parallel_view(m, s, *gpu, r);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include "flopcast/error.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/result_json.hpp"
+#include "flopcast/serving.hpp"
 
 namespace flopcast {
 namespace {
@@ -89,6 +90,15 @@ json config_json(const model_spec& m) {
 }
 
 json or_null(bool has, double v) { return has ? json(v) : json(nullptr); }
+
+const char* origin_name(efficiency_origin o) {
+  switch (o) {
+    case efficiency_origin::default_value: return "default";
+    case efficiency_origin::explicit_value: return "explicit";
+    case efficiency_origin::calibrated: return "calibrated";
+  }
+  return "default";
+}
 
 }  // namespace
 
@@ -211,9 +221,60 @@ std::string to_json(const estimate_context& c, int indent) {
                {"cost_per_hour_usd", p.cost_per_hour_usd},
                {"cost_usd", p.cost_usd},
                {"latency_is_estimate", true}};
+    const auto range = [](const figure_range& x) { return json::array({x.low, x.high}); };
+    json ranges = {{"prefill_latency_s", range(p.prefill_latency_range)},
+                   {"decode_latency_per_token_s", decodes ? range(p.decode_latency_range) : json(nullptr)},
+                   {"decode_tokens_per_second", decodes ? range(p.decode_tokens_per_second_range) : json(nullptr)},
+                   {"total_request_latency_s", range(p.total_request_latency_range)},
+                   {"training_step_s", s.training ? range(p.training_step_range) : json(nullptr)},
+                   {"energy_total_joules", range(p.energy_total_range)},
+                   {"cost_usd", range(p.cost_range)},
+                   {"compute_efficiency", json::array({p.compute_efficiency_low, p.compute_efficiency_high})},
+                   {"mem_efficiency", json::array({p.mem_efficiency_low, p.mem_efficiency_high})},
+                   {"source", range_source()}};
+    pj["ranges"] = ranges;
     details["performance"] = pj;
   } else {
     details["performance"] = nullptr;
+  }
+
+  if (perf) {
+    const parallel_result& q = r.parallel;
+    const parallel_layout& l = q.layout;
+    details["parallelism"] = {
+        {"tensor_parallel", l.tensor_parallel},
+        {"pipeline_parallel", l.pipeline_parallel},
+        {"data_parallel", l.data_parallel},
+        {"expert_parallel", l.expert_parallel},
+        {"sequence_parallel", l.sequence_parallel},
+        {"num_microbatches", l.num_microbatches},
+        {"total_gpus", q.total_gpus},
+        {"interconnect_bandwidth_bytes_per_s", q.interconnect_bandwidth_bytes_per_s},
+        {"link_latency_s", l.link_latency_s},
+        {"batch_per_replica", q.batch_per_replica},
+        {"layers_per_stage", q.layers_per_stage},
+        {"per_gpu_weights", q.weights_per_gpu},
+        {"per_gpu_kv_cache", q.kv_cache_per_gpu},
+        {"per_gpu_activations", q.activations_per_gpu},
+        {"per_gpu_training_state", s.training ? json(q.training_state_per_gpu) : json(nullptr)},
+        {"per_gpu_memory_bytes", q.memory_per_gpu},
+        {"fits_per_gpu", q.fits_per_gpu},
+        {"tp_allreduce_bytes", q.tp_allreduce_bytes},
+        {"tp_comm_s", q.tp_allreduce_s},
+        {"tp_comm_decode_step_s", decodes ? json(q.tp_allreduce_decode_step_s) : json(nullptr)},
+        {"pp_send_s", q.pp_send_s},
+        {"pp_send_decode_step_s", decodes ? json(q.pp_send_decode_step_s) : json(nullptr)},
+        {"pp_bubble_fraction", s.training ? json(q.pp_bubble_fraction) : json(nullptr)},
+        {"ep_alltoall_s", q.ep_alltoall_s},
+        {"ep_alltoall_decode_step_s", decodes ? json(q.ep_alltoall_decode_step_s) : json(nullptr)},
+        {"dp_allreduce_s", s.training ? json(q.dp_allreduce_s) : json(nullptr)},
+        {"prefill_latency_s", q.prefill_latency_s},
+        {"decode_latency_per_token_s", decodes ? json(q.decode_latency_per_token_s) : json(nullptr)},
+        {"decode_tokens_per_second", decodes ? json(q.decode_tokens_per_second) : json(nullptr)},
+        {"total_request_latency_s", q.total_request_latency_s},
+        {"training_step_s", s.training ? json(q.training_step_s) : json(nullptr)}};
+  } else {
+    details["parallelism"] = nullptr;
   }
 
   details["settings"] = {
@@ -229,6 +290,9 @@ std::string to_json(const estimate_context& c, int indent) {
       {"flash_attention", s.flash_attention},
       {"compute_efficiency", s.compute_efficiency},
       {"mem_efficiency", s.mem_efficiency},
+      {"compute_efficiency_origin", origin_name(s.compute_efficiency_origin)},
+      {"mem_efficiency_origin", origin_name(s.mem_efficiency_origin)},
+      {"calibration_source", s.calibration_source.empty() ? json(nullptr) : json(s.calibration_source)},
       {"power_utilization", s.power_utilization},
       {"carbon_intensity", s.carbon_intensity_g_per_kwh},
       {"cost_per_hour", perf ? json(p.cost_per_hour_usd) : (s.cost_per_hour_usd ? json(*s.cost_per_hour_usd) : json(nullptr))}};
@@ -333,6 +397,76 @@ std::string defaults_json(int indent) {
   out["model_types"] = supported_model_types();
   out["max_compare_rows"] = max_compare_rows;
   return out.dump(indent);
+}
+
+std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
+                            const serving_result& r, int indent) {
+  const auto range = [](const figure_range& x) { return json::array({x.low, x.high}); };
+  const bool ok = r.fits;
+  json out = {{"model", m.name},
+              {"gpu", gpu.name},
+              {"precision", to_string(s.base.weight_precision)},
+              {"gpus", r.gpus},
+              {"prompt_tokens", s.prompt_tokens},
+              {"output_tokens", s.output_tokens},
+              {"fits", r.fits},
+              {"kv_budget_bytes", r.kv_budget_bytes},
+              {"kv_bytes_per_sequence", r.kv_bytes_per_sequence},
+              {"max_concurrent_batch", r.max_concurrency},
+              {"concurrency", r.concurrency},
+              {"prefill_s", or_null(ok, r.prefill_s)},
+              {"decode_step_s", or_null(ok, r.decode_step_s)},
+              {"decode_bound", ok ? json(to_string(r.decode_bound)) : json(nullptr)},
+              {"cycle_s", or_null(ok, r.cycle_s)},
+              {"tokens_per_second", or_null(ok, r.output_tokens_per_second)},
+              {"total_tokens_per_second", or_null(ok, r.total_tokens_per_second)},
+              {"requests_per_second", or_null(ok, r.requests_per_second)},
+              {"ttft_s", or_null(ok, r.ttft_s)},
+              {"tpot_s", or_null(ok, r.tpot_s)},
+              {"cost_per_1m_tokens_usd", or_null(ok, r.cost_per_1m_output_tokens_usd)},
+              {"ranges", ok ? json{{"tokens_per_second", range(r.output_tokens_per_second_range)},
+                                   {"ttft_s", range(r.ttft_range)},
+                                   {"tpot_s", range(r.tpot_range)},
+                                   {"source", range_source()}}
+                            : json(nullptr)}};
+  if (r.speculative)
+    out["speculative"] = {{"draft_model", s.draft ? json(s.draft->name) : json(nullptr)},
+                          {"speculative_tokens", s.speculative_tokens},
+                          {"acceptance_rate", s.acceptance_rate},
+                          {"expected_tokens_per_step", r.expected_tokens_per_step},
+                          {"draft_step_s", r.draft_step_s},
+                          {"verify_step_s", r.verify_step_s},
+                          {"tpot_s", r.speculative_tpot_s},
+                          {"tokens_per_second", r.speculative_output_tokens_per_second},
+                          {"speedup", r.speedup}};
+  else
+    out["speculative"] = nullptr;
+  out["settings"] = {{"gpu_memory_utilization", s.gpu_memory_utilization},
+                     {"paged", s.paged},
+                     {"block_size", s.block_size},
+                     {"chunked_prefill_tokens", s.chunked_prefill_tokens},
+                     {"compute_efficiency", s.base.compute_efficiency},
+                     {"mem_efficiency", s.base.mem_efficiency},
+                     {"compute_efficiency_origin", origin_name(s.base.compute_efficiency_origin)},
+                     {"mem_efficiency_origin", origin_name(s.base.mem_efficiency_origin)},
+                     {"tensor_parallel", s.base.parallel.tensor_parallel},
+                     {"pipeline_parallel", s.base.parallel.pipeline_parallel},
+                     {"data_parallel", s.base.parallel.data_parallel},
+                     {"expert_parallel", s.base.parallel.expert_parallel},
+                     {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
+  return out.dump(indent);
+}
+
+std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent) {
+  json list = json::array();
+  for (const auto& e : entries)
+    list.push_back({{"model", e.model},
+                    {"gpu", e.gpu},
+                    {"precision", e.precision},
+                    {"compute_efficiency", e.compute_efficiency ? json(*e.compute_efficiency) : json(nullptr)},
+                    {"mem_efficiency", e.mem_efficiency ? json(*e.mem_efficiency) : json(nullptr)},
+                    {"source", e.source}});
+  return json{{"version", 1}, {"entries", list}}.dump(indent);
 }
 
 std::string models_to_json(int indent) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "flopcast/calibration.hpp"
 #include "flopcast/estimate.hpp"
 
 namespace flopcast {
@@ -16,6 +17,7 @@ struct compare_plan {
   std::vector<std::int64_t> sequence_lengths;
   std::vector<std::int64_t> generated_tokens;
   settings base;  // everything that is not swept
+  std::vector<calibration_entry> calibrations;  // applied per point where efficiencies are not explicit
 
   // Number of combinations (0 if any list is empty).
   [[nodiscard]] std::size_t size() const;

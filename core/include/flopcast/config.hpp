@@ -6,6 +6,7 @@
 
 #include <deque>
 
+#include "flopcast/calibration.hpp"
 #include "flopcast/compare.hpp"
 #include "flopcast/estimate.hpp"
 #include "flopcast/hardware.hpp"
@@ -38,5 +39,9 @@ struct compare_request {
   compare_plan plan;
 };
 [[nodiscard]] compare_request read_compare_request(std::string_view json_text, bool allow_lists = true);
+
+// A calibration store: {"entries": [{model, gpu, precision, compute_efficiency,
+// mem_efficiency, source}]} (or the bare array). `where` names the source in errors.
+[[nodiscard]] std::vector<calibration_entry> read_calibration(std::string_view json_text, const std::string& where = "");
 
 }  // namespace flopcast

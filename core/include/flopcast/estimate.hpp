@@ -5,12 +5,32 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "flopcast/hardware.hpp"
 #include "flopcast/model.hpp"
 #include "flopcast/precision.hpp"
 
 namespace flopcast {
+
+// Where an efficiency came from: it sets how wide the reported ranges are.
+enum class efficiency_origin : std::uint8_t { default_value, explicit_value, calibrated };
+
+// A multi-GPU layout (all 1: one GPU).
+struct parallel_layout {
+  std::int64_t tensor_parallel = 1;
+  std::int64_t pipeline_parallel = 1;
+  std::int64_t data_parallel = 1;
+  std::int64_t expert_parallel = 1;
+  bool sequence_parallel = false;    // training: shard norm/residual activations over TP ranks
+  std::int64_t num_microbatches = 1; // pipeline microbatches per step (training bubble)
+  std::optional<double> interconnect_bandwidth_bytes_per_s;  // per direction; default: GPU's / 2
+  double link_latency_s = 2e-6;      // per ring step / point-to-point message
+  [[nodiscard]] std::int64_t total_gpus() const {
+    return tensor_parallel * pipeline_parallel * data_parallel * expert_parallel;
+  }
+  [[nodiscard]] bool trivial() const { return total_gpus() == 1; }
+};
 
 struct settings {
   std::int64_t batch_size = 1;
@@ -23,12 +43,32 @@ struct settings {
   bool gradient_checkpointing = true;
   bool causal = false;           // count only the attention pairs a causal mask keeps
   bool flash_attention = true;   // activation estimate without the score matrix
-  double compute_efficiency = 0.5;
-  double mem_efficiency = 0.8;
+  double compute_efficiency = 0.5;  // fraction of peak FLOP/s achieved
+  double mem_efficiency = 0.8;      // fraction of peak memory bandwidth achieved
+  efficiency_origin compute_efficiency_origin = efficiency_origin::default_value;
+  efficiency_origin mem_efficiency_origin = efficiency_origin::default_value;
+  std::string calibration_source;   // set when an efficiency was calibrated
   double power_utilization = 0.85;
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's
+  parallel_layout parallel;
 };
+
+// The documented spread of achieved efficiencies behind every latency and throughput
+// range: multiplicative factors on the efficiency in use (clamped to 1).
+//  compute: prefill/training MFU seen publicly spans ~35-60% (PaLM 46.2%, Chowdhery et al.
+//    2022; Megatron-LM 52% of A100 peak, Narayanan et al. 2021; Llama 3 405B 38-43%,
+//    Dubey et al. 2024): 0.5 x [0.7, 1.2].
+//  memory: decode bandwidth utilisation seen publicly spans ~55-90% (Databricks, "LLM
+//    Inference Performance Engineering", 2023: ~60% MBU at batch 1 on A100; vLLM and
+//    TensorRT-LLM large-batch decode 80-90%): 0.8 x [0.6875, 1.125].
+//  calibrated efficiencies: +-10%.
+struct efficiency_spread {
+  double low, high;
+};
+[[nodiscard]] efficiency_spread compute_spread(efficiency_origin o) noexcept;
+[[nodiscard]] efficiency_spread memory_spread(efficiency_origin o) noexcept;
+[[nodiscard]] const char* range_source() noexcept;
 
 // Throws flopcast::error(invalid_argument) naming the field ("/batch_size", ...).
 void validate(const settings& s);
@@ -78,12 +118,19 @@ struct memory_breakdown {
   double train_gradients = 0;
   double train_optimizer_state = 0;  // incl. fp32 master weights under mixed precision
   double train_activations = 0;      // ESTIMATE
+  double train_activations_replicated_fraction = 0;  // the part TP leaves unsharded without SP
   double train_total = 0;
   double gpu_memory = 0;
   bool fits_on_gpu = false;          // only meaningful with a GPU
 };
 
 enum class bound : std::uint8_t { compute, memory };
+
+// [low, high] of a figure over the efficiency spread (low latency at high efficiency).
+struct figure_range {
+  double low = 0;
+  double high = 0;
+};
 [[nodiscard]] const char* to_string(bound b) noexcept;
 
 struct performance {
@@ -112,6 +159,42 @@ struct performance {
   double co2_grams = 0;
   double cost_usd = 0;
   double cost_per_hour_usd = 0;
+  // Ranges over the efficiency spread.
+  figure_range prefill_latency_range, decode_latency_range, decode_tokens_per_second_range,
+      total_request_latency_range, training_step_range, energy_total_range, cost_range;
+  double compute_efficiency_low = 0, compute_efficiency_high = 0;
+  double mem_efficiency_low = 0, mem_efficiency_high = 0;
+};
+
+// Multi-GPU view of the same request (present with a GPU; trivial layout = 1 GPU).
+struct parallel_result {
+  parallel_layout layout;
+  double interconnect_bandwidth_bytes_per_s = 0;  // per direction, as used
+  std::int64_t total_gpus = 1;
+  std::int64_t layers_per_stage = 0;       // the largest stage
+  std::int64_t batch_per_replica = 0;
+  double weights_per_gpu = 0;
+  double kv_cache_per_gpu = 0;
+  double activations_per_gpu = 0;          // ESTIMATE
+  double training_state_per_gpu = 0;       // weights + gradients + optimizer state (training)
+  double memory_per_gpu = 0;
+  bool fits_per_gpu = false;
+  // Communication (seconds).
+  double tp_allreduce_bytes = 0;           // one all-reduce message in prefill
+  double tp_allreduce_s = 0;               // all TP all-reduces of the prefill
+  double tp_allreduce_decode_step_s = 0;   // all TP all-reduces of one decode step
+  double pp_send_s = 0;                    // stage-to-stage sends of the prefill
+  double pp_send_decode_step_s = 0;
+  double pp_bubble_fraction = 0;           // training: (pp-1)/(m+pp-1)
+  double ep_alltoall_s = 0;                // prefill dispatch + combine
+  double ep_alltoall_decode_step_s = 0;
+  double dp_allreduce_s = 0;               // training: gradient all-reduce per step
+  // Latency with communication included.
+  double prefill_latency_s = 0;
+  double decode_latency_per_token_s = 0;
+  double decode_tokens_per_second = 0;     // whole batch over all replicas
+  double total_request_latency_s = 0;
+  double training_step_s = 0;
 };
 
 enum note : std::uint32_t {
@@ -122,6 +205,8 @@ enum note : std::uint32_t {
   note_causal_ignored_encoder = 1u << 3,
   note_sliding_window = 1u << 4,
   note_moe_expected_experts = 1u << 5,
+  note_calibrated = 1u << 6,
+  note_kv_replicated = 1u << 7,      // more TP ranks than KV heads: heads replicated
 };
 
 struct estimate_result {
@@ -133,6 +218,7 @@ struct estimate_result {
   memory_breakdown memory;
   bool has_performance = false;  // false without a GPU
   performance perf;
+  parallel_result parallel;      // with a GPU
   precision kv_precision = precision::bf16;
   std::uint32_t notes = note_none;
 };

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flopcast/calibration.hpp"
 #include "flopcast/estimate.hpp"
 
 namespace flopcast {
@@ -56,6 +57,15 @@ inline constexpr std::size_t max_compare_rows = 100000;
 // The defaults and vocabularies a front end needs (settings defaults, precisions,
 // optimizers, row fields with their kinds, sweep fields, model types), so none re-types them.
 [[nodiscard]] std::string defaults_json(int indent = -1);
+
+// Serving throughput (serving.hpp) as one JSON object, SI units.
+struct serving_settings;
+struct serving_result;
+[[nodiscard]] std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
+                                          const serving_result& r, int indent = 2);
+
+// A calibration store as JSON text ({"entries": [...]}), the format read_calibration reads.
+[[nodiscard]] std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent = 2);
 
 // Lists as JSON text, for list-models / list-gpus and the WASM API.
 [[nodiscard]] std::string models_to_json(int indent = 2);

@@ -22,17 +22,19 @@ export function si(v, unit, digits = 3) {
     while (x < 1 && i < SMALL.length - 1) { x *= 1000; i++; }
     p = SMALL[i];
   }
-  return `${v < 0 ? '-' : ''}${trim(x.toPrecision(digits))} ${p}${unit}`;
+  const text = x >= 10 ** digits ? String(Math.round(x)) : trim(x.toPrecision(digits));
+  return `${v < 0 ? '-' : ''}${text} ${p}${unit}`;
 }
 
 /** Compact tick labels for chart axes. */
 export const tick = (unit) => (v) => si(v, unit, 2);
 
+const NULLS = { fits: 'No GPU selected', gpu: 'no GPU' };
 const FITS = { true: 'Fits in GPU memory', false: 'Does not fit in GPU memory' };
 
 /** Formats a result value by the page's format names (data-fmt). */
 export function show(fmt, v) {
-  if (v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v))) return fmt === 'fits' ? 'No GPU selected' : '–';
+  if (v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v))) return NULLS[fmt] ?? '–';
   switch (fmt) {
     case 'int': return formatInteger(v);
     case 'count': return formatCount(v);

@@ -1,0 +1,186 @@
+#include "calibrate_cmd.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "common.hpp"
+
+namespace flopcast::cli {
+namespace {
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r\"");
+  const auto e = s.find_last_not_of(" \t\r\"");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// Rows of measurements from a CSV (header: model,gpu,precision,batch_size,sequence_length,
+// num_generated_tokens,decode_tokens_per_second,ttft_s; empty cells allowed) or a JSON array
+// of objects with the same keys (any order).
+std::vector<measured_row> read_rows(const std::string& path, owned_specs& owned, bool all_models) {
+  const std::string text = read_file(path, "--file");
+  std::vector<std::vector<std::pair<std::string, std::string>>> records;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    // JSON rows: reuse the request reader for each row's settings via a compare request.
+    throw error(error_code::invalid_argument, "--file", "JSON rows are not supported yet in " + path + ": use CSV");
+  }
+  std::istringstream in(text);
+  std::string line;
+  std::vector<std::string> header;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (trim(line).empty()) continue;
+    const auto cells = split(line);
+    if (header.empty()) {
+      for (const auto& c : cells) header.push_back(trim(c));
+      for (const char* need : {"model", "gpu"})
+        if (std::find(header.begin(), header.end(), need) == header.end())
+          bad("--file", std::string("expected a CSV header with a \"") + need + "\" column in " + path);
+      continue;
+    }
+    if (cells.size() != header.size())
+      bad("--file", fmt::format("{}:{}: expected {} cells as in the header, but got {}", path, line_no, header.size(), cells.size()));
+    std::vector<std::pair<std::string, std::string>> rec;
+    for (std::size_t i = 0; i < cells.size(); ++i) rec.emplace_back(header[i], trim(cells[i]));
+    rec.emplace_back("#line", std::to_string(line_no));
+    records.push_back(std::move(rec));
+  }
+  if (records.empty()) bad("--file", "expected at least one measured row in " + path);
+  std::vector<measured_row> rows;
+  for (const auto& rec : records) {
+    const auto get = [&](const char* key) {
+      for (const auto& [k, v] : rec)
+        if (k == key) return v;
+      return std::string();
+    };
+    const std::string where = path + ":" + get("#line");
+    options o;
+    o.models = {get("model")};
+    o.gpu = get("gpu");
+    if (!get("precision").empty()) o.precision = get("precision");
+    if (!get("batch_size").empty()) o.batch = get("batch_size");
+    if (!get("sequence_length").empty()) o.seq = get("sequence_length");
+    if (!get("num_generated_tokens").empty()) o.gen = get("num_generated_tokens");
+    o.no_calibration = true;
+    measured_row row{};
+    try {
+      const compare_plan plan = make_plan(o, false, owned);
+      const compare_plan::point p = plan.at(0);
+      if (p.gpu == nullptr) bad("gpu", "expected a GPU name");
+      row.model = p.model;
+      row.gpu = p.gpu;
+      row.config = p.config;
+      if (!get("decode_tokens_per_second").empty())
+        row.measured.decode_tokens_per_second = parse_number(get("decode_tokens_per_second"), "decode_tokens_per_second");
+      if (!get("ttft_s").empty()) row.measured.time_to_first_token_s = parse_number(get("ttft_s"), "ttft_s");
+      validate(row.config);
+    } catch (const error& e) {
+      throw error(e.code(), "--file", where + ": " + as_cli_error(e).pointer() + ": " + e.message());
+    }
+    rows.push_back(row);
+  }
+  (void)all_models;
+  return rows;
+}
+
+void print_entries(const std::vector<calibration_entry>& entries) {
+  if (entries.empty()) {
+    std::cout << "no calibration stored (" << calibration_path() << ")\n";
+    return;
+  }
+  std::cout << fmt::format("{:<36} {:<16} {:<6} {:>8} {:>8}  {}\n", "model", "gpu", "prec", "compute", "memory", "source");
+  for (const auto& e : entries)
+    std::cout << fmt::format("{:<36} {:<16} {:<6} {:>8} {:>8}  {}\n", e.model, e.gpu, e.precision,
+                             e.compute_efficiency ? fmt::format("{:.3f}", *e.compute_efficiency) : "-",
+                             e.mem_efficiency ? fmt::format("{:.3f}", *e.mem_efficiency) : "-", e.source);
+  std::cout << "(" << calibration_path() << ")\n";
+}
+
+}  // namespace
+
+calibrate_command add_calibrate_command(CLI::App& parent) {
+  struct state {
+    options o;
+    std::string model, decode_tps, ttft, file;
+    bool all_models = false, show_json = false;
+  };
+  auto st = std::make_shared<state>();
+  calibrate_command cmd;
+  cmd.app = parent.add_subcommand("calibrate", "Pin compute/memory efficiency to measured figures (stored for later estimates)");
+  CLI::App& a = *cmd.app;
+  a.require_subcommand(0, 1);
+  a.add_option("MODEL", st->model, "The measured model (registry name or config.json path)");
+  a.add_option("-b,--batch", st->o.batch, "Batch size of the measurement [1]");
+  a.add_option("-s,--seq-len", st->o.seq, "Prompt length of the measurement [2048]");
+  a.add_option("-n,--gen-tokens", st->o.gen, "Generated tokens of the measurement [128]");
+  a.add_option("-p,--precision", st->o.precision, "Precision of the measurement [bf16]");
+  a.add_option("--kv-precision", st->o.kv_precision, "KV-cache precision of the measurement");
+  a.add_option("-g,--gpu", st->o.gpu, "GPU of the measurement [A100]");
+  a.add_option("--gpu-file", st->o.gpu_file, "Custom accelerator JSON");
+  a.add_option("--decode-tps", st->decode_tps, "Measured decode tokens/s (whole batch)");
+  a.add_option("--ttft,--prefill-latency", st->ttft, "Measured time to first token (prefill latency), seconds");
+  a.add_option("--file", st->file, "CSV of measured rows (model,gpu,precision,batch_size,sequence_length,num_generated_tokens,decode_tokens_per_second,ttft_s)");
+  a.add_flag("--all-models", st->all_models, "Store for every model on this GPU and precision (model \"*\")");
+  a.add_flag("--json", st->o.json, "Print the stored entries as JSON");
+  auto* show = a.add_subcommand("show", "Show the stored calibration");
+  show->add_flag("--json", st->show_json, "Print JSON");
+  auto* reset = a.add_subcommand("reset", "Delete the stored calibration");
+
+  cmd.run = [st, show, reset] {
+    if (*show) {
+      const auto entries = load_calibration();
+      if (st->show_json) std::cout << calibration_to_json(entries) << "\n";
+      else print_entries(entries);
+      return 0;
+    }
+    if (*reset) {
+      const std::string path = calibration_path();
+      const bool existed = std::remove(path.c_str()) == 0;
+      std::cout << (existed ? "removed " : "nothing to remove at ") << path << "\n";
+      return 0;
+    }
+    owned_specs owned;
+    std::vector<calibration_entry> entries = load_calibration();
+    std::vector<calibration_entry> added;
+    if (!st->file.empty()) {
+      if (!st->model.empty() || !st->decode_tps.empty() || !st->ttft.empty())
+        bad("--file", "expected either --file or MODEL with --decode-tps/--ttft, not both");
+      added = calibrate_rows(read_rows(st->file, owned, st->all_models), st->all_models);
+    } else {
+      if (st->model.empty()) bad("MODEL", "expected the measured model (or --file, show, reset)");
+      if (st->decode_tps.empty() && st->ttft.empty()) bad("--decode-tps", "expected a measurement: --decode-tps and/or --ttft");
+      options& o = st->o;
+      if (o.gpu == "none") bad("--gpu", "expected the GPU the measurement ran on");
+      o.models = {st->model};
+      o.no_calibration = true;
+      const compare_plan plan = make_plan(o, false, owned);
+      const compare_plan::point p = plan.at(0);
+      measurement m;
+      if (!st->decode_tps.empty()) m.decode_tokens_per_second = parse_number(st->decode_tps, "--decode-tps");
+      if (!st->ttft.empty()) m.time_to_first_token_s = parse_number(st->ttft, "--ttft");
+      try {
+        added.push_back(calibrate(*p.model, p.config, *p.gpu, m, st->all_models));
+      } catch (const error& e) {
+        const std::string opt = e.pointer() == "/measured/decode_tokens_per_second" ? "--decode-tps"
+                                : e.pointer() == "/measured/time_to_first_token_s" ? "--ttft" : e.pointer();
+        throw error(e.code(), opt, e.message());
+      }
+    }
+    for (const auto& e : added) upsert(entries, e);
+    save_calibration(entries);
+    if (st->o.json) std::cout << calibration_to_json(added) << "\n";
+    else {
+      std::cout << "stored:\n";
+      print_entries(added);
+    }
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace flopcast::cli

@@ -1,0 +1,151 @@
+#include "flopcast/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "detail.hpp"
+#include "flopcast/error.hpp"
+
+namespace flopcast {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+[[noreturn]] void bad(const char* field, const std::string& message) {
+  throw error(error_code::invalid_argument, field, message);
+}
+
+void validate_serving(const model_spec& m, const serving_settings& s) {
+  constexpr std::int64_t big = std::int64_t{1} << 30;
+  if (m.arch == architecture::encoder) bad("/model", "an encoder-only model does not generate: serving throughput needs a decoder");
+  if (s.prompt_tokens < 1 || s.prompt_tokens > big) bad("/prompt_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.prompt_tokens));
+  if (s.output_tokens < 1 || s.output_tokens > big) bad("/output_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.output_tokens));
+  if (s.concurrency && (*s.concurrency < 1 || *s.concurrency > big)) bad("/concurrency", "expected an integer in [1, 2^30], but got " + std::to_string(*s.concurrency));
+  if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
+    bad("/gpu_memory_utilization", "expected a number in (0, 1], but got " + detail::format_number(s.gpu_memory_utilization));
+  if (s.block_size < 1 || s.block_size > 65536) bad("/block_size", "expected an integer in [1, 65536], but got " + std::to_string(s.block_size));
+  if (s.chunked_prefill_tokens < 0 || s.chunked_prefill_tokens > big)
+    bad("/chunked_prefill_tokens", "expected an integer in [0, 2^30], but got " + std::to_string(s.chunked_prefill_tokens));
+  if (s.draft) {
+    if (s.speculative_tokens < 1 || s.speculative_tokens > 64) bad("/speculative_tokens", "expected an integer in [1, 64], but got " + std::to_string(s.speculative_tokens));
+    if (!(s.acceptance_rate >= 0 && s.acceptance_rate <= 1)) bad("/acceptance_rate", "expected a number in [0, 1], but got " + detail::format_number(s.acceptance_rate));
+    if (s.draft->arch != architecture::decoder) bad("/draft", "expected a decoder-only draft model");
+  }
+}
+
+// One evaluation at a pair of efficiencies.
+serving_result run(const model_spec& m, const serving_settings& s, const hardware_spec& gpu, double ce, double me) {
+  serving_result out;
+  settings replica = s.base;  // one data-parallel replica; replicas multiply throughput
+  replica.compute_efficiency = ce;
+  replica.mem_efficiency = me;
+  replica.training = false;
+  const std::int64_t replicas = replica.parallel.data_parallel;
+  replica.parallel.data_parallel = 1;
+  out.gpus = s.base.parallel.total_gpus();
+  const std::int64_t P = s.prompt_tokens, O = s.output_tokens;
+
+  // Memory per GPU: weights and a batch-1 prefill's activations stay resident; the rest,
+  // up to the utilisation cap, holds KV blocks.
+  settings one = replica;
+  one.batch_size = 1;
+  one.sequence_length = P;
+  one.num_generated_tokens = O;
+  const estimate_result r1 = estimate(m, one, &gpu);
+  double per_seq = r1.parallel.kv_cache_per_gpu;
+  if (s.paged) {
+    const double tokens = d(P + O), blocks = std::ceil(tokens / d(s.block_size));
+    per_seq *= blocks * d(s.block_size) / tokens;  // whole blocks (sliding windows: an upper bound)
+  }
+  double budget = gpu.memory_bytes * s.gpu_memory_utilization - r1.parallel.weights_per_gpu - r1.parallel.activations_per_gpu;
+  std::optional<estimate_result> draft1;
+  if (s.draft) {
+    settings dset = one;
+    dset.parallel = parallel_layout{};
+    draft1 = estimate(*s.draft, dset, &gpu);
+    budget -= draft1->memory.weights;
+    per_seq += draft1->memory.kv_cache;
+  }
+  out.kv_budget_bytes = budget;
+  out.kv_bytes_per_sequence = per_seq;
+  const std::int64_t per_replica_max = budget > 0 ? static_cast<std::int64_t>(std::floor(budget / per_seq)) : 0;
+  out.max_concurrency = per_replica_max * replicas;
+  out.fits = per_replica_max >= 1;
+  if (!out.fits) return out;
+  out.concurrency = std::min(s.concurrency.value_or(out.max_concurrency), out.max_concurrency);
+  const std::int64_t c = (out.concurrency + replicas - 1) / replicas;  // per replica
+
+  // A request's prefill alone, and a decode step of the whole batch at the mean context.
+  settings pre = one;
+  pre.num_generated_tokens = 0;
+  const estimate_result rp = estimate(m, pre, &gpu);
+  out.prefill_s = rp.parallel.prefill_latency_s;
+  settings dec = replica;
+  dec.batch_size = c;
+  dec.sequence_length = P + O / 2;
+  dec.num_generated_tokens = 1;
+  const estimate_result rd = estimate(m, dec, &gpu);
+  out.decode_step_s = rd.parallel.decode_latency_per_token_s;
+  out.decode_bound = rd.perf.decode_bound;
+  const double tp = d(replica.parallel.tensor_parallel);
+  const double comm_step = rd.parallel.tp_allreduce_decode_step_s + rd.parallel.pp_send_decode_step_s + rd.parallel.ep_alltoall_decode_step_s;
+  const double pc = rd.perf.peak_flops_per_s * ce, pm = rd.perf.memory_bandwidth_bytes_per_s * me;
+
+  if (s.chunked_prefill_tokens > 0) {
+    // Prefill tokens ride along the decode steps: c x P of them per O steps.
+    const double prefill_tokens_per_step = d(c) * d(P) / d(O);
+    const double flops = rd.perf.decode_first_step_flops + rp.perf.prefill_flops / d(P) * prefill_tokens_per_step;
+    const double step = std::max(flops / pc, rd.perf.decode_first_step_bytes / pm) / tp + comm_step;
+    out.cycle_s = d(O) * step;
+    out.ttft_s = std::ceil(d(P) / d(s.chunked_prefill_tokens)) * step;
+    out.tpot_s = step;
+  } else {
+    // Prefills interrupt decoding: each cycle runs O steps and the c prefills of the next requests.
+    out.cycle_s = d(O) * out.decode_step_s + d(c) * out.prefill_s;
+    out.ttft_s = out.decode_step_s + out.prefill_s;  // waits for the running step, then its prefill
+    out.tpot_s = out.cycle_s / d(O);
+  }
+  out.output_tokens_per_second = d(c) * d(O) / out.cycle_s * d(replicas);
+  out.total_tokens_per_second = out.output_tokens_per_second * d(P + O) / d(O);
+  out.requests_per_second = d(c) / out.cycle_s * d(replicas);
+  const double cost_per_hour = s.base.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd) * d(out.gpus);
+  out.cost_per_1m_output_tokens_usd = cost_per_hour / 3600.0 / out.output_tokens_per_second * 1e6;
+
+  if (s.draft) {
+    // Speculative decoding: k draft steps, then the target verifies k+1 tokens per sequence
+    // in one pass (same weight traffic as a decode step, k+1 times its FLOPs).
+    out.speculative = true;
+    const double k = d(s.speculative_tokens), a = s.acceptance_rate;
+    out.expected_tokens_per_step = a >= 1.0 ? k + 1 : (1 - std::pow(a, k + 1)) / (1 - a);
+    settings ddec = dec;
+    ddec.parallel = parallel_layout{};
+    out.draft_step_s = estimate(*s.draft, ddec, &gpu).perf.decode_latency_per_token_s;
+    out.verify_step_s = std::max((k + 1) * rd.perf.decode_first_step_flops / pc, rd.perf.decode_first_step_bytes / pm) / tp + comm_step;
+    const double step = k * out.draft_step_s + out.verify_step_s;
+    const double cycle = d(O) / out.expected_tokens_per_step * step + d(c) * out.prefill_s;
+    out.speculative_tpot_s = cycle / d(O);
+    out.speculative_output_tokens_per_second = d(c) * d(O) / cycle * d(replicas);
+    out.speedup = out.speculative_output_tokens_per_second / out.output_tokens_per_second;
+  }
+  return out;
+}
+
+}  // namespace
+
+serving_result serve(const model_spec& m, const serving_settings& s, const hardware_spec& gpu) {
+  validate_serving(m, s);
+  validate(s.base);
+  serving_result r = run(m, s, gpu, s.base.compute_efficiency, s.base.mem_efficiency);
+  if (!r.fits) return r;
+  const efficiency_spread cs = compute_spread(s.base.compute_efficiency_origin), ms = memory_spread(s.base.mem_efficiency_origin);
+  serving_settings fixed = s;
+  fixed.concurrency = r.concurrency;  // the same load at both ends of the range
+  const serving_result fast = run(m, fixed, gpu, std::min(1.0, s.base.compute_efficiency * cs.high), std::min(1.0, s.base.mem_efficiency * ms.high));
+  const serving_result slow = run(m, fixed, gpu, s.base.compute_efficiency * cs.low, s.base.mem_efficiency * ms.low);
+  r.output_tokens_per_second_range = {slow.output_tokens_per_second, fast.output_tokens_per_second};
+  r.ttft_range = {fast.ttft_s, slow.ttft_s};
+  r.tpot_range = {fast.tpot_s, slow.tpot_s};
+  return r;
+}
+
+}  // namespace flopcast

@@ -1,0 +1,461 @@
+// The flopcast page: inputs → fc.estimate → results, charts, URL state; the sweep panel lives in
+// app/sweep.js and its worker. Every number shown comes from the core; this file only moves
+// inputs into requests and formats results (data-field = JSON pointer, data-value = raw value).
+import { engine, FlopcastError } from './engine.js';
+import { show, si } from './app/fmt.js';
+import { formatCount } from './format.js';
+import { initSweep } from './app/sweep.js';
+
+const $ = (id) => document.getElementById(id);
+const statusEl = $('status');
+const resultsEl = $('results');
+const form = $('inputs');
+
+function setStatus(text, kind = '') {
+  statusEl.textContent = text;
+  statusEl.className = `status ${kind}`;
+}
+
+let fc;
+try {
+  fc = await engine();
+} catch (e) {
+  setStatus(`Could not load the WebAssembly estimator: ${e.message}`, 'bad');
+  throw e;
+}
+
+const D = fc.defaults();
+const S = D.settings;
+const precisions = fc.precisions();
+const gpus = fc.listGpus();
+const models = fc.listModels();
+$('version').textContent = `v${fc.version()}`;
+
+// Inputs that map one-to-one onto request fields; `q` is the query-string name.
+const FIELDS = [
+  { id: 'batch', q: 'batch', key: 'batch_size', type: 'num' },
+  { id: 'seq', q: 'seq', key: 'sequence_length', type: 'num' },
+  { id: 'gen', q: 'gen', key: 'num_generated_tokens', type: 'num' },
+  { id: 'precision', q: 'precision', key: 'precision', type: 'select' },
+  { id: 'kv-precision', q: 'kv', key: 'kv_cache_precision', type: 'select', unset: 'auto' },
+  { id: 'training', q: 'training', key: 'training', type: 'bool' },
+  { id: 'optimizer', q: 'optimizer', key: 'optimizer', type: 'select' },
+  { id: 'checkpointing', q: 'ckpt', key: 'gradient_checkpointing', type: 'bool' },
+  { id: 'causal', q: 'causal', key: 'causal', type: 'bool' },
+  { id: 'flash', q: 'flash', key: 'flash_attention', type: 'bool' },
+  { id: 'compute-eff', q: 'ce', key: 'compute_efficiency', type: 'num' },
+  { id: 'mem-eff', q: 'me', key: 'mem_efficiency', type: 'num' },
+  { id: 'power-util', q: 'pu', key: 'power_utilization', type: 'num' },
+  { id: 'carbon', q: 'ci', key: 'carbon_intensity', type: 'num' },
+  { id: 'cost', q: 'cost', key: 'cost_per_hour', type: 'num', unset: '' },
+];
+const POINTER_FIELD = Object.fromEntries(FIELDS.map((f) => [f.key, f.id]));
+const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
+  .map((el) => el.id.slice(0, -'-error'.length))
+  .filter((id) => $(id) && !id.startsWith('sweep-'));
+const HUB_DEFAULT = $('hf-base').value;
+const EXAMPLE_MODEL = 'llama-3-8b';  // the first model shown; any registry name works
+
+// ---------- options from the core ----------
+function option(value, text, label) {
+  const o = document.createElement('option');
+  o.value = value;
+  if (text !== undefined) o.textContent = text;
+  if (label !== undefined) o.label = label;
+  return o;
+}
+$('model-list').append(
+  ...models.flatMap((m) => [
+    option(m.id, undefined, `${formatCount(m.parameters)} params · ${m.family}`),
+    ...m.aliases.map((a) => option(a, undefined, `${formatCount(m.parameters)} params · ${m.id}`)),
+  ]),
+);
+$('gpu').append(
+  ...gpus.map((g) => option(g.name, `${g.name} · ${si(g.memory_bytes, 'B')}`)),
+  option('none', 'No GPU (counts and memory only)'),
+  option('custom', 'Custom GPU (JSON)…'),
+);
+$('precision').append(...precisions.map((p) => option(p, p)));
+$('kv-precision').append(option('auto', 'auto'), ...precisions.map((p) => option(p, p)));
+$('optimizer').append(...fc.optimizers().map((o) => option(o, o)));
+
+const lower = (s) => String(s).toLowerCase();
+function gpuName(text) {
+  const t = lower(text);
+  if (t === 'none' || t === 'custom') return t;
+  return gpus.find((g) => lower(g.name) === t || g.aliases.some((a) => lower(a) === t))?.name ?? text;
+}
+/** Selects `value`; a value the list lacks is added so that the core can judge it. */
+function setSelect(el, value) {
+  const v = String(value);
+  const hit = [...el.options].find((o) => lower(o.value) === lower(v));
+  if (hit) el.value = hit.value;
+  else {
+    el.append(option(v, v));
+    el.value = v;
+  }
+}
+
+// ---------- initial values: the core's defaults, then the query string ----------
+const q = new URLSearchParams(location.search);
+for (const f of FIELDS) {
+  const el = $(f.id);
+  const d = S[f.key];
+  const has = q.has(f.q);
+  const v = has ? q.get(f.q) : d === null || d === undefined ? f.unset : d;
+  if (f.type === 'bool') el.checked = has ? v === '1' || v === 'true' : Boolean(v);
+  else if (f.type === 'select') setSelect(el, v);
+  else el.value = String(v);
+}
+const source = ['registry', 'config', 'hub'].includes(q.get('src')) ? q.get('src') : 'registry';
+form.querySelector(`input[name="model-source"][value="${source}"]`).checked = true;
+$('model').value = q.get('model') ?? (models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id);
+if (q.has('cfg')) $('config').value = pretty(q.get('cfg'));
+if (q.has('hf')) $('hf-id').value = q.get('hf');
+if (q.has('hfbase')) $('hf-base').value = q.get('hfbase');
+setSelect($('gpu'), gpuName(q.get('gpu') ?? S.gpu));
+if (q.has('gpuspec')) $('gpu-custom').value = pretty(q.get('gpuspec'));
+let lastGpu = $('gpu').value;
+
+function pretty(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+function compact(text) {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+// ---------- reading inputs ----------
+function readRaw() {
+  const raw = {
+    source: form.querySelector('input[name="model-source"]:checked')?.value ?? 'registry',
+    model: $('model').value,
+    config: $('config').value,
+    hfId: $('hf-id').value,
+    hfBase: $('hf-base').value,
+    gpu: $('gpu').value,
+    gpuCustom: $('gpu-custom').value,
+  };
+  for (const f of FIELDS) raw[f.id] = f.type === 'bool' ? $(f.id).checked : $(f.id).value;
+  return raw;
+}
+
+let hubError = '';
+
+function parseJson(text, id, errors, what) {
+  if (!text.trim()) {
+    errors.set(id, `Paste ${what} (a JSON object).`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    errors.set(id, `Not valid JSON: ${e.message}`);
+    return undefined;
+  }
+}
+
+/** The estimate request for the inputs; JS-side problems (empty, not a number, bad JSON) go to `errors`. */
+function buildRequest(raw, errors) {
+  const req = {};
+  if (raw.source === 'registry') {
+    if (!raw.model.trim()) errors.set('model', 'Enter a model name or alias, e.g. llama-3-8b.');
+    else req.model = raw.model.trim();
+  } else if (raw.source === 'hub' && hubError) {
+    errors.set('hf-id', hubError);
+  } else if (raw.source === 'hub' && !raw.config.trim()) {
+    errors.set('hf-id', 'Enter a model id and press “Fetch config”.');
+  } else {
+    req.model = parseJson(raw.config, 'config', errors, 'a config.json');
+  }
+  if (raw.gpu === 'custom') req.gpu = parseJson(raw.gpuCustom, 'gpu-custom', errors, 'a GPU spec');
+  else req.gpu = raw.gpu;
+  for (const f of FIELDS) {
+    const el = $(f.id);
+    const v = raw[f.id];
+    if (f.type === 'bool') req[f.key] = v;
+    else if (f.type === 'select') {
+      if (v !== f.unset) req[f.key] = v;
+    } else if (v.trim() === '') {
+      if (el.validity?.badInput) errors.set(f.id, 'Not a number: enter a number.');
+      else if (f.unset === undefined) errors.set(f.id, 'Required: enter a number.');
+    } else {
+      const n = Number(v);
+      if (Number.isFinite(n)) req[f.key] = n;
+      else errors.set(f.id, `Not a number: "${v}".`);
+    }
+  }
+  return req;
+}
+
+/** The input id that a core error's JSON pointer names ('' when none). */
+function fieldFor(pointer, raw) {
+  const seg = (pointer || '').split('/')[1] ?? '';
+  if (seg === 'model') return raw.source === 'registry' ? 'model' : 'config';
+  if (seg === 'gpu') return raw.gpu === 'custom' ? 'gpu-custom' : 'gpu';
+  return POINTER_FIELD[seg] ?? '';
+}
+
+const labelOf = (id) => document.querySelector(`label[for="${id}"]`)?.textContent.trim() ?? id;
+
+function showErrors(errors) {
+  for (const id of ERROR_IDS) {
+    const msg = errors.get(id) ?? '';
+    const err = $(`${id}-error`);
+    if (err.textContent !== msg) err.textContent = msg;
+    if (msg) $(id).setAttribute('aria-invalid', 'true');
+    else $(id).removeAttribute('aria-invalid');
+  }
+}
+
+// ---------- rendering ----------
+const fieldEls = [...resultsEl.querySelectorAll('[data-field]')];
+const modeLabels = [...document.querySelectorAll('.mode-label')];
+const at = (obj, pointer) => pointer.split('/').slice(1).reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
+
+function render(r) {
+  for (const el of fieldEls) {
+    let v = at(r, el.dataset.field);
+    if (v === undefined) v = null;
+    const value = v === null ? 'null' : String(v);
+    if (el.dataset.value !== value || !el.dataset.value) {
+      el.dataset.value = value;
+      el.textContent = show(el.dataset.fmt, v);
+    }
+  }
+  const fits = r.details.memory.fits_on_gpu;
+  $('fits').className = `badge ${fits === true ? 'ok' : fits === false ? 'bad' : 'none'}`;
+  resultsEl.classList.toggle('no-gpu', r.details.performance === null);
+  const training = r.details.memory.training !== null;
+  $('training-card').hidden = !training;
+  for (const el of modeLabels) el.textContent = training ? '(training)' : '(inference)';
+  const notes = $('notes');
+  if (notes.dataset.text !== r.note.join('\n')) {
+    notes.dataset.text = r.note.join('\n');
+    notes.replaceChildren(...r.note.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
+  }
+  notes.parentElement.hidden = r.note.length === 0;
+  resultsEl.classList.remove('stale');
+}
+
+function syncVisibility(raw) {
+  for (const el of form.querySelectorAll('[data-source]')) el.hidden = !el.dataset.source.split(' ').includes(raw.source);
+  $('gpu-custom-field').hidden = raw.gpu !== 'custom';
+  for (const r of form.querySelectorAll('input[name="model-source"]')) r.parentElement.classList.toggle('on', r.checked);
+  form.classList.toggle('no-training', !raw.training);
+}
+
+// ---------- URL state ----------
+const sweepIds = { sm: 'sweep-models', sb: 'sweep-batch', ss: 'sweep-seq', sp: 'sweep-precision', sg: 'sweep-gpu' };
+for (const [k, id] of Object.entries(sweepIds)) if (q.has(k)) $(id).value = q.get(k);
+
+function writeUrl(raw) {
+  const p = new URLSearchParams();
+  if (raw.source !== 'registry') p.set('src', raw.source);
+  p.set('model', raw.model);
+  if (raw.source !== 'registry') {
+    const cfg = compact(raw.config);
+    if (cfg && cfg.length < 4000) p.set('cfg', cfg);
+  }
+  if (raw.source === 'hub' || raw.hfId) p.set('hf', raw.hfId);
+  if (raw.hfBase !== HUB_DEFAULT) p.set('hfbase', raw.hfBase);
+  p.set('gpu', raw.gpu);
+  if (raw.gpu === 'custom') {
+    const spec = compact(raw.gpuCustom);
+    if (spec && spec.length < 4000) p.set('gpuspec', spec);
+  }
+  for (const f of FIELDS) p.set(f.q, f.type === 'bool' ? (raw[f.id] ? '1' : '0') : raw[f.id]);
+  for (const [k, id] of Object.entries(sweepIds)) p.set(k, $(id).value);
+  const url = `${location.pathname}?${p}${location.hash}`;
+  if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, '', url);
+}
+
+// history.replaceState costs milliseconds in Chromium: one write per task, however many inputs changed.
+let urlTimer = 0;
+function scheduleUrl() {
+  urlTimer ||= setTimeout(() => {
+    urlTimer = 0;
+    writeUrl(readRaw());
+  }, 0);
+}
+
+// ---------- the update loop ----------
+// Chart.js loads after the first estimate is on screen (it is not needed for the numbers).
+let charts = null;
+let lastGood = null;
+let lastKey = null;
+let ready = false;
+
+function customTemplate() {
+  const rec = gpus.find((g) => g.name === lastGpu) ?? gpus[0];
+  const { aliases, interconnect, vendor, ...spec } = rec;
+  return JSON.stringify({ ...spec, name: `${rec.name}-custom` }, null, 2);
+}
+
+function update(force = false) {
+  if ($('gpu').value === 'custom' && !$('gpu-custom').value.trim()) $('gpu-custom').value = customTemplate();
+  if (!['custom', 'none'].includes($('gpu').value)) lastGpu = $('gpu').value;
+  const raw = readRaw();
+  scheduleUrl();
+  const key = JSON.stringify(raw);
+  if (key === lastKey && !force) return;
+  lastKey = key;
+  syncVisibility(raw);
+
+  const errors = new Map();
+  const t0 = performance.now();
+  const req = buildRequest(raw, errors);
+  let result = null;
+  if (errors.size === 0) {
+    try {
+      result = fc.estimate(req);
+    } catch (e) {
+      errors.set(e instanceof FlopcastError ? fieldFor(e.pointer, raw) : '', e.message);
+    }
+  }
+  showErrors(errors);
+  if (result) {
+    render(result);
+    lastGood = { result, req };
+    charts?.schedule(result, req);
+    const ms = performance.now() - t0;
+    const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
+    setStatus(`Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${ms.toFixed(1)} ms.`, 'ok');
+  } else {
+    resultsEl.classList.add('stale');
+    charts?.stale(true);
+    const list = [...errors].map(([id, msg]) => (id ? `${labelOf(id)}: ${msg}` : msg).replace(/\.$/, ''));
+    setStatus(`${list.length === 1 ? 'Invalid input' : `${list.length} invalid inputs`} — ${list.join(' · ')}${lastGood ? ' (showing the last valid estimate, dimmed)' : ''}.`, 'bad');
+  }
+  if (!ready) {
+    ready = true;
+    window.__flopcastFirstEstimateMs = performance.now();
+    document.body.dataset.ready = '1';
+  }
+}
+
+form.addEventListener('submit', (e) => e.preventDefault());
+form.addEventListener('input', (e) => {
+  if (e.target.id === 'hf-id' || e.target.id === 'hf-base') hubError = '';
+  if (e.target.id !== 'config-file') update();
+});
+form.addEventListener('change', (e) => {
+  if (e.target.id === 'config-file') readFile(e.target.files?.[0]);
+  else update();
+});
+
+// ---------- config.json from a file or the Hub ----------
+function useConfigText(text) {
+  $('config').value = pretty(text);
+  if (readRaw().source === 'registry') $('source-config').checked = true;
+  update();
+}
+
+async function readFile(file) {
+  const err = $('config-file-error');
+  err.textContent = '';
+  if (!file) return;
+  try {
+    useConfigText(await file.text());
+    setStatus(`Read ${file.name}.`, 'ok');
+    update(true);
+  } catch (e) {
+    err.textContent = `Could not read ${file.name}: ${e.message}`;
+  }
+}
+
+const drop = $('config-drop');
+drop.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  drop.classList.add('over');
+});
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => {
+  e.preventDefault();
+  drop.classList.remove('over');
+  readFile(e.dataTransfer?.files?.[0]);
+});
+
+let hubFetch = null;
+$('hf-fetch').addEventListener('click', async () => {
+  const id = $('hf-id').value.trim();
+  const base = $('hf-base').value.trim().replace(/\/+$/, '');
+  $('source-hub').checked = true;
+  hubError = '';
+  if (!id) hubError = 'Enter a model id such as Qwen/Qwen2.5-7B.';
+  else if (!/^https?:\/\/[^/]/i.test(base)) {
+    $('hf-base-error').textContent = 'Enter an http(s) address such as https://huggingface.co.';
+    $('hf-base').setAttribute('aria-invalid', 'true');
+    return;
+  }
+  if (hubError) return update(true);
+  const url = `${base}/${id.replace(/^\/+|\/+$/g, '')}/resolve/main/config.json`;
+  hubFetch?.abort();
+  const ctl = (hubFetch = new AbortController());
+  $('hf-fetch').disabled = true;
+  setStatus(`Fetching ${url} …`);
+  try {
+    let res;
+    try {
+      res = await fetch(url, { signal: ctl.signal, credentials: 'omit' });
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      throw new Error(`Could not reach ${base} (offline, or blocked by the network or by CORS): ${e.message}`);
+    }
+    if (!res.ok) {
+      const why = res.status === 404 ? 'no such model, or it has no config.json'
+        : res.status === 401 || res.status === 403 ? 'the model is gated or private: download its config.json and paste it instead'
+        : res.statusText || 'request failed';
+      throw new Error(`HTTP ${res.status} for ${url}: ${why}.`);
+    }
+    const text = await res.text();
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new Error(`${url} did not return JSON.`);
+    }
+    if (ctl !== hubFetch) return;
+    $('config').value = pretty(text);
+    update(true);
+  } catch (e) {
+    if (ctl !== hubFetch) return;
+    hubError = e.message;
+    update(true);
+  } finally {
+    if (ctl === hubFetch) $('hf-fetch').disabled = false;
+  }
+});
+
+// ---------- the sweep panel ----------
+const SWEPT = new Set(['model', 'config', 'hf-id', 'gpu', 'gpu-custom', 'precision', 'batch', 'seq']);
+/** The settings the sweep shares with the inputs above (everything it does not vary). */
+function sweepBase() {
+  const raw = readRaw();
+  const errors = new Map();
+  const req = buildRequest(raw, errors);
+  for (const k of ['model', 'gpu', 'precision', 'batch_size', 'sequence_length']) delete req[k];
+  const bad = [...errors].filter(([id]) => !SWEPT.has(id)).map(([id, msg]) => `${labelOf(id)}: ${msg}`);
+  return { base: req, error: bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '' };
+}
+initSweep({
+  fc,
+  sweepBase,
+  createWorker: () => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }),
+  onInput: scheduleUrl,
+});
+
+// The first estimate.
+update(true);
+import('./charts.js').then(({ createCharts }) => {
+  charts = createCharts(fc);
+  if (lastGood) charts.schedule(lastGood.result, lastGood.req);
+  if (resultsEl.classList.contains('stale')) charts.stale(true);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
+});
