@@ -37,6 +37,12 @@ status estimate(const std::string& request) {
 status compare(const std::string& request) {
   return guarded([&] { return status{true, flopcast::compare_json(request), 0}; });
 }
+status throughput(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::throughput_json(request), 0}; });
+}
+status calibrate(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::calibrate_json(request), 0}; });
+}
 status list_models() {
   return guarded([] { return status{true, flopcast::models_to_json(-1), 0}; });
 }
@@ -88,6 +94,8 @@ EMSCRIPTEN_BINDINGS(flopcast) {
       .field("count", &status::count);
   emscripten::function("estimate", &estimate);
   emscripten::function("compare", &compare);
+  emscripten::function("throughput", &throughput);
+  emscripten::function("calibrate", &calibrate);
   emscripten::function("listModels", &list_models);
   emscripten::function("listGpus", &list_gpus);
   emscripten::function("defaults", &defaults);

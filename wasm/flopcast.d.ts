@@ -21,6 +21,29 @@ export interface GpuSpec {
   interconnect?: { name?: string; bandwidth_bytes_per_s?: number };
 }
 
+/** A multi-GPU layout (every field defaults to 1 / off). */
+export interface Parallelism {
+  tensor_parallel?: number;
+  pipeline_parallel?: number;
+  data_parallel?: number;
+  expert_parallel?: number;
+  sequence_parallel?: boolean;
+  num_microbatches?: number;
+  /** Per direction; default: half the GPU's listed (bidirectional) interconnect. */
+  interconnect_bandwidth_bytes_per_s?: number;
+  link_latency_s?: number;
+}
+
+/** A stored calibration: applied where efficiencies are not given explicitly. */
+export interface CalibrationEntry {
+  model: string;
+  gpu: string;
+  precision: string;
+  compute_efficiency: number | null;
+  mem_efficiency: number | null;
+  source: string;
+}
+
 /** Fields named like llm-flops' estimate() parameters. Unset fields take the core's defaults. */
 export interface EstimateRequest {
   model: string | HfConfig;
@@ -43,6 +66,65 @@ export interface EstimateRequest {
   carbon_intensity?: number;
   /** USD per GPU-hour (default: the GPU's). */
   cost_per_hour?: number;
+  parallelism?: Parallelism;
+  /** Calibration entries to apply (e.g. from local storage). */
+  calibration?: CalibrationEntry[] | { entries: CalibrationEntry[] };
+}
+
+export interface ServingSettings {
+  prompt_tokens?: number;
+  output_tokens?: number;
+  concurrency?: number;
+  gpu_memory_utilization?: number;
+  paged?: boolean;
+  block_size?: number;
+  chunked_prefill_tokens?: number;
+  draft?: string | HfConfig;
+  speculative_tokens?: number;
+  acceptance_rate?: number;
+}
+export interface ThroughputRequest extends EstimateRequest {
+  serving?: ServingSettings;
+}
+export interface ThroughputResult {
+  model: string;
+  gpu: string;
+  precision: string;
+  gpus: number;
+  prompt_tokens: number;
+  output_tokens: number;
+  fits: boolean;
+  kv_budget_bytes: number;
+  kv_bytes_per_sequence: number;
+  max_concurrent_batch: number;
+  concurrency: number;
+  prefill_s: number | null;
+  decode_step_s: number | null;
+  decode_bound: 'compute' | 'memory' | null;
+  cycle_s: number | null;
+  tokens_per_second: number | null;
+  total_tokens_per_second: number | null;
+  requests_per_second: number | null;
+  ttft_s: number | null;
+  tpot_s: number | null;
+  cost_per_1m_tokens_usd: number | null;
+  ranges: { tokens_per_second: [number, number]; ttft_s: [number, number]; tpot_s: [number, number]; source: string } | null;
+  speculative: {
+    draft_model: string;
+    speculative_tokens: number;
+    acceptance_rate: number;
+    expected_tokens_per_step: number;
+    draft_step_s: number;
+    verify_step_s: number;
+    tpot_s: number;
+    tokens_per_second: number;
+    speedup: number;
+  } | null;
+  settings: Record<string, unknown>;
+}
+export interface CalibrationRequest extends EstimateRequest {
+  measured: { decode_tokens_per_second?: number; time_to_first_token_s?: number };
+  all_models?: boolean;
 }
 
 type OneOrMany<T> = T | T[];
@@ -168,10 +250,27 @@ export interface EstimateResult {
       fits_on_gpu: boolean | null;
       training: TrainingMemory | null;
     };
-    performance: Performance | null;
-    settings: Required<Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour'>> & {
+    performance: (Performance & {
+      ranges: {
+        prefill_latency_s: [number, number];
+        decode_latency_per_token_s: [number, number] | null;
+        decode_tokens_per_second: [number, number] | null;
+        total_request_latency_s: [number, number];
+        training_step_s: [number, number] | null;
+        energy_total_joules: [number, number];
+        cost_usd: [number, number];
+        compute_efficiency: [number, number];
+        mem_efficiency: [number, number];
+        source: string;
+      };
+    }) | null;
+    parallelism: Record<string, number | boolean | null> | null;
+    settings: Required<Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>> & {
       kv_cache_precision: string;
       cost_per_hour: number | null;
+      compute_efficiency_origin: 'default' | 'explicit' | 'calibrated';
+      mem_efficiency_origin: 'default' | 'explicit' | 'calibrated';
+      calibration_source: string | null;
     };
   };
 }
@@ -216,7 +315,8 @@ export interface ModelInfo {
 export interface GpuInfo extends Required<Omit<GpuSpec, 'interconnect'>> {
   interconnect: { name: string; bandwidth_bytes_per_s: number };
 }
-export type FieldKind = 'text' | 'count' | 'flops' | 'bytes' | 'seconds' | 'rate' | 'joules' | 'boolean' | 'number';
+/** bound: compute/memory (1/0 in sweep values). */
+export type FieldKind = 'text' | 'count' | 'flops' | 'bytes' | 'seconds' | 'rate' | 'joules' | 'boolean' | 'number' | 'bound';
 export interface RowField {
   key: keyof CompareRow;
   header: string;
@@ -224,7 +324,7 @@ export interface RowField {
 }
 export interface Defaults {
   version: string;
-  settings: Required<Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour'>> & {
+  settings: Required<Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>> & {
     gpu: string;
     kv_cache_precision: null;
     cost_per_hour: null;
@@ -250,7 +350,7 @@ export interface SweepResult {
   total: number;
   offset: number;
   count: number;
-  /** NaN marks a figure that does not apply (no GPU, no decode for encoders). */
+  /** NaN marks a figure that does not apply (no GPU, no decode for encoders); prefill_bound is 1 (compute) or 0 (memory). */
   values: Float64Array;
 }
 
@@ -258,6 +358,8 @@ export interface Flopcast {
   version(): string;
   estimate(request: EstimateRequest | string): EstimateResult;
   compare(request: CompareRequest | string): CompareRow[];
+  throughput(request: ThroughputRequest | string): ThroughputResult;
+  calibrate(request: CalibrationRequest | string): { version: number; entries: CalibrationEntry[] };
   sweep(request: CompareRequest | string, options?: SweepOptions): SweepResult;
   sweepSize(request: CompareRequest | string): number;
   listModels(): ModelInfo[];

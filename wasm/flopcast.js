@@ -46,6 +46,9 @@ export async function createFlopcast(options = {}) {
     version: () => mod.version(),
     estimate: (request) => JSON.parse(unwrap(mod.estimate(requestText(request))).text),
     compare: (request) => JSON.parse(unwrap(mod.compare(requestText(request))).text),
+    throughput: (request) => JSON.parse(unwrap(mod.throughput(requestText(request))).text),
+    /** The calibration entry a measurement implies, as a store {entries: [entry]}. */
+    calibrate: (request) => JSON.parse(unwrap(mod.calibrate(requestText(request))).text),
     listModels: () => (models ??= JSON.parse(unwrap(mod.listModels()).text)),
     listGpus: () => (gpus ??= JSON.parse(unwrap(mod.listGpus()).text)),
     defaults: () => (defaults ??= JSON.parse(unwrap(mod.defaults()).text)),

@@ -70,7 +70,8 @@ model_spec resolve(const std::string& name) {
   const std::string text = read_text(name);
   std::string label = name;
   const auto slash = label.find_last_of('/');
-  if (slash != std::string::npos && slash > 0 && label.substr(slash + 1) == "config.json") label = label.substr(0, slash);
+  if (slash != std::string::npos && slash > 0 && label.substr(slash + 1) == "config.json")
+    label = label.substr(0, slash);
   try {
     return read_hf_config(text, label);
   } catch (const error& e) {
@@ -81,11 +82,15 @@ model_spec resolve(const std::string& name) {
 measure::weight_format weights_of(const std::string& text) {
   const precision p = parse_precision(text, "--precision");
   switch (p) {
-    case precision::fp32: return measure::weight_format::f32;
-    case precision::bf16: return measure::weight_format::bf16;
-    case precision::int8: return measure::weight_format::i8;
+    case precision::fp32:
+      return measure::weight_format::f32;
+    case precision::bf16:
+      return measure::weight_format::bf16;
+    case precision::int8:
+      return measure::weight_format::i8;
     default:
-      bad("--precision", "expected fp32, bf16 or int8 (the reference decoder's weight formats), but got \"" + text + "\"");
+      bad("--precision",
+          "expected fp32, bf16 or int8 (the reference decoder's weight formats), but got \"" + text + "\"");
   }
 }
 
@@ -99,8 +104,8 @@ measure::kv_format kv_of(const std::string& text) {
 // The library names fields; the user typed options.
 error as_option_error(const error& e) {
   static const std::pair<const char*, const char*> k[] = {
-      {"/prompt_tokens", "--prompt"}, {"/generated_tokens", "--gen"},         {"/batch_size", "--batch"},
-      {"/threads", "--threads"},      {"/repetitions", "--repetitions"},      {"/layers", "--layers"},
+      {"/prompt_tokens", "--prompt"}, {"/generated_tokens", "--gen"},    {"/batch_size", "--batch"},
+      {"/threads", "--threads"},      {"/repetitions", "--repetitions"}, {"/layers", "--layers"},
       {"/memory", "MODEL"},           {"/max_tokens", "--prompt"},
   };
   for (const auto& [field, option] : k)
@@ -186,9 +191,12 @@ measure_command add_measure_command(CLI::App& parent) {
     } catch (const error& e) {
       throw as_option_error(e);
     }
-    if (a.json) std::cout << measure::to_json(r) << "\n";
-    else if (a.csv) std::cout << measure::to_csv(r);
-    else std::cout << measure::to_text(r);
+    if (a.json)
+      std::cout << measure::to_json(r) << "\n";
+    else if (a.csv)
+      std::cout << measure::to_csv(r);
+    else
+      std::cout << measure::to_text(r);
     return 0;
   };
   return cmd;

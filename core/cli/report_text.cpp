@@ -64,6 +64,7 @@ std::string format_value(const field_value& v) {
     case field_kind::rate: return fmt::format("{:.1f}", v.number);
     case field_kind::joules: return fmt::format("{:.1f} J", v.number);
     case field_kind::boolean: return v.number != 0 ? "yes" : "no";
+    case field_kind::bound: return v.number != 0 ? "compute" : "memory";
     case field_kind::number: return fmt::format("{:.4g}", v.number);
   }
   return "";

@@ -23,7 +23,7 @@ namespace {
 struct train_options {
   std::string model;
   std::string batch = "1", seq = "2048", precision = "bf16", gpu = "A100", gpu_file, optimizer = "adam";
-  std::string recompute, tokens, mfu, gpus = "1", lora_rank, lora_targets = "all", base_precision;
+  std::string recompute, tokens, mfu, gpus = "1", lora_rank, lora_targets, base_precision;
   std::string compute_eff, mem_eff;
   bool no_clip = false, fused = false, qlora = false, causal = false, no_flash = false, json = false;
 };
@@ -64,12 +64,21 @@ double parse_tokens(const std::string& text, const std::string& option) {
   double scale = 1;
   std::string digits = text;
   switch (std::toupper(static_cast<unsigned char>(text.back()))) {
-    case 'K': scale = 1e3; break;
-    case 'M': scale = 1e6; break;
+    case 'K':
+      scale = 1e3;
+      break;
+    case 'M':
+      scale = 1e6;
+      break;
     case 'B':
-    case 'G': scale = 1e9; break;
-    case 'T': scale = 1e12; break;
-    default: break;
+    case 'G':
+      scale = 1e9;
+      break;
+    case 'T':
+      scale = 1e12;
+      break;
+    default:
+      break;
   }
   if (scale != 1) digits.pop_back();
   std::size_t used = 0;
@@ -100,11 +109,20 @@ bool looks_like_path(const std::string& s) {
 // Rewrites a core request-field pointer into the option the user typed.
 error as_option_error(const error& e) {
   static const std::pair<const char*, const char*> k[] = {
-      {"/batch_size", "--batch"},       {"/sequence_length", "--seq-len"},  {"/precision", "--precision"},
-      {"/compute_efficiency", "--compute-efficiency"}, {"/mem_efficiency", "--mem-efficiency"},
-      {"/tokens", "--tokens"},          {"/mfu", "--mfu"},                  {"/gpus", "--gpus"},
-      {"/lora_rank", "--lora-rank"},    {"/lora_targets", "--lora-targets"}, {"/base_precision", "--base-precision"},
-      {"/recompute", "--recompute"},    {"/optimizer", "--optimizer"},      {"/gpu", "--gpu"},
+      {"/batch_size", "--batch"},
+      {"/sequence_length", "--seq-len"},
+      {"/precision", "--precision"},
+      {"/compute_efficiency", "--compute-efficiency"},
+      {"/mem_efficiency", "--mem-efficiency"},
+      {"/tokens", "--tokens"},
+      {"/mfu", "--mfu"},
+      {"/gpus", "--gpus"},
+      {"/lora_rank", "--lora-rank"},
+      {"/lora_targets", "--lora-targets"},
+      {"/base_precision", "--base-precision"},
+      {"/recompute", "--recompute"},
+      {"/optimizer", "--optimizer"},
+      {"/gpu", "--gpu"},
   };
   for (const auto& [field, option] : k)
     if (e.pointer() == field) return error(e.code(), option, e.message());
@@ -122,14 +140,22 @@ std::string grouped(std::int64_t n) {
 
 std::string phase_label(training_phase p) {
   switch (p) {
-    case training_phase::forward: return "forward";
-    case training_phase::backward_input_gradients: return "input gradients";
-    case training_phase::backward_attention_core: return "attention backward";
-    case training_phase::backward_weight_gradients: return "weight gradients";
-    case training_phase::recompute: return "recompute";
-    case training_phase::gradient_clipping: return "gradient clipping";
-    case training_phase::mixed_precision: return "mixed precision";
-    case training_phase::optimizer: return "optimizer";
+    case training_phase::forward:
+      return "forward";
+    case training_phase::backward_input_gradients:
+      return "input gradients";
+    case training_phase::backward_attention_core:
+      return "attention backward";
+    case training_phase::backward_weight_gradients:
+      return "weight gradients";
+    case training_phase::recompute:
+      return "recompute";
+    case training_phase::gradient_clipping:
+      return "gradient clipping";
+    case training_phase::mixed_precision:
+      return "mixed precision";
+    case training_phase::optimizer:
+      return "optimizer";
   }
   return "";
 }
@@ -144,7 +170,9 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   const auto line = [&](const std::string& label, const std::string& value) {
     o += fmt::format(" {:<22}: {}\n", label, value);
   };
-  const auto share = [&](double part) { return fmt::format("{:>14}  ({:5.1f}%)", format_flops(part), 100.0 * part / f.total_step); };
+  const auto share = [&](double part) {
+    return fmt::format("{:>14}  ({:5.1f}%)", format_flops(part), 100.0 * part / f.total_step);
+  };
 
   o += rule + "\n";
   o += fmt::format(" flopcast train: {}\n", m.name);
@@ -182,11 +210,13 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   const cross_check_6nd& x = a.cross_check;
   line("  6·N·T check", fmt::format("6 x {} x {} = {}; (forward + backward) / 6NT = {:.3f}", format_count(x.parameters),
                                     grouped(static_cast<std::int64_t>(x.tokens)), format_flops(x.flops_6nt), x.ratio));
-  line("", fmt::format("non-embedding N {}: ratio {:.3f}", format_count(x.non_embedding_parameters), x.ratio_non_embedding));
+  line("", fmt::format("non-embedding N {}: ratio {:.3f}", format_count(x.non_embedding_parameters),
+                       x.ratio_non_embedding));
   o += thin + "\n";
   const training_memory& mem = a.memory;
   o += fmt::format(" Memory ({} recompute)\n", to_string(*t.recompute));
-  line("  Weights", format_bytes(mem.weights) + (a.lora ? fmt::format("  (base {})", format_bytes(a.lora->base_weight_bytes)) : ""));
+  line("  Weights",
+       format_bytes(mem.weights) + (a.lora ? fmt::format("  (base {})", format_bytes(a.lora->base_weight_bytes)) : ""));
   line("  Gradients", format_bytes(mem.gradients));
   line("  Optimizer state", format_bytes(mem.optimizer_state));
   line("  Activations", fmt::format("{}  (ESTIMATED; none {}, selective {}, full {})", format_bytes(mem.activations),
@@ -194,7 +224,9 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
                                     format_bytes(mem.activations_full)));
   line("  Total", fmt::format("{}  ({:.1f} bytes per trainable parameter before activations)", format_bytes(mem.total),
                               mem.bytes_per_trainable_parameter));
-  if (gpu) line("  Fits on one GPU", fmt::format("{}  ({} on {})", mem.fits_on_gpu ? "yes" : "NO", format_bytes(mem.gpu_memory), gpu->name));
+  if (gpu)
+    line("  Fits on one GPU",
+         fmt::format("{}  ({} on {})", mem.fits_on_gpu ? "yes" : "NO", format_bytes(mem.gpu_memory), gpu->name));
   o += thin + "\n";
   if (a.has_performance)
     o += fmt::format(" Phases (roofline, ESTIMATED; {} peak at {:.0f}%, bandwidth at {:.0f}%)\n",
@@ -211,8 +243,8 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   for (const phase_cost& c : a.phases) row(phase_label(c.phase), c);
   row("step", a.step);
   if (a.has_performance)
-    line("  Throughput", fmt::format("{:.0f} tokens/s, MFU {:.1f}% (model FLOPs / step time / peak)", a.tokens_per_second,
-                                     a.model_flops_utilization * 100));
+    line("  Throughput", fmt::format("{:.0f} tokens/s, MFU {:.1f}% (model FLOPs / step time / peak)",
+                                     a.tokens_per_second, a.model_flops_utilization * 100));
   o += thin + "\n";
   const token_budget& tb = a.budget;
   o += fmt::format(" Token budget: {} tokens{}\n", format_count(tb.tokens),
@@ -223,8 +255,8 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
                                     format_flops(tb.model_flops), format_flops(tb.flops_6nd), tb.ratio_total_to_6nd,
                                     tb.ratio_model_to_6nd));
   if (tb.has_time) {
-    line("  Time", fmt::format("{}  ({:.1f} days) at MFU {:.0f}% on {} GPU{}", format_seconds(tb.time_s), tb.time_s / 86400.0,
-                               tb.mfu * 100, tb.gpus, tb.gpus == 1 ? "" : "s"));
+    line("  Time", fmt::format("{}  ({:.1f} days) at MFU {:.0f}% on {} GPU{}", format_seconds(tb.time_s),
+                               tb.time_s / 86400.0, tb.mfu * 100, tb.gpus, tb.gpus == 1 ? "" : "s"));
     line("  GPU-hours", fmt::format("{:.0f}  (${:.0f}); phase roofline: {}", tb.gpu_hours, tb.cost_usd,
                                     format_seconds(tb.roofline_time_s)));
   }
@@ -257,11 +289,16 @@ int run_train(const train_options& o) {
   if (!o.mfu.empty()) t.mfu = parse_number(o.mfu, "--mfu");
   t.gpus = parse_int(o.gpus, "--gpus");
   if (!o.lora_rank.empty()) t.lora.rank = parse_int(o.lora_rank, "--lora-rank");
-  t.lora.targets = parse_lora_targets(o.lora_targets, "--lora-targets");
+  if (!o.lora_targets.empty()) {
+    t.lora.targets = parse_lora_targets(o.lora_targets, "--lora-targets");
+    if (t.lora.rank == 0 && !o.qlora)
+      bad("--lora-targets", "LoRA targets apply to LoRA only: expected --lora-rank R (R > 0) or --qlora with it");
+  }
   if (!o.base_precision.empty()) {
     t.lora.base_precision = parse_precision(o.base_precision, "--base-precision");
     if (o.qlora && !is_weight_only(*t.lora.base_precision))
-      bad("--base-precision", "--qlora quantises the frozen base: expected int8 or int4, but got \"" + o.base_precision + "\"");
+      bad("--base-precision",
+          "--qlora quantises the frozen base: expected int8 or int4, but got \"" + o.base_precision + "\"");
   }
   if (o.qlora) {
     if (!t.lora.base_precision) t.lora.base_precision = precision::int4;
@@ -276,7 +313,8 @@ int run_train(const train_options& o) {
     try {
       std::string label = o.model;
       const auto slash = label.find_last_of('/');
-      if (slash != std::string::npos && slash > 0 && label.substr(slash + 1) == "config.json") label = label.substr(0, slash);
+      if (slash != std::string::npos && slash > 0 && label.substr(slash + 1) == "config.json")
+        label = label.substr(0, slash);
       owned_models.push_back(std::make_unique<model_spec>(read_hf_config(text, label)));
     } catch (const error& e) {
       throw error(e.code(), e.pointer(), e.message() + " in " + o.model);
@@ -313,8 +351,10 @@ int run_train(const train_options& o) {
   }
 
   const training_analysis a = analyze_training(*model, t, gpu);
-  if (o.json) std::cout << training_to_json(*model, gpu, a) << "\n";
-  else std::cout << report(*model, gpu, a);
+  if (o.json)
+    std::cout << training_to_json(*model, gpu, a) << "\n";
+  else
+    std::cout << report(*model, gpu, a);
   return 0;
 }
 

@@ -759,6 +759,86 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
   return q;
 }
 
+namespace {
+// Splits `key` off a request object: returns the rest as text, the part in `part`.
+std::string take_part(std::string_view json_text, const char* key, json& part) {
+  json j = parse_object(json_text, "the request");
+  if (j.contains(key)) {
+    part = j.at(key);
+    j.erase(key);
+  }
+  return j.dump();
+}
+}  // namespace
+
+serving_request read_serving_request(std::string_view json_text) {
+  json part = json::object();
+  const std::string rest = take_part(json_text, "serving", part);
+  serving_request q;
+  q.request = read_compare_request(rest, false);
+  if (!part.is_object()) throw error(error_code::config_type, "/serving", "expected an object of serving settings, but got " + describe(part));
+  static const char* const keys[] = {"prompt_tokens", "output_tokens", "concurrency", "gpu_memory_utilization", "paged",
+                                     "block_size", "chunked_prefill_tokens", "draft", "speculative_tokens", "acceptance_rate"};
+  for (auto it = part.begin(); it != part.end(); ++it)
+    if (std::find(std::begin(keys), std::end(keys), it.key()) == std::end(keys))
+      throw error(error_code::invalid_argument, "/serving/" + it.key(),
+                  "unknown field: expected one of prompt_tokens, output_tokens, concurrency, gpu_memory_utilization, paged, "
+                  "block_size, chunked_prefill_tokens, draft, speculative_tokens, acceptance_rate");
+  const reader r(part, "/serving");
+  serving_settings& s = q.serving;
+  const compare_plan::point p = q.request.plan.at(0);
+  s.base = p.config;
+  constexpr std::int64_t big = std::int64_t{1} << 30;
+  if (r.has("prompt_tokens")) s.prompt_tokens = r.integer("prompt_tokens", 1, big, "a positive integer (at most 2^30)");
+  if (r.has("output_tokens")) s.output_tokens = r.integer("output_tokens", 1, big, "a positive integer (at most 2^30)");
+  if (r.has("concurrency")) s.concurrency = r.integer("concurrency", 1, big, "a positive integer (at most 2^30)");
+  s.gpu_memory_utilization = r.number_or("gpu_memory_utilization", s.gpu_memory_utilization, -1e300, 1e300);
+  s.paged = r.boolean_or("paged", s.paged);
+  if (r.has("block_size")) s.block_size = r.integer("block_size", 1, 65536, "an integer in [1, 65536]");
+  if (r.has("chunked_prefill_tokens")) s.chunked_prefill_tokens = r.integer("chunked_prefill_tokens", 0, big, "an integer in [0, 2^30]");
+  if (r.has("draft")) {
+    const json& d = part.at("draft");
+    if (d.is_string()) {
+      try {
+        s.draft = &find_model(d.get<std::string>()).spec;
+      } catch (const error& e) {
+        throw error(e.code(), "/serving/draft", e.message());
+      }
+    } else if (d.is_object()) {
+      try {
+        q.drafts.push_back(read_hf_config(d.dump()));
+      } catch (const error& e) {
+        throw error(e.code(), "/serving/draft" + e.pointer(), e.message());
+      }
+      s.draft = &q.drafts.back();
+    } else {
+      throw error(error_code::config_type, "/serving/draft", "expected a model name or a config.json object, but got " + describe(d));
+    }
+    if (r.has("speculative_tokens")) s.speculative_tokens = r.integer("speculative_tokens", 1, 64, "an integer in [1, 64]");
+    s.acceptance_rate = r.number_or("acceptance_rate", s.acceptance_rate, -1e300, 1e300);
+  }
+  return q;
+}
+
+calibration_request read_calibration_request(std::string_view json_text) {
+  json part = json::object();
+  json j = parse_object(json_text, "the request");
+  calibration_request q;
+  if (j.contains("all_models")) {
+    if (!j.at("all_models").is_boolean()) throw error(error_code::config_type, "/all_models", "expected true or false, but got " + describe(j.at("all_models")));
+    q.all_models = j.at("all_models").get<bool>();
+    j.erase("all_models");
+  }
+  const std::string rest = take_part(j.dump(), "measured", part);
+  q.request = read_compare_request(rest, false);
+  if (!part.is_object() || part.empty())
+    throw error(error_code::config_missing, "/measured", "expected {decode_tokens_per_second, time_to_first_token_s} with at least one measured figure");
+  const reader r(part, "/measured");
+  if (r.has("decode_tokens_per_second")) q.measured.decode_tokens_per_second = r.number_or("decode_tokens_per_second", 0, -1e300, 1e300);
+  if (r.has("time_to_first_token_s")) q.measured.time_to_first_token_s = r.number_or("time_to_first_token_s", 0, -1e300, 1e300);
+  return q;
+}
+
 std::vector<calibration_entry> read_calibration(std::string_view json_text, const std::string& where) {
   json j;
   try {

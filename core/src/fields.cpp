@@ -39,7 +39,7 @@ const field_def k_fields[] = {
     {{"activations", "activations", field_kind::bytes}, [](ctx c) { return when(true, c.config.training ? c.result.memory.train_activations : c.result.memory.activations); }, nullptr},
     {{"fits_on_gpu", "fits", field_kind::boolean}, [](ctx c) { return when(perf(c), c.result.memory.fits_on_gpu ? 1.0 : 0.0); }, nullptr},
     {{"prefill_latency_s", "prefill", field_kind::seconds}, [](ctx c) { return when(perf(c), c.result.perf.prefill_latency_s); }, nullptr},
-    {{"prefill_bound", "bound", field_kind::text}, nullptr, [](ctx c) { return perf(c) ? std::optional<std::string>(to_string(c.result.perf.prefill_bound)) : std::nullopt; }},
+    {{"prefill_bound", "bound", field_kind::bound}, [](ctx c) { return when(perf(c), c.result.perf.prefill_bound == bound::compute ? 1.0 : 0.0); }, nullptr},
     {{"decode_latency_per_token_s", "decode/tok", field_kind::seconds}, [](ctx c) { return when(decodes(c), c.result.perf.decode_latency_per_token_s); }, nullptr},
     {{"decode_tokens_per_second", "tok/s", field_kind::rate}, [](ctx c) { return when(decodes(c), c.result.perf.decode_tokens_per_second); }, nullptr},
     {{"total_request_latency_s", "request", field_kind::seconds}, [](ctx c) { return when(perf(c), c.result.perf.total_request_latency_s); }, nullptr},

@@ -306,6 +306,7 @@ json value_json(const field_value& v) {
   switch (v.kind) {
     case field_kind::text: return v.text;
     case field_kind::boolean: return v.number != 0;
+    case field_kind::bound: return v.number != 0 ? "compute" : "memory";
     case field_kind::count: return static_cast<std::int64_t>(v.number);
     default: return v.number;
   }
@@ -339,6 +340,7 @@ std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const
       const field_value& v = row[columns[i]];
       if (!v.has_value) continue;
       if (v.kind == field_kind::text) out += csv_escape(v.text);
+      else if (v.kind == field_kind::bound) out += v.number != 0 ? "compute" : "memory";
       else out += value_json(v).dump();
     }
     out += "\n";
@@ -385,7 +387,7 @@ std::string defaults_json(int indent) {
   for (precision p : all_precisions)
     precisions.push_back({{"name", to_string(p)}, {"bits", storage_bits(p)}, {"weight_only", is_weight_only(p)}});
   for (optimizer o : all_optimizers) optimizers.push_back(to_string(o));
-  static const char* const kinds[] = {"text", "count", "flops", "bytes", "seconds", "rate", "joules", "boolean", "number"};
+  static const char* const kinds[] = {"text", "count", "flops", "bytes", "seconds", "rate", "joules", "boolean", "number", "bound"};
   for (const auto& f : row_fields()) {
     fields.push_back({{"key", f.key}, {"header", f.header}, {"kind", kinds[static_cast<int>(f.kind)]}});
     if (f.kind != field_kind::text) sweep.push_back(f.key);
@@ -455,6 +457,21 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
                      {"expert_parallel", s.base.parallel.expert_parallel},
                      {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
   return out.dump(indent);
+}
+
+std::string throughput_json(std::string_view request_json, int indent) {
+  const serving_request q = read_serving_request(request_json);
+  const compare_plan::point p = q.request.plan.at(0);
+  if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
+  const serving_result r = serve(*p.model, q.serving, *p.gpu);
+  return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
+}
+
+std::string calibrate_json(std::string_view request_json, int indent) {
+  const calibration_request q = read_calibration_request(request_json);
+  const compare_plan::point p = q.request.plan.at(0);
+  if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
+  return calibration_to_json({calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models)}, indent);
 }
 
 std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent) {

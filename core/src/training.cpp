@@ -72,23 +72,34 @@ namespace flopcast {
 
 std::string_view to_string(recompute_policy p) noexcept {
   switch (p) {
-    case recompute_policy::none: return "none";
-    case recompute_policy::selective: return "selective";
-    case recompute_policy::full: return "full";
+    case recompute_policy::none:
+      return "none";
+    case recompute_policy::selective:
+      return "selective";
+    case recompute_policy::full:
+      return "full";
   }
   return "full";
 }
 
 std::string_view to_string(training_phase p) noexcept {
   switch (p) {
-    case training_phase::forward: return "forward";
-    case training_phase::backward_input_gradients: return "backward_input_gradients";
-    case training_phase::backward_attention_core: return "backward_attention_core";
-    case training_phase::backward_weight_gradients: return "backward_weight_gradients";
-    case training_phase::recompute: return "recompute";
-    case training_phase::gradient_clipping: return "gradient_clipping";
-    case training_phase::mixed_precision: return "mixed_precision";
-    case training_phase::optimizer: return "optimizer";
+    case training_phase::forward:
+      return "forward";
+    case training_phase::backward_input_gradients:
+      return "backward_input_gradients";
+    case training_phase::backward_attention_core:
+      return "backward_attention_core";
+    case training_phase::backward_weight_gradients:
+      return "backward_weight_gradients";
+    case training_phase::recompute:
+      return "recompute";
+    case training_phase::gradient_clipping:
+      return "gradient_clipping";
+    case training_phase::mixed_precision:
+      return "mixed_precision";
+    case training_phase::optimizer:
+      return "optimizer";
   }
   return "forward";
 }
@@ -116,7 +127,7 @@ struct module_name {
   std::string_view name;
   std::uint32_t bit;
 };
-constexpr module_name k_modules[] = {{"q", lora_q},       {"k", lora_k},   {"v", lora_v},    {"o", lora_o},
+constexpr module_name k_modules[] = {{"q", lora_q},       {"k", lora_k},   {"v", lora_v},      {"o", lora_o},
                                      {"gate", lora_gate}, {"up", lora_up}, {"down", lora_down}};
 
 // Per trainable parameter and step. Traffic in fp32 elements (4 bytes): the master weight
@@ -130,10 +141,14 @@ struct optimizer_cost {
 };
 optimizer_cost cost_of(optimizer o) {
   switch (o) {
-    case optimizer::adam: return {14, 11, 7, 4, 3};
-    case optimizer::adamw: return {16, 12, 8, 4, 3};
-    case optimizer::sgd: return {4, 5, 3, 3, 2};
-    case optimizer::none: return {0, 0, 0, 0, 0};
+    case optimizer::adam:
+      return {14, 11, 7, 4, 3};
+    case optimizer::adamw:
+      return {16, 12, 8, 4, 3};
+    case optimizer::sgd:
+      return {4, 5, 3, 3, 2};
+    case optimizer::none:
+      return {0, 0, 0, 0, 0};
   }
   return {0, 0, 0, 0, 0};
 }
@@ -214,9 +229,9 @@ std::int64_t mlp_bias_params(const model_spec& m, const layer_group& g) {
 }
 
 struct forward_split {
-  double qkv_bias = 0, o_bias = 0;       // bias adds inside qkv_projection / output_projection
-  double mlp_linear = 0, mlp_bias = 0;   // the MLP's matmuls and bias adds (rest: elementwise)
-  double quantizable = 0;                // the layers' matmul weights (what QLoRA quantises)
+  double qkv_bias = 0, o_bias = 0;      // bias adds inside qkv_projection / output_projection
+  double mlp_linear = 0, mlp_bias = 0;  // the MLP's matmuls and bias adds (rest: elementwise)
+  double quantizable = 0;               // the layers' matmul weights (what QLoRA quantises)
 };
 
 forward_split split_forward(const model_spec& m, double T) {
@@ -239,12 +254,13 @@ forward_split split_forward(const model_spec& m, double T) {
 // What the step needs from the activation estimate, by policy.
 struct activation_set {
   double none = 0, selective = 0, full = 0;
-  double stored = 0;        // the tensors a pass writes for backward (no recompute, as configured)
-  double score_bytes = 0;   // score matrices among them (0 with FlashAttention)
+  double stored = 0;       // the tensors a pass writes for backward (no recompute, as configured)
+  double score_bytes = 0;  // score matrices among them (0 with FlashAttention)
 };
 
 void check_range(double v, double lo, double hi, const char* field, const std::string& what) {
-  if (!(v > lo && v <= hi)) throw error(error_code::invalid_argument, field, "expected " + what + ", but got " + format_number(v));
+  if (!(v > lo && v <= hi))
+    throw error(error_code::invalid_argument, field, "expected " + what + ", but got " + format_number(v));
 }
 
 void add_phase(training_analysis& r, training_phase p, double flops, double read, double write) {
@@ -303,10 +319,14 @@ struct zero_state {
   double weights, gradients, optimizer, activations, capacity;
   [[nodiscard]] double per_gpu(int stage, double n) const {
     switch (stage) {
-      case 0: return weights + gradients + optimizer + activations;
-      case 1: return weights + gradients + optimizer / n + activations;
-      case 2: return weights + (gradients + optimizer) / n + activations;
-      default: return (weights + gradients + optimizer) / n + activations;
+      case 0:
+        return weights + gradients + optimizer + activations;
+      case 1:
+        return weights + gradients + optimizer / n + activations;
+      case 2:
+        return weights + (gradients + optimizer) / n + activations;
+      default:
+        return (weights + gradients + optimizer) / n + activations;
     }
   }
   // Fewest GPUs on which `stage` fits (0: never).
@@ -331,10 +351,11 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
   if (r.has_performance && !t.fused_optimizer && s.optim != optimizer::none && opt.limit == bound::memory &&
       opt.time_s > fused_optimizer_min_share * r.step.time_s) {
     const optimizer_cost c = cost_of(s.optim);
-    const double fused_s = std::max(opt.compute_s, opt.memory_s * (c.read_fused + c.write_fused) / (c.read_unfused + c.write_unfused));
+    const double fused_s =
+        std::max(opt.compute_s, opt.memory_s * (c.read_fused + c.write_fused) / (c.read_unfused + c.write_unfused));
     out.push_back({"use a fused optimizer (e.g. torch.optim.AdamW(fused=True), apex FusedAdam)",
-                   "the " + std::string(to_string(s.optim)) + " step is memory-bound and takes " + ms(opt.time_s) + " (" +
-                       pct(opt.time_s / r.step.time_s) + " of the step): one fused kernel moves " +
+                   "the " + std::string(to_string(s.optim)) + " step is memory-bound and takes " + ms(opt.time_s) +
+                       " (" + pct(opt.time_s / r.step.time_s) + " of the step): one fused kernel moves " +
                        format_number((c.read_fused + c.write_fused) * fp32_bytes) + " instead of " +
                        format_number((c.read_unfused + c.write_unfused) * fp32_bytes) + " bytes per parameter, about " +
                        ms(fused_s)});
@@ -359,8 +380,9 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
                              gb(z.per_gpu(0, 1)) + " against " + gb(capacity) + " on " + gpu->name;
     if (fits > 0) {
       stage_used = fits;
-      out.push_back({"shard with ZeRO stage " + std::to_string(fits) + " over the " + std::to_string(t.gpus) + " GPUs",
-                     need + "; stage " + std::to_string(fits) + " brings it to " + gb(z.per_gpu(fits, n)) + " per GPU"});
+      out.push_back(
+          {"shard with ZeRO stage " + std::to_string(fits) + " over the " + std::to_string(t.gpus) + " GPUs",
+           need + "; stage " + std::to_string(fits) + " brings it to " + gb(z.per_gpu(fits, n)) + " per GPU"});
     } else {
       double best = 0;
       int best_stage = 0;
@@ -368,7 +390,8 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
       for (int k = 1; k <= 3; ++k) {
         const double g = z.min_gpus(k);
         if (g <= 0) continue;
-        options += (options.empty() ? "" : ", ") + std::string("stage ") + std::to_string(k) + " from " + format_number(g) + " GPUs";
+        options += (options.empty() ? "" : ", ") + std::string("stage ") + std::to_string(k) + " from " +
+                   format_number(g) + " GPUs";
         if (best == 0 || g < best) {
           best = g;
           best_stage = k;
@@ -377,9 +400,10 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
       if (best_stage > 0) {
         stage_used = best_stage;
         gpus_used = best;
-        out.push_back({"shard with ZeRO stage " + std::to_string(best_stage) + " over at least " + format_number(best) + " GPUs",
-                       need + (t.gpus > 1 ? " (more than " + std::to_string(t.gpus) + " GPUs can hold)" : "") +
-                           "; ZeRO fits with " + options});
+        out.push_back(
+            {"shard with ZeRO stage " + std::to_string(best_stage) + " over at least " + format_number(best) + " GPUs",
+             need + (t.gpus > 1 ? " (more than " + std::to_string(t.gpus) + " GPUs can hold)" : "") +
+                 "; ZeRO fits with " + options});
       } else {
         out.push_back({"reduce the activations (smaller micro-batch or sequence, tensor or sequence parallelism)",
                        need + "; activations are not sharded by ZeRO and leave no room for the training state"});
@@ -393,13 +417,18 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
   const double state = rest.per_gpu(stage_used, gpus_used);
   const double room = capacity - state;
   recompute_policy best = recompute_policy::full;
-  if (mem.activations_none <= room) best = recompute_policy::none;
-  else if (mem.activations_selective <= room) best = recompute_policy::selective;
-  const double acts = best == recompute_policy::none ? mem.activations_none
+  if (mem.activations_none <= room)
+    best = recompute_policy::none;
+  else if (mem.activations_selective <= room)
+    best = recompute_policy::selective;
+  const double acts = best == recompute_policy::none        ? mem.activations_none
                       : best == recompute_policy::selective ? mem.activations_selective
                                                             : mem.activations_full;
-  std::string reason = "activations take " + gb(acts) + " under " + std::string(to_string(best)) + " recompute beside " +
-                       gb(state) + " of weights, gradients and optimizer state per GPU (" + gb(capacity) + ")";
+  const char* with = best == recompute_policy::none        ? "without recompute"
+                     : best == recompute_policy::selective ? "with selective recompute"
+                                                           : "with full recompute";
+  std::string reason = "activations take " + gb(acts) + " " + with + " beside " + gb(state) +
+                       " of weights, gradients and optimizer state per GPU (" + gb(capacity) + ")";
   if (best == recompute_policy::full && mem.activations_full > room)
     reason += "; even full recompute leaves " + gb(mem.activations_full - room) + " over: lower the micro-batch";
   if (best == policy) {
@@ -421,8 +450,9 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
   }
 
   if (!s.flash_attention && m.arch != architecture::encoder_decoder && mem.activations_none > mem.activations_selective)
-    out.push_back({"use FlashAttention", "the score matrices take " + gb(mem.activations_none - mem.activations_selective) +
-                                             " of activations without recompute and make the attention core memory-bound"});
+    out.push_back(
+        {"use FlashAttention", "the score matrices take " + gb(mem.activations_none - mem.activations_selective) +
+                                   " of activations without recompute and make the attention core memory-bound"});
 }
 
 }  // namespace
@@ -477,19 +507,23 @@ void validate(const training_settings& t) {
   if (t.tokens) check_range(*t.tokens, 0.0, 1e18, "/tokens", "a positive number of tokens, at most 1e18");
   if (t.mfu) check_range(*t.mfu, 0.0, 1.0, "/mfu", "a number in (0, 1]");
   if (t.gpus < 1 || t.gpus > (std::int64_t{1} << 24))
-    throw error(error_code::invalid_argument, "/gpus", "expected an integer in [1, 16777216], but got " + std::to_string(t.gpus));
+    throw error(error_code::invalid_argument, "/gpus",
+                "expected an integer in [1, 16777216], but got " + std::to_string(t.gpus));
   if (t.lora.rank < 0 || t.lora.rank > (std::int64_t{1} << 20))
-    throw error(error_code::invalid_argument, "/lora_rank", "expected an integer in [0, 1048576] (0: full fine-tuning), but got " + std::to_string(t.lora.rank));
+    throw error(error_code::invalid_argument, "/lora_rank",
+                "expected an integer in [0, 1048576] (0: full fine-tuning), but got " + std::to_string(t.lora.rank));
   if ((t.lora.targets & lora_all_modules) == 0 || (t.lora.targets & ~lora_all_modules) != 0)
-    throw error(error_code::invalid_argument, "/lora_targets", "expected a non-empty set of q, k, v, o, gate, up, down");
+    throw error(error_code::invalid_argument, "/lora_targets",
+                "expected a non-empty set of q, k, v, o, gate, up, down");
   if (t.lora.base_precision) {
     const precision p = *t.lora.base_precision;
     if (t.lora.rank == 0)
       throw error(error_code::invalid_argument, "/base_precision",
                   "a frozen base precision applies to LoRA only: expected a LoRA rank > 0 with it");
     if (p == precision::fp8 || p == precision::tf32)
-      throw error(error_code::invalid_argument, "/base_precision",
-                  "expected int8, int4 (QLoRA), fp16, bf16 or fp32 for the frozen base, but got " + std::string(to_string(p)));
+      throw error(
+          error_code::invalid_argument, "/base_precision",
+          "expected int8, int4 (QLoRA), fp16, bf16 or fp32 for the frozen base, but got " + std::string(to_string(p)));
   }
 }
 
@@ -544,8 +578,9 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
       lora_wgrad_read += l.matrices * l.tokens * (l.in + l.out + 2 * rank) * act_bytes;
     });
     if (lora_params == 0)
-      throw error(error_code::invalid_argument, "/lora_targets",
-                  "no linear layer of " + m.name + " matches the LoRA targets \"" + lora_targets_name(t.lora.targets) + "\"");
+      throw error(
+          error_code::invalid_argument, "/lora_targets",
+          "no linear layer of " + m.name + " matches the LoRA targets \"" + lora_targets_name(t.lora.targets) + "\"");
     lora_fwd = lora_matmul + lora_scale;
   }
   r.trainable_parameters = lora ? lora_params : e.parameters.total;
@@ -677,8 +712,11 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
   mem.activations_none = A.none;
   mem.activations_selective = A.selective;
   mem.activations_full = A.full;
-  mem.activations = policy == recompute_policy::none ? A.none : policy == recompute_policy::selective ? A.selective : A.full;
-  const double w_pp = e.memory.train_weights / P, g_pp = e.memory.train_gradients / P, o_pp = e.memory.train_optimizer_state / P;
+  mem.activations = policy == recompute_policy::none        ? A.none
+                    : policy == recompute_policy::selective ? A.selective
+                                                            : A.full;
+  const double w_pp = e.memory.train_weights / P, g_pp = e.memory.train_gradients / P,
+               o_pp = e.memory.train_optimizer_state / P;
   double base_weight_bytes = 0;
   if (lora) {
     base_weight_bytes = quantized ? split.quantizable * quantized_bits(base_p) / 8.0 + (P - split.quantizable) * wbytes
@@ -758,11 +796,11 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
 
   // ---- 6ND cross-check (per step) ----
   cross_check_6nd& x = r.cross_check;
-  x.parameters = P;
-  x.non_embedding_parameters = P - d(e.parameters.embedding);
+  x.parameters = d(e.parameters.active);  // all for dense models, the active path for MoE
+  x.non_embedding_parameters = x.parameters - d(e.parameters.embedding);
   x.tokens = T;
   x.forward_plus_backward = f.model_flops;
-  x.flops_6nt = 6 * P * T;
+  x.flops_6nt = 6 * x.parameters * T;
   x.ratio = f.model_flops / x.flops_6nt;
   x.flops_6nt_non_embedding = 6 * x.non_embedding_parameters * T;
   x.ratio_non_embedding = x.flops_6nt_non_embedding > 0 ? f.model_flops / x.flops_6nt_non_embedding : 0.0;
@@ -779,7 +817,7 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
   tb.model_flops = steps * f.model_flops;
   tb.mfu = *t.mfu;
   tb.gpus = t.gpus;
-  tb.flops_6nd = 6 * P * tb.tokens;
+  tb.flops_6nd = 6 * x.parameters * tb.tokens;
   tb.ratio_total_to_6nd = tb.total_flops / tb.flops_6nd;
   tb.ratio_model_to_6nd = tb.model_flops / tb.flops_6nd;
   if (r.has_performance) {
@@ -810,10 +848,16 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
   }
 
   // ---- Notes and recommendations ----
-  r.notes.push_back("activation memory, memory traffic and times are ESTIMATES (first-order roofline); FLOP counts are exact under the stated conventions");
+  r.notes.push_back(
+      "activation memory, memory traffic and times are ESTIMATES (first-order roofline); FLOP counts are exact under "
+      "the stated conventions");
   if (s.flash_attention)
-    r.notes.push_back("FlashAttention: the backward kernel recomputes scores and softmax (recompute.flash_attention_kernel); selective recompute adds nothing to it");
-  r.notes.push_back("token budget time: model FLOPs (forward + backward) at the given MFU; recompute, optimizer, clipping and casts are not model FLOPs");
+    r.notes.push_back(
+        "FlashAttention: the backward kernel recomputes scores and softmax (recompute.flash_attention_kernel); "
+        "selective recompute adds nothing to it");
+  r.notes.push_back(
+      "token budget time: model FLOPs (forward + backward) at the given MFU; recompute, optimizer, clipping and casts "
+      "are not model FLOPs");
   if (lora)
     r.notes.push_back("LoRA: no weight gradients for the frozen base, so forward + backward is near 4·N·T, not 6·N·T");
   for (std::uint32_t bit = 1; bit != 0; bit <<= 1)  // the estimate's notes that concern training

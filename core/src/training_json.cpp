@@ -31,7 +31,8 @@ json phase_json(const phase_cost& c, const std::string& name, bool perf) {
 
 }  // namespace
 
-std::string training_to_json(const model_spec& model, const hardware_spec* gpu, const training_analysis& a, int indent) {
+std::string training_to_json(const model_spec& model, const hardware_spec* gpu, const training_analysis& a,
+                             int indent) {
   const training_settings& t = a.config;
   const settings& s = t.base;
   const step_flops& f = a.flops;
@@ -58,60 +59,59 @@ std::string training_to_json(const model_spec& model, const hardware_spec* gpu, 
                      {"lora_rank", t.lora.rank},
                      {"lora_targets", t.lora.rank > 0 ? json(lora_targets_name(t.lora.targets)) : json(nullptr)},
                      {"base_precision", a.lora ? json(to_string(a.lora->base_precision)) : json(nullptr)}};
-  out["parameters"] = {{"total", a.parameters},
-                       {"trainable", a.trainable_parameters},
-                       {"frozen", a.lora ? a.parameters : 0}};
+  out["parameters"] = {
+      {"total", a.parameters}, {"trainable", a.trainable_parameters}, {"frozen", a.lora ? a.parameters : 0}};
 
   const attention_backward& ab = b.attention;
-  out["flops"] = {
-      {"forward", f.forward},
-      {"forward_base", f.forward_base},
-      {"lora_forward", f.lora_forward},
-      {"backward",
-       {{"total", b.total},
-        {"weight_gradient", b.weight_gradient},
-        {"input_gradient", b.input_gradient},
-        {"attention",
-         {{"qkv_projection", ab.qkv_projection},
-          {"output_projection", ab.output_projection},
-          {"cross_kv_projection", ab.cross_kv_projection},
-          {"dq_dk", ab.dq_dk},
-          {"dv_dp", ab.dv_dp},
-          {"softmax", ab.softmax},
-          {"rotary", ab.rotary},
-          {"total", ab.total}}},
-        {"mlp", b.mlp},
-        {"norm", b.norm},
-        {"embedding", b.embedding},
-        {"output_head", b.output_head},
-        {"lora_adapters", b.lora_adapters},
-        {"ratio_to_forward", b.ratio_to_forward}}},
-      {"optimizer", f.optimizer},
-      {"gradient_clipping", f.gradient_clipping},
-      {"mixed_precision", f.mixed_precision},
-      {"recompute",
-       {{"policy", to_string(f.recompute.policy)},
-        {"layers", f.recompute.layers},
-        {"attention_core", f.recompute.attention_core},
-        {"flash_attention_kernel", f.recompute.flash_attention_kernel},
-        {"total", f.recompute.total}}},
-      {"total_step", f.total_step},
-      {"sum_of_parts", f.sum_of_parts},
-      {"sum_of_parts_ratio", f.sum_of_parts_ratio},
-      {"within_5_percent", std::abs(f.sum_of_parts_ratio - 1.0) <= 0.05},
-      {"model_flops", f.model_flops}};
+  out["flops"] = {{"forward", f.forward},
+                  {"forward_base", f.forward_base},
+                  {"lora_forward", f.lora_forward},
+                  {"backward",
+                   {{"total", b.total},
+                    {"weight_gradient", b.weight_gradient},
+                    {"input_gradient", b.input_gradient},
+                    {"attention",
+                     {{"qkv_projection", ab.qkv_projection},
+                      {"output_projection", ab.output_projection},
+                      {"cross_kv_projection", ab.cross_kv_projection},
+                      {"dq_dk", ab.dq_dk},
+                      {"dv_dp", ab.dv_dp},
+                      {"softmax", ab.softmax},
+                      {"rotary", ab.rotary},
+                      {"total", ab.total}}},
+                    {"mlp", b.mlp},
+                    {"norm", b.norm},
+                    {"embedding", b.embedding},
+                    {"output_head", b.output_head},
+                    {"lora_adapters", b.lora_adapters},
+                    {"ratio_to_forward", b.ratio_to_forward}}},
+                  {"optimizer", f.optimizer},
+                  {"gradient_clipping", f.gradient_clipping},
+                  {"mixed_precision", f.mixed_precision},
+                  {"recompute",
+                   {{"policy", to_string(f.recompute.policy)},
+                    {"layers", f.recompute.layers},
+                    {"attention_core", f.recompute.attention_core},
+                    {"flash_attention_kernel", f.recompute.flash_attention_kernel},
+                    {"total", f.recompute.total}}},
+                  {"total_step", f.total_step},
+                  {"sum_of_parts", f.sum_of_parts},
+                  {"sum_of_parts_ratio", f.sum_of_parts_ratio},
+                  {"within_5_percent", std::abs(f.sum_of_parts_ratio - 1.0) <= 0.05},
+                  {"model_flops", f.model_flops}};
 
   const training_memory& m = a.memory;
-  out["memory"] = {{"weights", m.weights},
-                   {"gradients", m.gradients},
-                   {"optimizer_state", m.optimizer_state},
-                   {"activations", m.activations},
-                   {"total", m.total},
-                   {"gpu_memory", gpu ? json(m.gpu_memory) : json(nullptr)},
-                   {"fits_on_gpu", gpu ? json(m.fits_on_gpu) : json(nullptr)},
-                   {"bytes_per_trainable_parameter", m.bytes_per_trainable_parameter},
-                   {"activations_by_recompute",
-                    {{"none", m.activations_none}, {"selective", m.activations_selective}, {"full", m.activations_full}}}};
+  out["memory"] = {
+      {"weights", m.weights},
+      {"gradients", m.gradients},
+      {"optimizer_state", m.optimizer_state},
+      {"activations", m.activations},
+      {"total", m.total},
+      {"gpu_memory", gpu ? json(m.gpu_memory) : json(nullptr)},
+      {"fits_on_gpu", gpu ? json(m.fits_on_gpu) : json(nullptr)},
+      {"bytes_per_trainable_parameter", m.bytes_per_trainable_parameter},
+      {"activations_by_recompute",
+       {{"none", m.activations_none}, {"selective", m.activations_selective}, {"full", m.activations_full}}}};
 
   json traffic = json::object();
   for (const phase_cost& c : a.phases) traffic[std::string(to_string(c.phase))] = traffic_json(c);
@@ -159,34 +159,36 @@ std::string training_to_json(const model_spec& model, const hardware_spec* gpu, 
                          {"ratio_model_to_6nd", tb.ratio_model_to_6nd}};
 
   const cross_check_6nd& x = a.cross_check;
-  out["cross_check_6nd"] = {{"n", "all parameters (embeddings included)"},
-                            {"parameters", x.parameters},
-                            {"tokens_per_step", x.tokens},
-                            {"forward_plus_backward", x.forward_plus_backward},
-                            {"flops_6nt", x.flops_6nt},
-                            {"ratio", x.ratio},
-                            {"within_5_percent", std::abs(x.ratio - 1.0) <= 0.05},
-                            {"non_embedding_parameters", x.non_embedding_parameters},
-                            {"flops_6nt_non_embedding", x.flops_6nt_non_embedding},
-                            {"ratio_non_embedding", x.ratio_non_embedding}};
+  out["cross_check_6nd"] = {
+      {"n", "parameters a token passes through, embeddings included (all for dense models, active for MoE)"},
+      {"parameters", x.parameters},
+      {"tokens_per_step", x.tokens},
+      {"forward_plus_backward", x.forward_plus_backward},
+      {"flops_6nt", x.flops_6nt},
+      {"ratio", x.ratio},
+      {"within_5_percent", std::abs(x.ratio - 1.0) <= 0.05},
+      {"non_embedding_parameters", x.non_embedding_parameters},
+      {"flops_6nt_non_embedding", x.flops_6nt_non_embedding},
+      {"ratio_non_embedding", x.ratio_non_embedding}};
 
   if (a.lora) {
     const lora_analysis& l = *a.lora;
-    out["lora"] = {{"rank", l.rank},
-                   {"targets", lora_targets_name(l.targets)},
-                   {"base_precision", to_string(l.base_precision)},
-                   {"quantized_base", l.quantized},
-                   {"base_bits_per_quantized_weight", l.base_bits_per_quantized_weight},
-                   {"trainable_parameters", l.trainable_parameters},
-                   {"base_parameters", l.base_parameters},
-                   {"all_parameters", l.all_parameters},
-                   {"trainable_percent", l.trainable_percent},
-                   {"adapted_matrices", l.adapted_matrices},
-                   {"quantized_parameters", l.quantized_parameters},
-                   {"base_weight_bytes", l.base_weight_bytes},
-                   {"adapter_bytes", l.adapter_bytes},
-                   {"forward_flops", f.lora_forward},
-                   {"backward_flops", b.lora_adapters}};
+    out["lora"] = {
+        {"rank", l.rank},
+        {"targets", lora_targets_name(l.targets)},
+        {"base_precision", to_string(l.base_precision)},
+        {"quantized_base", l.quantized},
+        {"base_bits_per_quantized_weight", l.quantized ? json(l.base_bits_per_quantized_weight) : json(nullptr)},
+        {"trainable_parameters", l.trainable_parameters},
+        {"base_parameters", l.base_parameters},
+        {"all_parameters", l.all_parameters},
+        {"trainable_percent", l.trainable_percent},
+        {"adapted_matrices", l.adapted_matrices},
+        {"quantized_parameters", l.quantized_parameters},
+        {"base_weight_bytes", l.base_weight_bytes},
+        {"adapter_bytes", l.adapter_bytes},
+        {"forward_flops", f.lora_forward},
+        {"backward_flops", b.lora_adapters}};
   } else {
     out["lora"] = nullptr;
   }

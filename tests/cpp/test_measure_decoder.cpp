@@ -13,7 +13,6 @@
 // windowed layers' prefill KV writes (the estimate caps the cache at the window, the
 // decoder keeps every position).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 
@@ -30,9 +29,14 @@ namespace {
 model_spec config(const test::json& j) { return flopcast::read_hf_config(j.dump(), "test-model"); }
 
 test::json tiny_llama(bool tied = false, int kv_heads = 2) {
-  return {{"model_type", "llama"},       {"hidden_size", 64},        {"num_hidden_layers", 2},
-          {"num_attention_heads", 4},    {"num_key_value_heads", kv_heads}, {"intermediate_size", 96},
-          {"vocab_size", 200},           {"tie_word_embeddings", tied}};
+  return {{"model_type", "llama"},
+          {"hidden_size", 64},
+          {"num_hidden_layers", 2},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", kv_heads},
+          {"intermediate_size", 96},
+          {"vocab_size", 200},
+          {"tie_word_embeddings", tied}};
 }
 
 std::vector<std::int32_t> tokens(std::int64_t n, std::int64_t vocab, unsigned seed = 1) {
@@ -138,12 +142,13 @@ std::vector<double> naive_logits(const decoder& d, const std::vector<std::int32_
   return linear(rms(x[T - 1], d.final_norm()), d.head().unpack(), s.vocab);
 }
 
-flopcast::settings settings_for(std::int64_t batch, std::int64_t prompt, std::int64_t gen, weight_format w, kv_format kv) {
+flopcast::settings settings_for(std::int64_t batch, std::int64_t prompt, std::int64_t gen, weight_format w,
+                                kv_format kv) {
   flopcast::settings st;
   st.batch_size = batch;
   st.sequence_length = prompt;
   st.num_generated_tokens = gen;
-  st.weight_precision = w == weight_format::f32 ? flopcast::precision::fp32
+  st.weight_precision = w == weight_format::f32    ? flopcast::precision::fp32
                         : w == weight_format::bf16 ? flopcast::precision::bf16
                                                    : flopcast::precision::int8;
   st.kv_cache_precision = kv == kv_format::f32 ? flopcast::precision::fp32 : flopcast::precision::int8;
@@ -341,7 +346,8 @@ TEST_CASE("counted FLOPs equal the estimate exactly; bytes as documented", "[mea
       const bool windowed = c.config.contains("sliding_window");
       const double gathered = m.tie_word_embeddings ? 0.0 : 1.0;
       const double prefill_bytes = prefill.weight_bytes + prefill.kv_write_bytes + gathered * prefill.embedding_bytes;
-      const double step_bytes = step.weight_bytes + step.kv_read_bytes + step.kv_write_bytes + gathered * step.embedding_bytes;
+      const double step_bytes =
+          step.weight_bytes + step.kv_read_bytes + step.kv_write_bytes + gathered * step.embedding_bytes;
       if (fp32) {
         CHECK(step_bytes == r.perf.decode_first_step_bytes);
         if (!windowed) CHECK(prefill_bytes == r.perf.prefill_bytes);
@@ -389,7 +395,8 @@ TEST_CASE("first_layers keeps widths and rebuilds the layer groups", "[measure]"
 }
 
 TEST_CASE("architectures the reference decoder cannot run are refused by model_type", "[measure]") {
-  for (const char* name : {"gpt2", "mixtral-8x7b", "deepseek-v2-lite", "gemma-2-2b", "t5-small", "bert-base", "falcon-7b"}) {
+  for (const char* name :
+       {"gpt2", "mixtral-8x7b", "deepseek-v2-lite", "gemma-2-2b", "t5-small", "bert-base", "falcon-7b"}) {
     INFO(name);
     const auto& m = flopcast::find_model(name).spec;
     try {

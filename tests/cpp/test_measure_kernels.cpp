@@ -1,8 +1,7 @@
 // The measurement kernels: thread pool, weight packing, GEMM/GEMV against a naive product,
 // on every path (decode rows, prefill blocks, AVX2 and the portable baseline).
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -51,9 +50,10 @@ TEST_CASE("thread pool: every index once, the first exception rethrown", "[measu
     std::vector<int> seen(static_cast<std::size_t>(threads), 0);
     pool.run_on_all([&](int t) { seen[static_cast<std::size_t>(t)] = 1; });
     CHECK(std::accumulate(seen.begin(), seen.end(), 0) == threads);
-    CHECK_THROWS_WITH(pool.parallel_for(100, [](std::int64_t i) {
-      if (i == 42) throw std::runtime_error("boom");
-    }),
+    CHECK_THROWS_WITH(pool.parallel_for(100,
+                                        [](std::int64_t i) {
+                                          if (i == 42) throw std::runtime_error("boom");
+                                        }),
                       "boom");
     // Still usable afterwards.
     std::atomic<std::int64_t> sum{0};
@@ -102,9 +102,12 @@ TEST_CASE("packing keeps every row; int8 and bf16 quantise within their step", "
       for (std::int64_t c = 0; c < k; ++c) absmax = std::max(absmax, std::fabs(w[r * k + c]));
       for (std::int64_t c = 0; c < k; ++c) {
         const float x = w[r * k + c], y = back[r * k + c];
-        if (f == weight_format::f32) REQUIRE(x == y);
-        else if (f == weight_format::bf16) REQUIRE(std::fabs(x - y) <= std::fabs(x) / 256);
-        else REQUIRE(std::fabs(x - y) <= absmax / 127 / 2 * 1.001f);
+        if (f == weight_format::f32)
+          REQUIRE(x == y);
+        else if (f == weight_format::bf16)
+          REQUIRE(std::fabs(x - y) <= std::fabs(x) / 256);
+        else
+          REQUIRE(std::fabs(x - y) <= absmax / 127 / 2 * 1.001f);
       }
     }
   }
@@ -117,15 +120,15 @@ TEST_CASE("GEMM matches a naive product on every path", "[measure]") {
     std::int64_t m, n, k;
   };
   // Decode (m <= 6), prefill blocks (m > 6, several row blocks, K beyond one slice), edges.
-  const std::vector<shape> shapes{{1, 16, 16}, {1, 50, 300}, {2, 33, 17}, {3, 64, 1},  {6, 40, 70},
+  const std::vector<shape> shapes{{1, 16, 16}, {1, 50, 300},  {2, 33, 17},    {3, 64, 1},    {6, 40, 70},
                                   {7, 17, 5},  {13, 48, 260}, {150, 70, 300}, {300, 20, 33}, {5, 1, 9}};
   for (int threads : {1, 2}) {
     thread_pool pool(threads);
     for (const isa kernel : isas)
       for (auto f : {weight_format::f32, weight_format::bf16, weight_format::i8})
         for (const auto& s : shapes) {
-          INFO("threads " << threads << " isa " << to_string(kernel) << " format " << to_string(f) << " m " << s.m << " n "
-                          << s.n << " k " << s.k);
+          INFO("threads " << threads << " isa " << to_string(kernel) << " format " << to_string(f) << " m " << s.m
+                          << " n " << s.n << " k " << s.k);
           const auto a = random_values(static_cast<std::size_t>(s.m * s.k), 2);
           const auto wd = random_values(static_cast<std::size_t>(s.n * s.k), 3);
           const packed_matrix w = packed_matrix::from_dense(wd.data(), s.n, s.k, f, pool);
@@ -149,14 +152,15 @@ TEST_CASE("GEMM matches a naive product on every path", "[measure]") {
           double worst2 = 0;
           for (std::int64_t i = 0; i < s.m; ++i)
             for (std::int64_t j = 0; j < s.n; ++j)
-              worst2 = std::max(worst2, std::fabs(c[i * ldc + j] - 2 * expect[i * s.n + j]) / (1.0 + std::sqrt(double(s.k))));
+              worst2 = std::max(worst2,
+                                std::fabs(c[i * ldc + j] - 2 * expect[i * s.n + j]) / (1.0 + std::sqrt(double(s.k))));
           CHECK(worst2 < 2e-5);
         }
   }
 }
 
 TEST_CASE("GEMM results do not depend on the thread count", "[measure]") {
-  const std::int64_t m = 20, n = 100, k = 64;
+  const std::int64_t m = 40, n = 200, k = 160;  // above the serial threshold (2^20 FLOPs)
   const auto a = random_values(static_cast<std::size_t>(m * k), 4);
   const auto wd = random_values(static_cast<std::size_t>(n * k), 5);
   std::vector<float> c1(static_cast<std::size_t>(m * n)), c2(c1.size());

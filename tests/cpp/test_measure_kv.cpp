@@ -1,7 +1,6 @@
 // KV caches (fp32, int8) against naive attention, and the KV-cache profiler over them and
 // over a cache of another shape.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <vector>
@@ -22,9 +21,9 @@ std::vector<float> random_values(std::size_t n, unsigned seed) {
 }
 
 // Causal (windowed) attention of the last q queries over `len` positions, one sequence.
-std::vector<double> naive_attention(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
-                                    std::int64_t len, std::int64_t q_tokens, std::int64_t heads, std::int64_t kv_heads,
-                                    std::int64_t d, std::int64_t window) {
+std::vector<double> naive_attention(const std::vector<float>& q, const std::vector<float>& k,
+                                    const std::vector<float>& v, std::int64_t len, std::int64_t q_tokens,
+                                    std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t window) {
   std::vector<double> out(static_cast<std::size_t>(q_tokens * heads * d), 0.0);
   for (std::int64_t i = 0; i < q_tokens; ++i) {
     const std::int64_t pos = len - q_tokens + i;
@@ -79,14 +78,15 @@ TEST_CASE("KV caches attend like naive attention (GQA, causal, windowed, fp32 an
         // Sequence 1 gets the data (in two appends); sequence 0 stays empty.
         attention_tally tally;
         cache->append(1, k.data(), kv_heads * d, v.data(), kv_heads * d, 10, &tally);
-        cache->append(1, k.data() + 10 * kv_heads * d, kv_heads * d, v.data() + 10 * kv_heads * d, kv_heads * d, len - 10,
-                      &tally);
+        cache->append(1, k.data() + 10 * kv_heads * d, kv_heads * d, v.data() + 10 * kv_heads * d, kv_heads * d,
+                      len - 10, &tally);
         CHECK(cache->length(1) == len);
         CHECK(cache->length(0) == 0);
         CHECK(cache->total_tokens() == len);
         CHECK(cache->memory_bytes() == len * cache->bytes_per_token());
         CHECK(tally.write_bytes == len * cache->bytes_per_token());
-        CHECK(cache->bytes_per_token() == (format == kv_format::f32 ? 4.0 * kv_heads * 2 * d : kv_heads * 2 * d + 8.0 * kv_heads));
+        CHECK(cache->bytes_per_token() ==
+              (format == kv_format::f32 ? 4.0 * kv_heads * 2 * d : kv_heads * 2 * d + 8.0 * kv_heads));
 
         const auto q = random_values(static_cast<std::size_t>(q_tokens * heads * d), 3);
         std::vector<float> out(static_cast<std::size_t>(q_tokens * heads * d), -1.0f);
@@ -223,7 +223,8 @@ TEST_CASE("the per-layer report renders a fixed-width table with totals", "[meas
   CHECK(rep.compression_ratio() == Approx(2.0));
   CHECK(rep.tokens_per_s() == Approx(400));
   const std::string t = format_kv_table(rep);
-  CHECK(t.find("Layer 0   int8          4      1.00 us        4     20.00 us     1.00 MiB    2.00x\n") != std::string::npos);
+  CHECK(t.find("Layer 0   int8          4      1.00 us        4     20.00 us     1.00 MiB    2.00x\n") !=
+        std::string::npos);
   CHECK(t.find("Total tokens written:     200\n") != std::string::npos);
   CHECK(t.find("Total memory (peak):      2.00 MiB\n") != std::string::npos);
   CHECK(t.find("Compression vs fp16:      2.00x\n") != std::string::npos);

@@ -2,7 +2,6 @@
 // beside the estimate, on small configs. No timing assertions: figures are checked for
 // presence, labels, consistency and exact counts.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "flopcast/error.hpp"
@@ -73,7 +72,8 @@ TEST_CASE("a new task is one class: the suite runs it, times it, and writes its 
   std::vector<double> fractions;
   std::vector<std::string> logs;
   const suite_result r = s.run(
-      pool, [&](double f, std::string_view) { fractions.push_back(f); }, [&](std::string_view l) { logs.emplace_back(l); });
+      pool, [&](double f, std::string_view) { fractions.push_back(f); },
+      [&](std::string_view l) { logs.emplace_back(l); });
   CHECK(runs == 1);
   REQUIRE(r.tasks.size() == 1);
   CHECK(r.tasks[0].name == "widgets");
@@ -113,7 +113,8 @@ TEST_CASE("machine microbenchmarks give a hardware spec the estimator accepts", 
   CHECK(p.stream.array_bytes >= 32 << 20);
   CHECK(p.gemm_fp32_flops_per_s > 0);
   CHECK(p.fma_fp32_flops_per_s > 0);
-  CHECK(p.bandwidth_bytes_per_s() == std::max({p.stream.copy, p.stream.scale, p.stream.add, p.stream.triad}));
+  CHECK(p.bandwidth_bytes_per_s() ==
+        std::max({p.stream.copy, p.stream.scale, p.stream.add, p.stream.triad, p.stream.read}));
   const flopcast::hardware_spec hw = to_hardware_spec(p);
   CHECK(hw.name == "this-cpu");
   CHECK(hw.memory_bandwidth_bytes_per_s == p.bandwidth_bytes_per_s());

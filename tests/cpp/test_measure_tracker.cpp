@@ -1,13 +1,12 @@
 // Latency tracker, phase profiler, labels and energy counters. No timing assertions:
 // latencies are recorded by hand wherever a value is checked.
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <unistd.h>
 
 #include "flopcast/error.hpp"
 #include "flopcast/measure/energy.hpp"

@@ -7,10 +7,10 @@
 #include "helpers.hpp"
 
 using flopcast::analyze_training;
-using flopcast::training_analysis;
-using flopcast::training_settings;
 using flopcast::precision;
 using flopcast::recompute_policy;
+using flopcast::training_analysis;
+using flopcast::training_settings;
 
 namespace {
 
@@ -41,9 +41,9 @@ const flopcast::phase_cost& phase(const training_analysis& a, flopcast::training
 
 // LLaMA-65B (Touvron et al. 2023, Table 2): d 8192, 80 layers, 64 heads, FFN 22016, vocab 32000.
 test::json llama_65b() {
-  return {{"model_type", "llama"},      {"hidden_size", 8192},          {"num_hidden_layers", 80},
-          {"num_attention_heads", 64},  {"num_key_value_heads", 64},    {"intermediate_size", 22016},
-          {"vocab_size", 32000},        {"tie_word_embeddings", false}};
+  return {{"model_type", "llama"},     {"hidden_size", 8192},         {"num_hidden_layers", 80},
+          {"num_attention_heads", 64}, {"num_key_value_heads", 64},   {"intermediate_size", 22016},
+          {"vocab_size", 32000},       {"tie_word_embeddings", false}};
 }
 
 }  // namespace
@@ -79,11 +79,16 @@ TEST_CASE("forward + backward against 6 N T (Kaplan et al. 2020; Hoffmann et al.
   // parameters; the full square (no --causal) adds up to ~6% of attention on top.
   auto t = base_settings();
   t.base.causal = true;
-  for (const char* m : {"meta-llama/Llama-2-7b-hf", "mistralai/Mistral-7B-v0.1", "Qwen/Qwen2.5-7B", "meta-llama/Llama-2-70b-hf"}) {
+  for (const char* m :
+       {"meta-llama/Llama-2-7b-hf", "mistralai/Mistral-7B-v0.1", "Qwen/Qwen2.5-7B", "meta-llama/Llama-2-70b-hf"}) {
     INFO(m);
     CHECK(analyze(m, t).cross_check.ratio == Approx(1.0).margin(0.05));
     CHECK(analyze(m).cross_check.ratio == Approx(1.0).margin(0.1));
   }
+  // MoE: N is the active path (Mixtral-8x7B: 12.9B of 46.7B per token).
+  const auto moe = analyze("mistralai/Mixtral-8x7B-v0.1", t);
+  CHECK(moe.cross_check.parameters == 12879925248.0);
+  CHECK(moe.cross_check.ratio == Approx(1.0).margin(0.05));
   // Kaplan's forward per token: 2 N + 2 n_layer n_ctx d_attn (N without embeddings), causal.
   const auto c = analyze("meta-llama/Llama-2-7b-hf", t);
   const double N = 6738415616.0 - 32000.0 * 4096, L = 32, S = 2048, d = 4096;
@@ -142,8 +147,10 @@ TEST_CASE("backward by component: linear layers 2x, attention core, norms, embed
 TEST_CASE("optimizer, clipping and mixed-precision FLOPs per parameter", "[training]") {
   const double P = 6738415616.0;
   auto t = base_settings();
-  const std::pair<flopcast::optimizer, double> per_param[] = {
-      {flopcast::optimizer::adam, 14}, {flopcast::optimizer::adamw, 16}, {flopcast::optimizer::sgd, 4}, {flopcast::optimizer::none, 0}};
+  const std::pair<flopcast::optimizer, double> per_param[] = {{flopcast::optimizer::adam, 14},
+                                                              {flopcast::optimizer::adamw, 16},
+                                                              {flopcast::optimizer::sgd, 4},
+                                                              {flopcast::optimizer::none, 0}};
   for (const auto& [o, flops] : per_param) {
     t.base.optim = o;
     CHECK(analyze("meta-llama/Llama-2-7b-hf", t).flops.optimizer == flops * P);
@@ -160,7 +167,8 @@ TEST_CASE("optimizer, clipping and mixed-precision FLOPs per parameter", "[train
   CHECK(analyze("meta-llama/Llama-2-7b-hf", t).flops.mixed_precision == 4 * P);
 }
 
-TEST_CASE("recompute: full adds the layers' forward, selective the attention core (Korthikanti et al. 2022)", "[training]") {
+TEST_CASE("recompute: full adds the layers' forward, selective the attention core (Korthikanti et al. 2022)",
+          "[training]") {
   auto t = base_settings();
   t.recompute = recompute_policy::none;
   const auto none = analyze("meta-llama/Meta-Llama-3-8B", t);
@@ -170,7 +178,8 @@ TEST_CASE("recompute: full adds the layers' forward, selective the attention cor
   const auto sel = analyze("meta-llama/Meta-Llama-3-8B", t);
   const auto& fwd = none.estimate.forward;
   // Full: one more forward of the layers (the head is not recomputed).
-  CHECK(full.flops.total_step - none.flops.total_step == Approx(fwd.parts.total - fwd.parts.output_head - fwd.parts.embedding - 4.0 * 2048 * 4096));
+  CHECK(full.flops.total_step - none.flops.total_step ==
+        Approx(fwd.parts.total - fwd.parts.output_head - fwd.parts.embedding - 4.0 * 2048 * 4096));
   CHECK(full.flops.recompute.layers / fwd.parts.total == Approx(1.0).margin(0.08));
   // FlashAttention: its backward kernel recomputes scores and softmax whatever the policy,
   // so selective recompute costs nothing more and stores what no recompute stores.
@@ -183,10 +192,12 @@ TEST_CASE("recompute: full adds the layers' forward, selective the attention cor
   const auto sel_eager = analyze("meta-llama/Meta-Llama-3-8B", t);
   t.recompute = recompute_policy::none;
   const auto none_eager = analyze("meta-llama/Meta-Llama-3-8B", t);
-  CHECK(sel_eager.flops.recompute.attention_core == fwd.attention.attention_scores + fwd.attention.softmax + fwd.attention.attention_values);
+  CHECK(sel_eager.flops.recompute.attention_core ==
+        fwd.attention.attention_scores + fwd.attention.softmax + fwd.attention.attention_values);
   CHECK(none_eager.flops.recompute.total == 0);
   CHECK(sel_eager.memory.activations == none.memory.activations);
-  CHECK(none_eager.memory.activations - sel_eager.memory.activations == 32.0 * 2048 * 32 * 2048 * 2);  // layers x S x heads x S x 2 B
+  CHECK(none_eager.memory.activations - sel_eager.memory.activations ==
+        32.0 * 2048 * 32 * 2048 * 2);  // layers x S x heads x S x 2 B
   // Default: full when gradient checkpointing is on, none when it is off.
   t = base_settings();
   CHECK(*analyze("meta-llama/Meta-Llama-3-8B", t).config.recompute == recompute_policy::full);
@@ -309,13 +320,14 @@ TEST_CASE("LoRA FLOPs: no weight gradients for the frozen base, optimizer on the
   CHECK(a.flops.lora_forward == adapter_matmul + adapters * T * h);
   CHECK(a.flops.forward == full.flops.forward + a.flops.lora_forward);
   CHECK(a.flops.backward.weight_gradient == adapter_matmul);  // dA and dB only
-  CHECK(a.flops.backward.input_gradient == Approx(full.flops.backward.input_gradient - T * h + adapter_matmul + adapters * T * h));
+  CHECK(a.flops.backward.input_gradient ==
+        Approx(full.flops.backward.input_gradient - T * h + adapter_matmul + adapters * T * h));
   CHECK(a.flops.optimizer == 14 * 4194304.0);
   CHECK(a.flops.gradient_clipping == 3 * 4194304.0);
   // Forward + backward drops from ~6 N T towards 4 N T: the frozen base skips its weight
   // gradients (and the embedding its scatter-add); the attention core stays.
-  CHECK(a.flops.model_flops == Approx(full.flops.model_flops - full.flops.backward.weight_gradient + a.flops.lora_forward +
-                                      a.flops.backward.lora_adapters));
+  CHECK(a.flops.model_flops == Approx(full.flops.model_flops - full.flops.backward.weight_gradient +
+                                      a.flops.lora_forward + a.flops.backward.lora_adapters));
   CHECK(a.cross_check.ratio > 2.0 / 3.0);
   CHECK(a.cross_check.ratio < 0.75);
   // Memory: the bf16 base + 16 bytes per adapter parameter + activations.
@@ -354,7 +366,8 @@ TEST_CASE("QLoRA: int4 NF4 base with double quantisation; 65B fits a 48 GB GPU (
   const auto q8 = analyze_training(m65, t, &a6000);
   CHECK(q8.lora->base_weight_bytes > q.lora->base_weight_bytes);
   CHECK(q8.lora->base_weight_bytes < 65.2e9 * 2);
-  CHECK(q8.flops.mixed_precision == Approx(2.0 * q8.lora->quantized_parameters * 3 + 2.0 * q8.lora->trainable_parameters));
+  CHECK(q8.flops.mixed_precision ==
+        Approx(2.0 * q8.lora->quantized_parameters * 3 + 2.0 * q8.lora->trainable_parameters));
   // Llama-2-7B QLoRA (r=64, all linear): a few GB, under a quarter of its bf16 LoRA.
   auto s7 = base_settings(1, 512);
   s7.lora.rank = 64;
@@ -366,8 +379,9 @@ TEST_CASE("QLoRA: int4 NF4 base with double quantisation; 65B fits a 48 GB GPU (
 }
 
 TEST_CASE("MoE, MLA, encoder-decoder and LayerNorm models decompose consistently", "[training]") {
-  for (const char* m : {"mistralai/Mixtral-8x7B-v0.1", "deepseek-ai/DeepSeek-V2-Lite", "google-t5/t5-base", "openai-community/gpt2",
-                        "google-bert/bert-base-uncased", "facebook/opt-350m", "google/gemma-2-9b"}) {
+  for (const char* m :
+       {"mistralai/Mixtral-8x7B-v0.1", "deepseek-ai/DeepSeek-V2-Lite", "google-t5/t5-base", "openai-community/gpt2",
+        "google-bert/bert-base-uncased", "facebook/opt-350m", "google/gemma-2-9b"}) {
     INFO(m);
     auto t = base_settings(1, 512);
     t.lora.rank = 4;
@@ -387,12 +401,14 @@ TEST_CASE("parse and validate: bad settings name their field", "[training]") {
   CHECK(flopcast::lora_targets_name(flopcast::lora_q | flopcast::lora_v) == "q,v");
   CHECK(flopcast::lora_targets_name(flopcast::lora_all_modules) == "all");
   CHECK_THROWS_WITH(flopcast::parse_recompute_policy("some"),
-                    "[flopcast.invalid_argument] (/recompute) unknown recompute policy \"some\": expected one of none, selective, full");
+                    "[flopcast.invalid_argument] (/recompute) unknown recompute policy \"some\": expected one of none, "
+                    "selective, full");
   CHECK_THROWS_WITH(flopcast::parse_lora_targets("q,x"), Catch::Contains("(/lora_targets) unknown LoRA target \"x\""));
   const auto& m = test::model("meta-llama/Llama-2-7b-hf");
   auto t = base_settings();
   t.tokens = 0;
-  CHECK(error_of(m, t) == "[flopcast.invalid_argument] (/tokens) expected a positive number of tokens, at most 1e18, but got 0");
+  CHECK(error_of(m, t) ==
+        "[flopcast.invalid_argument] (/tokens) expected a positive number of tokens, at most 1e18, but got 0");
   t = base_settings();
   t.mfu = 1.5;
   CHECK(error_of(m, t) == "[flopcast.invalid_argument] (/mfu) expected a number in (0, 1], but got 1.5");
@@ -415,7 +431,8 @@ TEST_CASE("parse and validate: bad settings name their field", "[training]") {
   t = base_settings();
   t.lora.rank = 8;
   t.lora.targets = flopcast::lora_gate;
-  CHECK(error_of(test::model("openai-community/gpt2"), t).find("(/lora_targets) no linear layer of") != std::string::npos);
+  CHECK(error_of(test::model("openai-community/gpt2"), t).find("(/lora_targets) no linear layer of") !=
+        std::string::npos);
 }
 
 TEST_CASE("training JSON: stable keys, SI units", "[training]") {
@@ -423,8 +440,8 @@ TEST_CASE("training JSON: stable keys, SI units", "[training]") {
   const auto& gpu = flopcast::find_gpu("A100");
   const auto a = analyze_training(m, base_settings(), &gpu);
   const auto j = test::json::parse(flopcast::training_to_json(m, &gpu, a));
-  for (const char* k : {"model", "settings", "parameters", "flops", "memory", "memory_traffic", "bottleneck", "performance",
-                        "recommendations", "token_budget", "cross_check_6nd", "lora", "note"})
+  for (const char* k : {"model", "settings", "parameters", "flops", "memory", "memory_traffic", "bottleneck",
+                        "performance", "recommendations", "token_budget", "cross_check_6nd", "lora", "note"})
     CHECK(j.contains(k));
   CHECK(j["flops"]["total_step"].get<double>() == a.flops.total_step);
   CHECK(j["flops"]["backward"]["attention"]["dq_dk"].get<double>() == a.flops.backward.attention.dq_dk);

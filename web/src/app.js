@@ -459,3 +459,7 @@ import('./charts.js').then(({ createCharts }) => {
   if (resultsEl.classList.contains('stale')) charts.stale(true);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
 });
+
+// Offline once loaded: the service worker (generated at build time) precaches the site.
+if ('serviceWorker' in navigator && !import.meta.env.DEV && location.protocol.startsWith('http'))
+  navigator.serviceWorker.register('./sw.js').catch((e) => console.warn('offline cache unavailable:', e.message));

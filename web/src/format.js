@@ -45,6 +45,7 @@ export function formatByKind(kind, v) {
     case 'rate': return formatRate(v);
     case 'joules': return formatJoules(v);
     case 'boolean': return v === null || Number.isNaN(v) ? '–' : v ? 'yes' : 'no';
+    case 'bound': return v === null || Number.isNaN(v) ? '–' : typeof v === 'string' ? v : v ? 'compute' : 'memory';
     case 'number': return formatUsd(v);
     default: return v === null || v === undefined ? '–' : String(v);
   }

@@ -9,6 +9,7 @@
 #include "flopcast/calibration.hpp"
 #include "flopcast/compare.hpp"
 #include "flopcast/estimate.hpp"
+#include "flopcast/serving.hpp"
 #include "flopcast/hardware.hpp"
 #include "flopcast/model.hpp"
 
@@ -39,6 +40,25 @@ struct compare_request {
   compare_plan plan;
 };
 [[nodiscard]] compare_request read_compare_request(std::string_view json_text, bool allow_lists = true);
+
+// A throughput request: an estimate request plus "serving": {prompt_tokens, output_tokens,
+// concurrency, gpu_memory_utilization, paged, block_size, chunked_prefill_tokens, draft,
+// speculative_tokens, acceptance_rate}.
+struct serving_request {
+  compare_request request;
+  serving_settings serving;  // serving.base is the request's single point
+  std::deque<model_spec> drafts;
+};
+[[nodiscard]] serving_request read_serving_request(std::string_view json_text);
+
+// A calibration request: an estimate request (the measurement's settings) plus "measured":
+// {decode_tokens_per_second, time_to_first_token_s} and "all_models".
+struct calibration_request {
+  compare_request request;
+  measurement measured;
+  bool all_models = false;
+};
+[[nodiscard]] calibration_request read_calibration_request(std::string_view json_text);
 
 // A calibration store: {"entries": [{model, gpu, precision, compute_efficiency,
 // mem_efficiency, source}]} (or the bare array). `where` names the source in errors.

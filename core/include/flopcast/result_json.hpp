@@ -22,7 +22,8 @@ struct estimate_context {
 [[nodiscard]] std::string to_json(const estimate_context& c, int indent = 2);
 
 // A flat row field: declared once, used by the table, CSV and compare printers.
-enum class field_kind { text, count, flops, bytes, seconds, rate, joules, boolean, number };
+// bound: 1 = compute-bound, 0 = memory-bound (numeric in sweeps, a word in rows).
+enum class field_kind { text, count, flops, bytes, seconds, rate, joules, boolean, number, bound };
 struct field_value {
   field_kind kind = field_kind::number;
   double number = 0;     // for every kind but text; NaN never appears (absent -> has_value false)
@@ -63,6 +64,11 @@ struct serving_settings;
 struct serving_result;
 [[nodiscard]] std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
                                           const serving_result& r, int indent = 2);
+
+// Entry points of the WASM module (request JSON in, result JSON out).
+[[nodiscard]] std::string throughput_json(std::string_view request_json, int indent = -1);
+// Returns the calibration entry as a store ({"entries": [entry]}) to merge into the caller's store.
+[[nodiscard]] std::string calibrate_json(std::string_view request_json, int indent = -1);
 
 // A calibration store as JSON text ({"entries": [...]}), the format read_calibration reads.
 [[nodiscard]] std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent = 2);

@@ -31,8 +31,7 @@ namespace flopcast {
 enum class recompute_policy : std::uint8_t { none, selective, full };
 [[nodiscard]] std::string_view to_string(recompute_policy p) noexcept;
 // "none", "selective", "full" (case-insensitive). Throws flopcast::error(invalid_argument).
-[[nodiscard]] recompute_policy parse_recompute_policy(std::string_view name,
-                                                      std::string_view field = "/recompute");
+[[nodiscard]] recompute_policy parse_recompute_policy(std::string_view name, std::string_view field = "/recompute");
 
 // LoRA target modules (a bit set over the linear layers of a transformer layer).
 // q, k, v, o: the attention projections (and the cross-attention ones); for MLA, q is the
@@ -59,7 +58,7 @@ inline constexpr std::uint32_t lora_all_modules = lora_attention_modules | lora_
 [[nodiscard]] std::string lora_targets_name(std::uint32_t targets);
 
 struct lora_settings {
-  std::int64_t rank = 0;                  // 0: full fine-tuning
+  std::int64_t rank = 0;  // 0: full fine-tuning
   std::uint32_t targets = lora_all_modules;
   // Storage of the frozen base: default the training precision (plain LoRA); int8 or int4
   // quantise the base's linear layers (QLoRA: int4 NF4 with double quantisation).
@@ -71,10 +70,10 @@ struct training_settings {
   // Default: full when base.gradient_checkpointing, none otherwise.
   std::optional<recompute_policy> recompute;
   bool gradient_clipping = true;
-  bool fused_optimizer = false;         // one kernel per step instead of PyTorch's foreach ops
-  std::optional<double> tokens;         // token budget D; default 20 per parameter (Chinchilla)
-  std::optional<double> mfu;            // model FLOPs utilisation for the budget; default compute_efficiency
-  std::int64_t gpus = 1;                // data-parallel GPUs for the budget's time and ZeRO sizing
+  bool fused_optimizer = false;  // one kernel per step instead of PyTorch's foreach ops
+  std::optional<double> tokens;  // token budget D; default 20 per parameter (Chinchilla)
+  std::optional<double> mfu;     // model FLOPs utilisation for the budget; default compute_efficiency
+  std::int64_t gpus = 1;         // data-parallel GPUs for the budget's time and ZeRO sizing
   lora_settings lora;
 };
 
@@ -85,13 +84,13 @@ void validate(const training_settings& t);
 // ---- Result ---------------------------------------------------------------------------
 
 struct attention_backward {
-  double qkv_projection = 0;       // input + weight gradients of q/k/v (incl. biases, MLA paths)
+  double qkv_projection = 0;  // input + weight gradients of q/k/v (incl. biases, MLA paths)
   double output_projection = 0;
   double cross_kv_projection = 0;
-  double dq_dk = 0;                // dQ = dS K, dK = dS^T Q: 2 x the scores FLOPs
-  double dv_dp = 0;                // dV = P^T dO, dP = dO V^T: 2 x the attention_values FLOPs
-  double softmax = 0;              // 5 per score
-  double rotary = 0;               // the inverse rotation: = forward
+  double dq_dk = 0;    // dQ = dS K, dK = dS^T Q: 2 x the scores FLOPs
+  double dv_dp = 0;    // dV = P^T dO, dP = dO V^T: 2 x the attention_values FLOPs
+  double softmax = 0;  // 5 per score
+  double rotary = 0;   // the inverse rotation: = forward
   double total = 0;
 };
 
@@ -106,8 +105,8 @@ struct backward_flops_detail {
   double norm = 0;
   double embedding = 0;
   double output_head = 0;
-  double lora_adapters = 0;    // LoRA A and B matrices (0 without LoRA)
-  double ratio_to_forward = 0; // total / forward (close to 2)
+  double lora_adapters = 0;     // LoRA A and B matrices (0 without LoRA)
+  double ratio_to_forward = 0;  // total / forward (close to 2)
 };
 
 struct recompute_flops {
@@ -127,10 +126,10 @@ struct step_flops {
   double gradient_clipping = 0;
   double mixed_precision = 0;  // casts (and QLoRA/int8 dequantisation of the frozen base)
   recompute_flops recompute;
-  double total_step = 0;       // by component: forward + backward + recompute + clip + casts + optimizer
-  double sum_of_parts = 0;     // by phase (the gradient-kind partition): sum of phases[].flops
+  double total_step = 0;          // by component: forward + backward + recompute + clip + casts + optimizer
+  double sum_of_parts = 0;        // by phase (the gradient-kind partition): sum of phases[].flops
   double sum_of_parts_ratio = 0;  // total_step / sum_of_parts
-  double model_flops = 0;      // forward + backward: what MFU counts
+  double model_flops = 0;         // forward + backward: what MFU counts
 };
 
 // The phases of one step, in execution order; they partition the step's FLOPs.
@@ -150,25 +149,25 @@ inline constexpr std::size_t training_phase_count = 8;
 struct phase_cost {
   training_phase phase = training_phase::forward;
   double flops = 0;
-  double read_bytes = 0;        // ESTIMATE (first-order traffic model, training.cpp)
+  double read_bytes = 0;  // ESTIMATE (first-order traffic model, training.cpp)
   double write_bytes = 0;
   double arithmetic_intensity = 0;  // flops / (read + write); 0 when no bytes move
-  double compute_s = 0;         // flops / (peak x compute_efficiency); 0 without a GPU
-  double memory_s = 0;          // bytes / (bandwidth x mem_efficiency)
-  double time_s = 0;            // max of the two
+  double compute_s = 0;             // flops / (peak x compute_efficiency); 0 without a GPU
+  double memory_s = 0;              // bytes / (bandwidth x mem_efficiency)
+  double time_s = 0;                // max of the two
   bound limit = bound::compute;
 };
 
 struct training_memory {
-  double weights = 0;          // full: all parameters; LoRA: frozen base + adapters
+  double weights = 0;  // full: all parameters; LoRA: frozen base + adapters
   double gradients = 0;
   double optimizer_state = 0;  // incl. fp32 master weights under mixed precision
   double activations = 0;      // ESTIMATE, under the chosen recompute policy
   double total = 0;
   double gpu_memory = 0;
-  bool fits_on_gpu = false;    // one GPU, no sharding; only meaningful with a GPU
+  bool fits_on_gpu = false;                  // one GPU, no sharding; only meaningful with a GPU
   double bytes_per_trainable_parameter = 0;  // (weights + gradients + optimizer) / trainable, full FT
-  double activations_none = 0;       // the activation estimate under each policy
+  double activations_none = 0;               // the activation estimate under each policy
   double activations_selective = 0;
   double activations_full = 0;
 };
@@ -187,23 +186,24 @@ struct token_budget {
   double model_flops = 0;       // tokens / tokens_per_step x (forward + backward)
   double mfu = 0;
   std::int64_t gpus = 1;
-  bool has_time = false;        // false without a GPU
-  double time_s = 0;            // model_flops / (gpus x peak x mfu)
+  bool has_time = false;  // false without a GPU
+  double time_s = 0;      // model_flops / (gpus x peak x mfu)
   double gpu_hours = 0;
   double cost_usd = 0;
-  double roofline_time_s = 0;   // steps x the phase roofline's step time / gpus (ideal scaling)
-  double flops_6nd = 0;         // 6 x parameters x tokens
+  double roofline_time_s = 0;  // steps x the phase roofline's step time / gpus (ideal scaling)
+  double flops_6nd = 0;        // 6 x N x tokens (N as in cross_check_6nd)
   double ratio_total_to_6nd = 0;
   double ratio_model_to_6nd = 0;
 };
 
 struct cross_check_6nd {
-  double parameters = 0;              // N: all parameters (embeddings included; trainable or not)
+  double parameters = 0;                // N: the parameters a token passes through, embeddings
+                                        // included (all for dense models, active for MoE)
   double non_embedding_parameters = 0;  // N without the embedding tables (Kaplan et al. 2020)
-  double tokens = 0;                  // T: tokens per step
+  double tokens = 0;                    // T: tokens per step
   double forward_plus_backward = 0;
   double flops_6nt = 0;
-  double ratio = 0;                   // (forward + backward) / 6NT
+  double ratio = 0;  // (forward + backward) / 6NT
   double flops_6nt_non_embedding = 0;
   double ratio_non_embedding = 0;
 };
@@ -212,21 +212,21 @@ struct lora_analysis {
   std::int64_t rank = 0;
   std::uint32_t targets = lora_all_modules;
   precision base_precision = precision::bf16;
-  bool quantized = false;                 // int8/int4 base (QLoRA)
+  bool quantized = false;                     // int8/int4 base (QLoRA)
   double base_bits_per_quantized_weight = 0;  // incl. block constants
-  std::int64_t trainable_parameters = 0;  // r x (in + out) per adapted matrix
+  std::int64_t trainable_parameters = 0;      // r x (in + out) per adapted matrix
   std::int64_t base_parameters = 0;
   std::int64_t all_parameters = 0;        // base + adapters (what PEFT prints as "all params")
   double trainable_percent = 0;           // trainable / all x 100
   std::int64_t adapted_matrices = 0;      // over all layers (an MoE expert's matrices count each)
   std::int64_t quantized_parameters = 0;  // base parameters stored at base_precision (QLoRA)
   double base_weight_bytes = 0;
-  double adapter_bytes = 0;               // adapters' weights + gradients + optimizer state
+  double adapter_bytes = 0;  // adapters' weights + gradients + optimizer state
 };
 
 struct training_analysis {
-  training_settings config;     // resolved: recompute, tokens and mfu set
-  estimate_result estimate;     // estimate() at config.base with training on
+  training_settings config;  // resolved: recompute, tokens and mfu set
+  estimate_result estimate;  // estimate() at config.base with training on
   std::int64_t parameters = 0;
   std::int64_t trainable_parameters = 0;
   step_flops flops;
@@ -237,7 +237,7 @@ struct training_analysis {
   bool has_performance = false;    // false without a GPU
   double peak_flops_per_s = 0;     // estimate().perf's
   double memory_bandwidth_bytes_per_s = 0;
-  double tokens_per_second = 0;    // batch x sequence / step time
+  double tokens_per_second = 0;        // batch x sequence / step time
   double model_flops_utilization = 0;  // model_flops / (step time x peak)
   std::vector<recommendation> recommendations;
   token_budget budget;
@@ -249,7 +249,7 @@ struct training_analysis {
 [[nodiscard]] training_analysis analyze_training(const model_spec& model, const training_settings& t,
                                                  const hardware_spec* gpu);
 
-// The analysis as one JSON object (text), SI base units; stable keys (see README).
+// The analysis as one JSON object (text), SI base units; stable keys (training_json.cpp).
 [[nodiscard]] std::string training_to_json(const model_spec& model, const hardware_spec* gpu,
                                            const training_analysis& a, int indent = 2);
 

@@ -46,7 +46,8 @@ decoder_shape decoder_shape_of(const model_spec& m) {
   if (m.embedding_norm || m.embed_proj_dim > 0 || m.pooler || !m.lm_head || !m.final_norm)
     reject("has an embedding norm, an embedding projection, a pooler or no LM head");
   if (a.rotary_dim % 2 != 0 || a.rotary_dim > a.head_dim) reject("has an odd or oversized rotary dimension");
-  if (a.num_kv_heads < 1 || a.num_heads % a.num_kv_heads != 0) reject("has query heads that are not a multiple of the KV heads");
+  if (a.num_kv_heads < 1 || a.num_heads % a.num_kv_heads != 0)
+    reject("has query heads that are not a multiple of the KV heads");
   if (m.num_layers < 1 || static_cast<std::int64_t>(m.layer_group_of.size()) != m.num_layers)
     throw error(error_code::config_range, "/num_hidden_layers", "the layer table does not match num_layers");
 
@@ -151,10 +152,14 @@ inline std::uint64_t splitmix(std::uint64_t& state) noexcept {
 void random_row(std::uint64_t seed, std::uint64_t matrix, std::uint64_t row, float a, float* out, std::int64_t n) {
   std::uint64_t state = seed * 0x2545f4914f6cdd1dull ^ (matrix << 40) ^ row;
   (void)splitmix(state);
-  for (std::int64_t i = 0; i < n; ++i) {
+  constexpr float unit = 2.0f / 16777216.0f;  // 24 random bits -> [0, 2)
+  std::int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {  // two values per 64 random bits
     const std::uint64_t r = splitmix(state);
-    out[i] = a * (static_cast<float>(r >> 40) * (2.0f / 16777216.0f) - 1.0f);
+    out[i] = a * (static_cast<float>(r >> 40) * unit - 1.0f);
+    out[i + 1] = a * (static_cast<float>((r >> 8) & 0xffffffu) * unit - 1.0f);
   }
+  if (i < n) out[i] = a * (static_cast<float>(splitmix(state) >> 40) * unit - 1.0f);
 }
 
 std::vector<float> random_vector(std::uint64_t seed, std::uint64_t matrix, std::int64_t n, float center, float a) {
@@ -176,17 +181,23 @@ decoder_memory decoder_memory_for(const model_spec& m, const decoder_options& o)
   const decoder_shape s = decoder_shape_of(m);
   decoder_memory mem;
   const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * (s.head_dim + s.v_head_dim);
-  const double per_layer = padded_bytes(q + kv, s.hidden, o.weights) + padded_bytes(s.hidden, s.heads * s.v_head_dim, o.weights) +
-                           padded_bytes(2 * s.intermediate, s.hidden, o.weights) +
-                           padded_bytes(s.hidden, s.intermediate, o.weights) + 4.0 * (2 * s.hidden + 2 * s.head_dim + q + kv);
-  mem.weights = static_cast<double>(s.layers) * per_layer + padded_bytes(s.vocab, s.hidden, o.weights) * (s.tied_embeddings ? 1 : 2) +
+  const double per_layer =
+      padded_bytes(q + kv, s.hidden, o.weights) + padded_bytes(s.hidden, s.heads * s.v_head_dim, o.weights) +
+      padded_bytes(2 * s.intermediate, s.hidden, o.weights) + padded_bytes(s.hidden, s.intermediate, o.weights) +
+      4.0 * (2 * s.hidden + 2 * s.head_dim + q + kv);
+  mem.weights = static_cast<double>(s.layers) * per_layer +
+                padded_bytes(s.vocab, s.hidden, o.weights) * (s.tied_embeddings ? 1 : 2) +
                 4.0 * static_cast<double>(s.hidden);
   const kv_layout layout{o.batch, s.kv_heads, s.head_dim, s.v_head_dim, o.max_tokens};
   mem.kv_cache = static_cast<double>(s.layers) * static_cast<double>(o.batch) * static_cast<double>(o.max_tokens) *
                  kv_bytes_per_token(o.kv, layout);
-  const double rows = static_cast<double>(o.batch) * static_cast<double>(o.max_prefill_tokens > 0 ? o.max_prefill_tokens : o.max_tokens);
-  mem.scratch = 4.0 * rows * static_cast<double>(2 * s.hidden + q + kv + s.heads * s.v_head_dim + 3 * s.intermediate) +
-                4.0 * static_cast<double>(o.max_tokens) * static_cast<double>(s.rotary_dim);
+  const double rows = static_cast<double>(o.batch) *
+                      static_cast<double>(o.max_prefill_tokens > 0 ? o.max_prefill_tokens : o.max_tokens);
+  // Activations, the GEMM's packed copy of the widest input, and the RoPE tables.
+  const double widest = static_cast<double>(std::max({s.hidden, s.intermediate, s.heads * s.v_head_dim}));
+  mem.scratch =
+      4.0 * rows * (static_cast<double>(2 * s.hidden + q + kv + s.heads * s.v_head_dim + 3 * s.intermediate) + widest) +
+      4.0 * static_cast<double>(o.max_tokens) * static_cast<double>(s.rotary_dim);
   return mem;
 }
 
@@ -261,9 +272,14 @@ struct decoder::impl {
     s = decoder_shape_of(m);
     o = opt;
     pool = &tp;
-    if (o.batch < 1) throw error(error_code::invalid_argument, "/batch_size", "expected an integer >= 1, but got " + std::to_string(o.batch));
-    if (o.max_tokens < 1) throw error(error_code::invalid_argument, "/max_tokens", "expected an integer >= 1, but got " + std::to_string(o.max_tokens));
-    const std::int64_t prefill_rows = o.max_prefill_tokens > 0 ? std::min(o.max_prefill_tokens, o.max_tokens) : o.max_tokens;
+    if (o.batch < 1)
+      throw error(error_code::invalid_argument, "/batch_size",
+                  "expected an integer >= 1, but got " + std::to_string(o.batch));
+    if (o.max_tokens < 1)
+      throw error(error_code::invalid_argument, "/max_tokens",
+                  "expected an integer >= 1, but got " + std::to_string(o.max_tokens));
+    const std::int64_t prefill_rows =
+        o.max_prefill_tokens > 0 ? std::min(o.max_prefill_tokens, o.max_tokens) : o.max_tokens;
     max_rows = o.batch * prefill_rows;
 
     const std::uint64_t seed = o.seed;
@@ -310,13 +326,16 @@ struct decoder::impl {
     rope_sin.resize(rope_cos.size());
     for (std::int64_t p = 0; p < o.max_tokens; ++p)
       for (std::int64_t i = 0; i < half; ++i) {
-        const double freq = std::pow(static_cast<double>(s.rope_theta), -2.0 * static_cast<double>(i) / static_cast<double>(s.rotary_dim));
+        const double freq = std::pow(static_cast<double>(s.rope_theta),
+                                     -2.0 * static_cast<double>(i) / static_cast<double>(s.rotary_dim));
         const double angle = static_cast<double>(p) * freq;
         rope_cos[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::cos(angle));
         rope_sin[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::sin(angle));
       }
 
-    const auto buf = [&](std::int64_t width) { return make_aligned<float>(static_cast<std::size_t>(max_rows * width)); };
+    const auto buf = [&](std::int64_t width) {
+      return make_aligned<float>(static_cast<std::size_t>(max_rows * width));
+    };
     x = buf(h);
     xn = buf(h);
     qkv = buf(qkv_width());
@@ -339,23 +358,29 @@ struct decoder::impl {
   // T new tokens per sequence (tokens: batch x T); logits of the last position of each.
   void forward(const std::int32_t* tokens, std::int64_t T, float* logits) {
     const std::int64_t B = o.batch, M = B * T, h = s.hidden;
-    if (T < 1) throw error(error_code::invalid_argument, "/prompt_tokens", "expected at least 1 token, but got " + std::to_string(T));
+    if (T < 1)
+      throw error(error_code::invalid_argument, "/prompt_tokens",
+                  "expected at least 1 token, but got " + std::to_string(T));
     if (M > max_rows)
       throw error(error_code::invalid_argument, "/prompt_tokens",
-                  "the decoder was sized for " + std::to_string(max_rows / B) + " tokens per sequence in one pass, but got " + std::to_string(T));
+                  "the decoder was sized for " + std::to_string(max_rows / B) +
+                      " tokens per sequence in one pass, but got " + std::to_string(T));
     if (position + T > o.max_tokens)
       throw error(error_code::invalid_argument, "/max_tokens",
                   "the KV cache holds " + std::to_string(o.max_tokens) + " positions per sequence, but " +
                       std::to_string(position + T) + " are needed");
     for (std::int64_t i = 0; i < M; ++i)
       if (tokens[i] < 0 || tokens[i] >= s.vocab)
-        throw error(error_code::invalid_argument, "/tokens", "token id " + std::to_string(tokens[i]) + " is outside the vocabulary of " + std::to_string(s.vocab));
+        throw error(
+            error_code::invalid_argument, "/tokens",
+            "token id " + std::to_string(tokens[i]) + " is outside the vocabulary of " + std::to_string(s.vocab));
 
     // Embedding: gather rows (0 FLOPs).
     rows(M, h, [&](std::int64_t i) { embedding.row(tokens[i], x.get() + i * h); });
     counts.embedding_bytes += static_cast<double>(M) * static_cast<double>(h) * bytes_per_element(o.weights);
 
-    const std::int64_t qw = q_width(), kw = k_width(), ldq = qkv_width(), ao = s.heads * s.v_head_dim, I = s.intermediate;
+    const std::int64_t qw = q_width(), kw = k_width(), ldq = qkv_width(), ao = s.heads * s.v_head_dim,
+                       I = s.intermediate;
     const std::int64_t pos0 = position;
     for (std::int64_t l = 0; l < s.layers; ++l) {
       layer_data& L = layers[static_cast<std::size_t>(l)];
@@ -436,7 +461,8 @@ struct decoder::impl {
     // Final norm on every position (as the estimator counts it), head on the last ones.
     rmsnorm(x.get(), h, xn.get(), h, M, h, final_norm);
     if (T > 1)
-      for (std::int64_t b = 0; b < B; ++b) std::copy(xn.get() + (b * T + T - 1) * h, xn.get() + (b * T + T) * h, xn.get() + b * h);
+      for (std::int64_t b = 0; b < B; ++b)
+        std::copy(xn.get() + (b * T + T - 1) * h, xn.get() + (b * T + T) * h, xn.get() + b * h);
     matmul(B, xn.get(), h, head(), logits, s.vocab, false, counts.output_head);
   }
 };
@@ -448,7 +474,9 @@ decoder::~decoder() = default;
 
 const decoder_shape& decoder::shape() const noexcept { return p_->s; }
 const decoder_options& decoder::options() const noexcept { return p_->o; }
-void decoder::prefill(const std::int32_t* tokens, std::int64_t prompt, float* logits) { p_->forward(tokens, prompt, logits); }
+void decoder::prefill(const std::int32_t* tokens, std::int64_t prompt, float* logits) {
+  p_->forward(tokens, prompt, logits);
+}
 void decoder::decode(const std::int32_t* tokens, float* logits) { p_->forward(tokens, 1, logits); }
 void decoder::reset() {
   for (auto& L : p_->layers) L.cache->clear();
@@ -477,7 +505,8 @@ double decoder::weight_bytes() const {
              4.0 * static_cast<double>(p_->final_norm.size());
   for (const auto& L : p_->layers)
     b += L.qkv.storage_bytes() + L.o.storage_bytes() + L.gate_up.storage_bytes() + L.down.storage_bytes() +
-         4.0 * static_cast<double>(L.attn_norm.size() + L.mlp_norm.size() + L.q_norm.size() + L.k_norm.size() + L.qkv_bias.size());
+         4.0 * static_cast<double>(L.attn_norm.size() + L.mlp_norm.size() + L.q_norm.size() + L.k_norm.size() +
+                                   L.qkv_bias.size());
   return b;
 }
 

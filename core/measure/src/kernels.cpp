@@ -1,11 +1,17 @@
 // GEMM/GEMV over panel-packed weights. See kernels.hpp for the layout.
 //
-// Blocking (per thread): activation rows in blocks of MC, the K dimension in slices of KC,
-// then each of the thread's panels; the microkernel computes MR x 16 outputs over one slice.
-// A KC x 16 fp32 panel slice (16 KiB) stays in L1 across the rows of the block, the MC x KC
-// activation block (at most 144 KiB) in L2. Decode (m <= MR) streams every panel once with
-// a kernel that converts bf16/int8 in registers; prefill converts a slice to fp32 once and
-// reuses it for every row.
+// Prefill (m > MR): the activations are packed once into MR-row blocks (a[k * MR + r]); each
+// task takes a block of MC rows and a range of panels, walks the panels in chunks of NCP,
+// the K dimension in slices of KC, then every panel of the chunk and every row block; the
+// 6 x 16 microkernel (12 AVX2 accumulators) computes MR x 16 outputs over one slice. A
+// KC x 16 fp32 panel slice (16 KiB) stays in L1 across the rows, the chunk's C block
+// (MC x 256 floats) and the MC x KC activation slice in L2. bf16/int8 panels are converted
+// to fp32 one slice at a time and the slice is reused by every row.
+// Decode (m <= MR): each thread streams a contiguous range of panels once, with a kernel
+// that converts bf16/int8 in registers and keeps 4 (m = 1) or 2 (m = 2) independent
+// accumulator sets to hide the FMA latency.
+#include "flopcast/measure/kernels.hpp"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -15,8 +21,6 @@
 #include <cstring>
 #include <new>
 #include <utility>
-
-#include "flopcast/measure/kernels.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -32,7 +36,8 @@ std::string_view to_string(isa i) noexcept { return i == isa::avx2_fma ? "avx2+f
 
 isa best_isa() noexcept {
 #if FLOPCAST_X86
-  static const isa best = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? isa::avx2_fma : isa::generic;
+  static const isa best =
+      (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? isa::avx2_fma : isa::generic;
   return best;
 #else
   return isa::generic;
@@ -41,18 +46,24 @@ isa best_isa() noexcept {
 
 std::string_view to_string(weight_format f) noexcept {
   switch (f) {
-    case weight_format::f32: return "fp32";
-    case weight_format::bf16: return "bf16";
-    case weight_format::i8: return "int8";
+    case weight_format::f32:
+      return "fp32";
+    case weight_format::bf16:
+      return "bf16";
+    case weight_format::i8:
+      return "int8";
   }
   return "fp32";
 }
 
 double bytes_per_element(weight_format f) noexcept {
   switch (f) {
-    case weight_format::f32: return 4;
-    case weight_format::bf16: return 2;
-    case weight_format::i8: return 1;
+    case weight_format::f32:
+      return 4;
+    case weight_format::bf16:
+      return 2;
+    case weight_format::i8:
+      return 1;
   }
   return 4;
 }
@@ -74,7 +85,8 @@ void aligned_deleter::operator()(void* p) const noexcept { std::free(p); }
 std::uint16_t to_bf16(float v) noexcept {
   std::uint32_t bits = 0;
   std::memcpy(&bits, &v, 4);
-  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
+  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0)
+    return static_cast<std::uint16_t>((bits >> 16) | 0x40);
   const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<std::uint16_t>((bits + rounding) >> 16);
 }
@@ -147,9 +159,8 @@ void packed_matrix::store_panel_rows(std::int64_t j, const float* rows16) {
 
 packed_matrix packed_matrix::from_dense(const float* w, std::int64_t n, std::int64_t k, weight_format format,
                                         thread_pool& pool) {
-  return build(n, k, format, pool, [&](std::int64_t row, float* out) {
-    std::copy(w + row * k, w + (row + 1) * k, out);
-  });
+  return build(n, k, format, pool,
+               [&](std::int64_t row, float* out) { std::copy(w + row * k, w + (row + 1) * k, out); });
 }
 
 void packed_matrix::row(std::int64_t n, float* out) const {
@@ -191,6 +202,13 @@ constexpr int MR = 6;
 constexpr std::int64_t KC = 256;
 constexpr std::int64_t MC = 144;
 constexpr double serial_flops = 1 << 20;
+constexpr std::int64_t NCP = 16;  // panels per column chunk of the prefill loop
+#ifndef FLOPCAST_PREFETCH
+#define FLOPCAST_PREFETCH 1024
+#endif
+// bf16/int8 decode kernels spend more instructions per byte; prefetching 1 KiB ahead keeps
+// their streams at fp32's rate (fp32 needs no help from software).
+constexpr std::int64_t prefetch_distance = FLOPCAST_PREFETCH;  // bytes ahead in a decode stream
 
 // Writes an MR x 16 tile (row-major in `tile`) to C: only `nvalid` columns, added when acc.
 template <int R>
@@ -225,7 +243,14 @@ inline void load_row16(const void* panel, std::int64_t k, float* out) {
 
 // Generic kernel: R rows x 16 columns over k in [0, kc), weights of any format; the
 // compiler vectorises the 16-wide loops for the baseline ISA.
-template <int R, weight_format F>
+// A(m, k) of the activations: row-major with stride lda, or packed by MR-row blocks
+// (a[k * MR + m]) for the prefill path.
+template <bool Packed>
+inline const float* a_at(const float* a, std::int64_t lda, int m, std::int64_t k) noexcept {
+  return Packed ? a + k * MR + m : a + m * lda + k;
+}
+
+template <int R, weight_format F, bool Packed>
 void ukr_generic(std::int64_t kc, const float* a, std::int64_t lda, const void* panel, const float* scale16, float* c,
                  std::int64_t ldc, int nvalid, bool acc) {
   alignas(64) float sum[R][panel_width] = {};
@@ -233,7 +258,7 @@ void ukr_generic(std::int64_t kc, const float* a, std::int64_t lda, const void* 
   for (std::int64_t k = 0; k < kc; ++k) {
     load_row16<F>(panel, k, b);
     for (int m = 0; m < R; ++m) {
-      const float av = a[m * lda + k];
+      const float av = *a_at<Packed>(a, lda, m, k);
       for (int r = 0; r < panel_width; ++r) sum[m][r] += av * b[r];
     }
   }
@@ -265,24 +290,32 @@ FLOPCAST_AVX2 inline void load16_avx2(const void* panel, std::int64_t k, __m256&
 
 // AVX2 kernel: R rows x 16 columns; U independent accumulator sets over k hide the FMA
 // latency when R is small (decode: R = batch).
-template <int R, weight_format F>
-FLOPCAST_AVX2 void ukr_avx2(std::int64_t kc, const float* a, std::int64_t lda, const void* panel,
-                            const float* scale16, float* c, std::int64_t ldc, int nvalid, bool acc) {
+template <int R, weight_format F, bool Packed>
+FLOPCAST_AVX2 void ukr_avx2(std::int64_t kc, const float* a, std::int64_t lda, const void* panel, const float* scale16,
+                            float* c, std::int64_t ldc, int nvalid, bool acc) {
   constexpr int U = R == 1 ? 4 : R == 2 ? 2 : 1;
   __m256 s0[U][R], s1[U][R];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int u = 0; u < U; ++u)
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int m = 0; m < R; ++m) s0[u][m] = s1[u][m] = _mm256_setzero_ps();
+  // Decode streams each panel once from memory: prefetch ahead for the narrow formats.
+  constexpr std::int64_t row_bytes = panel_width * (F == weight_format::f32 ? 4 : F == weight_format::bf16 ? 2 : 1);
+  const char* stream = static_cast<const char*>(panel);
   std::int64_t k = 0;
   for (; k + U <= kc; k += U) {
-    #pragma GCC unroll 8
+    if constexpr (!Packed && F != weight_format::f32) {
+#pragma GCC unroll 4
+      for (std::int64_t o = 0; o < U * row_bytes; o += 64)
+        _mm_prefetch(stream + k * row_bytes + prefetch_distance + o, _MM_HINT_T0);
+    }
+#pragma GCC unroll 8
     for (int u = 0; u < U; ++u) {
       __m256 b0, b1;
       load16_avx2<F>(panel, k + u, b0, b1);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int m = 0; m < R; ++m) {
-        const __m256 av = _mm256_broadcast_ss(a + m * lda + k + u);
+        const __m256 av = _mm256_broadcast_ss(a_at<Packed>(a, lda, m, k + u));
         s0[u][m] = _mm256_fmadd_ps(av, b0, s0[u][m]);
         s1[u][m] = _mm256_fmadd_ps(av, b1, s1[u][m]);
       }
@@ -291,30 +324,30 @@ FLOPCAST_AVX2 void ukr_avx2(std::int64_t kc, const float* a, std::int64_t lda, c
   for (; k < kc; ++k) {
     __m256 b0, b1;
     load16_avx2<F>(panel, k, b0, b1);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int m = 0; m < R; ++m) {
-      const __m256 av = _mm256_broadcast_ss(a + m * lda + k);
+      const __m256 av = _mm256_broadcast_ss(a_at<Packed>(a, lda, m, k));
       s0[0][m] = _mm256_fmadd_ps(av, b0, s0[0][m]);
       s1[0][m] = _mm256_fmadd_ps(av, b1, s1[0][m]);
     }
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int u = 1; u < U; ++u)
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int m = 0; m < R; ++m) {
       s0[0][m] = _mm256_add_ps(s0[0][m], s0[u][m]);
       s1[0][m] = _mm256_add_ps(s1[0][m], s1[u][m]);
     }
   if constexpr (F == weight_format::i8) {
     const __m256 sc0 = _mm256_loadu_ps(scale16), sc1 = _mm256_loadu_ps(scale16 + 8);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int m = 0; m < R; ++m) {
       s0[0][m] = _mm256_mul_ps(s0[0][m], sc0);
       s1[0][m] = _mm256_mul_ps(s1[0][m], sc1);
     }
   }
   if (nvalid == panel_width) {
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int m = 0; m < R; ++m) {
       float* cr = c + m * ldc;
       if (acc) {
@@ -327,7 +360,7 @@ FLOPCAST_AVX2 void ukr_avx2(std::int64_t kc, const float* a, std::int64_t lda, c
     }
   } else {
     alignas(64) float tile[R][panel_width];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int m = 0; m < R; ++m) {
       _mm256_store_ps(tile[m], s0[0][m]);
       _mm256_store_ps(tile[m] + 8, s1[0][m]);
@@ -340,31 +373,56 @@ FLOPCAST_AVX2 void ukr_avx2(std::int64_t kc, const float* a, std::int64_t lda, c
 using kernel_fn = void (*)(std::int64_t, const float*, std::int64_t, const void*, const float*, float*, std::int64_t,
                            int, bool);
 
-template <weight_format F, std::size_t... I>
+template <weight_format F, bool Packed, std::size_t... I>
 constexpr std::array<kernel_fn, MR> generic_table(std::index_sequence<I...>) {
-  return {&ukr_generic<static_cast<int>(I) + 1, F>...};
+  return {&ukr_generic<static_cast<int>(I) + 1, F, Packed>...};
 }
 #if FLOPCAST_X86
-template <weight_format F, std::size_t... I>
+template <weight_format F, bool Packed, std::size_t... I>
 constexpr std::array<kernel_fn, MR> avx2_table(std::index_sequence<I...>) {
-  return {&ukr_avx2<static_cast<int>(I) + 1, F>...};
+  return {&ukr_avx2<static_cast<int>(I) + 1, F, Packed>...};
 }
 #endif
 
-// Kernel for `rows` (1..MR) rows of weights in format f.
+// Kernel for `rows` (1..MR) rows of row-major activations and weights in format f.
 kernel_fn pick(isa kernel, weight_format f, int rows) {
   using seq = std::make_index_sequence<MR>;
-  static const std::array<std::array<kernel_fn, MR>, 3> generic = {
-      generic_table<weight_format::f32>(seq{}), generic_table<weight_format::bf16>(seq{}),
-      generic_table<weight_format::i8>(seq{})};
+  static const std::array<std::array<kernel_fn, MR>, 3> generic = {generic_table<weight_format::f32, false>(seq{}),
+                                                                   generic_table<weight_format::bf16, false>(seq{}),
+                                                                   generic_table<weight_format::i8, false>(seq{})};
 #if FLOPCAST_X86
-  static const std::array<std::array<kernel_fn, MR>, 3> avx2 = {
-      avx2_table<weight_format::f32>(seq{}), avx2_table<weight_format::bf16>(seq{}), avx2_table<weight_format::i8>(seq{})};
+  static const std::array<std::array<kernel_fn, MR>, 3> avx2 = {avx2_table<weight_format::f32, false>(seq{}),
+                                                                avx2_table<weight_format::bf16, false>(seq{}),
+                                                                avx2_table<weight_format::i8, false>(seq{})};
   if (kernel == isa::avx2_fma) return avx2[static_cast<std::size_t>(f)][static_cast<std::size_t>(rows - 1)];
 #else
   (void)kernel;
 #endif
   return generic[static_cast<std::size_t>(f)][static_cast<std::size_t>(rows - 1)];
+}
+
+// Kernel for `rows` rows of packed activations and an fp32 panel slice (prefill).
+kernel_fn pick_packed(isa kernel, int rows) {
+  using seq = std::make_index_sequence<MR>;
+  static const std::array<kernel_fn, MR> generic = generic_table<weight_format::f32, true>(seq{});
+#if FLOPCAST_X86
+  static const std::array<kernel_fn, MR> avx2 = avx2_table<weight_format::f32, true>(seq{});
+  if (kernel == isa::avx2_fma) return avx2[static_cast<std::size_t>(rows - 1)];
+#else
+  (void)kernel;
+#endif
+  return generic[static_cast<std::size_t>(rows - 1)];
+}
+
+// Per calling thread: the packed activations of the current prefill product, reused.
+float* packing_buffer(std::size_t floats) {
+  thread_local aligned_array<float> buffer;
+  thread_local std::size_t capacity = 0;
+  if (floats > capacity) {
+    buffer = make_aligned<float>(floats);
+    capacity = floats;
+  }
+  return buffer.get();
 }
 
 // Converts rows [k0, k0 + kc) of panel j to fp32 (int8 dequantised with its row scales).
@@ -417,41 +475,67 @@ void gemm(thread_pool& pool, std::int64_t m, const float* a, std::int64_t lda, c
       for (std::int64_t j = j0; j < j1; ++j)
         fn(K, a, lda, w.panel(j), scale_of(j), c + j * panel_width, ldc, nvalid_of(j), accumulate);
     };
-    if (parts == 1) run(0);
-    else pool.parallel_for(parts, run);
+    if (parts == 1)
+      run(0);
+    else
+      pool.parallel_for(parts, run);
     return;
   }
 
-  // Prefill: blocks of MC rows x ranges of panels, spread over the threads.
-  const std::int64_t mblocks = (m + MC - 1) / MC;
+  // Prefill: pack the activations in MR-row blocks (a[k * MR + r], zero rows past m), then
+  // blocks of MC rows x ranges of panels, spread over the threads.
+  const std::int64_t row_blocks = (m + MR - 1) / MR;
+  float* ap = packing_buffer(static_cast<std::size_t>(row_blocks * MR * K));
+  const auto pack = [&](std::int64_t rb) {
+    float* dst = ap + rb * MR * K;
+    for (int r = 0; r < MR; ++r) {
+      const std::int64_t i = rb * MR + r;
+      if (i < m) {
+        const float* src = a + i * lda;
+        for (std::int64_t k = 0; k < K; ++k) dst[k * MR + r] = src[k];
+      } else {
+        for (std::int64_t k = 0; k < K; ++k) dst[k * MR + r] = 0.0f;
+      }
+    }
+  };
+  if (threads == 1)
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb) pack(rb);
+  else
+    pool.parallel_for(row_blocks, pack);
+
+  constexpr std::int64_t MCB = MC / MR;  // row blocks per MC block
+  const std::int64_t mblocks = (row_blocks + MCB - 1) / MCB;
   const int parts = static_cast<int>(std::min<std::int64_t>(panels, threads));
-  const kernel_fn full = pick(kernel, weight_format::f32, MR);
+  const kernel_fn full = pick_packed(kernel, MR);
   const std::int64_t tasks = mblocks * parts;
   const auto run = [&](std::int64_t task) {
     const std::int64_t ib = task / parts;
     const auto [j0, j1] = thread_pool::split(panels, parts, static_cast<int>(task % parts));
-    const std::int64_t i0 = ib * MC, i1 = std::min(m, i0 + MC);
+    const std::int64_t rb0 = ib * MCB, rb1 = std::min(row_blocks, rb0 + MCB);
     alignas(64) float slice[KC * panel_width];
-    for (std::int64_t k0 = 0; k0 < K; k0 += KC) {
-      const std::int64_t kc = std::min(KC, K - k0);
-      const bool acc = accumulate || k0 > 0;
-      for (std::int64_t j = j0; j < j1; ++j) {
-        const float* b = nullptr;
-        if (f == weight_format::f32) {
-          b = static_cast<const float*>(w.panel(j)) + k0 * panel_width;
-        } else {
-          convert_slice(w, j, k0, kc, slice);
-          b = slice;
+    // Chunks of NCP panels: the chunk's C block (MC x 16 NCP) stays in L2 across the K slices.
+    for (std::int64_t jc = j0; jc < j1; jc += NCP)
+      for (std::int64_t k0 = 0; k0 < K; k0 += KC) {
+        const std::int64_t kc = std::min(KC, K - k0);
+        const bool acc = accumulate || k0 > 0;
+        for (std::int64_t j = jc; j < std::min(j1, jc + NCP); ++j) {
+          const float* b = nullptr;
+          if (f == weight_format::f32) {
+            b = static_cast<const float*>(w.panel(j)) + k0 * panel_width;
+          } else {
+            convert_slice(w, j, k0, kc, slice);
+            b = slice;
+          }
+          const int nvalid = nvalid_of(j);
+          float* cj = c + j * panel_width;
+          for (std::int64_t rb = rb0; rb < rb1; ++rb) {
+            const std::int64_t i = rb * MR, rows = std::min<std::int64_t>(MR, m - i);
+            const float* a_blk = ap + rb * MR * K + k0 * MR;
+            const kernel_fn fn = rows == MR ? full : pick_packed(kernel, static_cast<int>(rows));
+            fn(kc, a_blk, MR, b, nullptr, cj + i * ldc, ldc, nvalid, acc);
+          }
         }
-        const int nvalid = nvalid_of(j);
-        float* cj = c + j * panel_width;
-        std::int64_t i = i0;
-        for (; i + MR <= i1; i += MR) full(kc, a + i * lda + k0, lda, b, nullptr, cj + i * ldc, ldc, nvalid, acc);
-        if (i < i1)
-          pick(kernel, weight_format::f32, static_cast<int>(i1 - i))(kc, a + i * lda + k0, lda, b, nullptr,
-                                                                      cj + i * ldc, ldc, nvalid, acc);
       }
-    }
   };
   if (threads == 1)
     for (std::int64_t t = 0; t < tasks; ++t) run(t);

@@ -52,7 +52,8 @@ class cache_impl final : public kv_cache {
  public:
   explicit cache_impl(const kv_layout& l) : layout_(l), length_(static_cast<std::size_t>(l.batch), 0) {
     if (l.batch < 1 || l.kv_heads < 1 || l.head_dim < 1 || l.v_head_dim < 1 || l.capacity < 1)
-      throw error(error_code::invalid_argument, "/kv_cache", "expected a positive batch, head count, head size and capacity");
+      throw error(error_code::invalid_argument, "/kv_cache",
+                  "expected a positive batch, head count, head size and capacity");
     const std::size_t slots = static_cast<std::size_t>(l.batch * l.kv_heads * l.capacity);
     k_ = make_aligned<T>(slots * static_cast<std::size_t>(l.head_dim));
     v_ = make_aligned<T>(slots * static_cast<std::size_t>(l.v_head_dim));
@@ -70,7 +71,9 @@ class cache_impl final : public kv_cache {
     for (auto v : length_) n += v;
     return n;
   }
-  double bytes_per_token() const override { return kv_bytes_per_token(quantised ? kv_format::i8 : kv_format::f32, layout_); }
+  double bytes_per_token() const override {
+    return kv_bytes_per_token(quantised ? kv_format::i8 : kv_format::f32, layout_);
+  }
   double memory_bytes() const override { return static_cast<double>(total_tokens()) * bytes_per_token(); }
   void clear() override { std::fill(length_.begin(), length_.end(), 0); }
 
@@ -106,13 +109,15 @@ class cache_impl final : public kv_cache {
     check_seq(r.seq);
     const std::int64_t len = length_[static_cast<std::size_t>(r.seq)];
     if (r.q_tokens < 1 || r.q_tokens > len)
-      throw error(error_code::invalid_argument, "/kv_cache", "attend: expected 1 to " + std::to_string(len) +
-                                                                 " queries (the cached positions), but got " +
-                                                                 std::to_string(r.q_tokens));
+      throw error(error_code::invalid_argument, "/kv_cache",
+                  "attend: expected 1 to " + std::to_string(len) + " queries (the cached positions), but got " +
+                      std::to_string(r.q_tokens));
     if (r.num_heads < layout_.kv_heads || r.num_heads % layout_.kv_heads != 0)
       throw error(error_code::invalid_argument, "/kv_cache", "attend: query heads must be a multiple of the KV heads");
     const std::int64_t first = len - r.q_tokens;
-    const auto keys_lo = [&](std::int64_t pos) { return r.window > 0 ? std::max<std::int64_t>(0, pos - r.window + 1) : 0; };
+    const auto keys_lo = [&](std::int64_t pos) {
+      return r.window > 0 ? std::max<std::int64_t>(0, pos - r.window + 1) : 0;
+    };
 
     // Work this call executes: every (query, key) pair in the causal (windowed) band.
     std::int64_t pairs = 0;
@@ -167,7 +172,8 @@ class cache_impl final : public kv_cache {
     };
     const double work = static_cast<double>(pairs) * static_cast<double>(r.num_heads) *
                         static_cast<double>(layout_.head_dim + layout_.v_head_dim);
-    if (r.pool && work >= 1 << 16) r.pool->parallel_for(tasks, run);
+    if (r.pool && work >= 1 << 16)
+      r.pool->parallel_for(tasks, run);
     else
       for (std::int64_t t = 0; t < tasks; ++t) run(t);
   }
@@ -176,8 +182,8 @@ class cache_impl final : public kv_cache {
   static constexpr bool quantised = std::is_same_v<T, std::int8_t>;
   void check_seq(std::int64_t seq) const {
     if (seq < 0 || seq >= layout_.batch)
-      throw error(error_code::invalid_argument, "/kv_cache", "sequence " + std::to_string(seq) + " is outside the batch of " +
-                                                                 std::to_string(layout_.batch));
+      throw error(error_code::invalid_argument, "/kv_cache",
+                  "sequence " + std::to_string(seq) + " is outside the batch of " + std::to_string(layout_.batch));
   }
   std::size_t slot(std::int64_t seq, std::int64_t head, std::int64_t pos) const noexcept {
     return static_cast<std::size_t>((seq * layout_.kv_heads + head) * layout_.capacity + pos);

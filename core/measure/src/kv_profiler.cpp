@@ -35,10 +35,10 @@ std::string format_kv_table(const kv_profile_report& report) {
   const std::string rule(82, '-');
   out += rule + "\n";
   for (const auto& l : report.layers)
-    out += fmt::format("{:<9} {:<6} {:>8} {:>12} {:>8} {:>12} {:>12} {:>7.2f}x\n", fmt::format("Layer {}", l.layer),
-                       l.cache.empty() ? "-" : l.cache, l.append_calls, text::duration(l.append_s_mean()),
-                       l.attend_calls, text::duration(l.attend_s_mean()), text::bytes(l.peak_bytes),
-                       l.compression_ratio());
+    out +=
+        fmt::format("{:<9} {:<6} {:>8} {:>12} {:>8} {:>12} {:>12} {:>7.2f}x\n", fmt::format("Layer {}", l.layer),
+                    l.cache.empty() ? "-" : l.cache, l.append_calls, text::duration(l.append_s_mean()), l.attend_calls,
+                    text::duration(l.attend_s_mean()), text::bytes(l.peak_bytes), l.compression_ratio());
   out += rule + "\n";
   if (report.layers.empty()) return out;
   out += fmt::format("{:<26}{}\n", "Total tokens written:", report.total_tokens());
@@ -50,8 +50,9 @@ std::string format_kv_table(const kv_profile_report& report) {
 
 profiled_kv_cache::profiled_kv_cache(std::unique_ptr<kv_cache> inner, int layer)
     : inner_(std::move(inner)),
-      profiler_(*inner_, 2.0 * static_cast<double>(inner_->layout().kv_heads) *
-                             static_cast<double>(inner_->layout().head_dim + inner_->layout().v_head_dim),
+      profiler_(*inner_,
+                2.0 * static_cast<double>(inner_->layout().kv_heads) *
+                    static_cast<double>(inner_->layout().head_dim + inner_->layout().v_head_dim),
                 layer, std::string(inner_->format_name())) {}
 
 }  // namespace flopcast::measure

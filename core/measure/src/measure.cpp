@@ -39,9 +39,12 @@ int resolve_threads(int threads) {
 
 precision to_precision(weight_format f) {
   switch (f) {
-    case weight_format::f32: return precision::fp32;
-    case weight_format::bf16: return precision::bf16;
-    case weight_format::i8: return precision::int8;
+    case weight_format::f32:
+      return precision::fp32;
+    case weight_format::bf16:
+      return precision::bf16;
+    case weight_format::i8:
+      return precision::int8;
   }
   return precision::fp32;
 }
@@ -99,11 +102,12 @@ model_spec check_measurement(const model_spec& m, const measure_options& o) {
   if (o.threads < 0 || o.threads > 1024)
     bad("/threads", "expected an integer >= 1 (or 0: every hardware thread), but got " + std::to_string(o.threads));
   check_count(o.repetitions, "/repetitions", 1000);
+  if (o.layers < 0) bad("/layers", "expected an integer >= 1, but got " + std::to_string(o.layers));
   (void)decoder_shape_of(m);  // unsupported architectures first
   const model_spec run = o.layers > 0 ? first_layers(m, o.layers) : m;
-  if (o.layers < 0) bad("/layers", "expected an integer >= 1, but got " + std::to_string(o.layers));
   if (o.batch_size * (o.prompt_tokens + o.generated_tokens) > (std::int64_t{1} << 24))
-    bad("/batch_size", "batch x (prompt + generated tokens) is " + std::to_string(o.batch_size * (o.prompt_tokens + o.generated_tokens)) +
+    bad("/batch_size", "batch x (prompt + generated tokens) is " +
+                           std::to_string(o.batch_size * (o.prompt_tokens + o.generated_tokens)) +
                            ", expected at most 2^24");
 
   const double available = available_memory_bytes();
@@ -116,12 +120,27 @@ model_spec check_measurement(const model_spec& m, const measure_options& o) {
       smaller.layers = n;
       if (memory_needed(first_layers(m, n), smaller).bytes <= 0.9 * available) fits = n;
     }
-    const std::string advice = fits > 0 ? fmt::format("use --layers N with N <= {}", fits)
-                                        : std::string("even one layer does not fit: use a smaller --prompt or --batch");
+    std::string advice;
+    const bool tokens_dominate = need.decoder.kv_cache + need.decoder.scratch > need.decoder.weights;
+    if (tokens_dominate) {
+      advice = "use a smaller --prompt, --gen or --batch, or --kv-cache int8";
+    } else if (fits > 0) {
+      advice = fmt::format("use --layers N with N <= {}", fits);
+      if (o.weights != weight_format::i8) advice += ", or --precision bf16 or int8";
+    } else {
+      measure_options one = o;
+      one.layers = 1;
+      one.weights = weight_format::i8;
+      const bool int8_fits = memory_needed(first_layers(m, 1), one).bytes <= 0.9 * available;
+      advice = o.weights != weight_format::i8 && int8_fits
+                   ? "even one layer does not fit in " + std::string(to_string(o.weights)) +
+                         ": try --layers 1 --precision int8"
+                   : std::string("even one layer in int8 does not fit on this machine");
+    }
     bad("/memory", fmt::format("the run needs {} (decoder: weights {}, KV cache {}, activations {}; estimate: {}) but "
-                               "{} of memory is available on this machine: {}, or --precision bf16 or int8",
-                               gb(need.bytes), gb(need.decoder.weights), gb(need.decoder.kv_cache), gb(need.decoder.scratch),
-                               gb(need.estimated), gb(available), advice));
+                               "{} of memory is available on this machine: {}",
+                               gb(need.bytes), gb(need.decoder.weights), gb(need.decoder.kv_cache),
+                               gb(need.decoder.scratch), gb(need.estimated), gb(available), advice));
   }
   return run;
 }
@@ -204,21 +223,28 @@ class machine_task final : public measure_task {
     }
     r.hardware = to_hardware_spec(r.machine);
     const machine_peaks& m = r.machine;
-    const auto meas = [](double v) { return v > 0 ? figure::measured(v) : figure::unavailable("not measured with these kernels"); };
+    const auto meas = [](double v) {
+      return v > 0 ? figure::measured(v) : figure::unavailable("not measured with these kernels");
+    };
     ctx.emit("memory_total_bytes", figure::measured(m.memory_total_bytes, "sysconf"), "B");
     ctx.emit("memory_available_bytes", figure::measured(m.memory_available_bytes, "/proc/meminfo MemAvailable"), "B");
-    ctx.emit("llc_bytes", m.llc_bytes > 0 ? figure::measured(m.llc_bytes, "sysfs") : figure::unavailable("unknown"), "B");
+    ctx.emit("llc_bytes", m.llc_bytes > 0 ? figure::measured(m.llc_bytes, "sysfs") : figure::unavailable("unknown"),
+             "B");
     ctx.emit("stream_copy_bytes_per_s", meas(m.stream.copy), "B/s");
     ctx.emit("stream_scale_bytes_per_s", meas(m.stream.scale), "B/s");
     ctx.emit("stream_add_bytes_per_s", meas(m.stream.add), "B/s");
     ctx.emit("stream_triad_bytes_per_s", meas(m.stream.triad), "B/s");
     ctx.emit("stream_read_bytes_per_s", meas(m.stream.read), "B/s");
-    ctx.emit("bandwidth_bytes_per_s", figure::measured(m.bandwidth_bytes_per_s(), "best STREAM kernel: the estimate's bandwidth"), "B/s");
+    ctx.emit("bandwidth_bytes_per_s",
+             figure::measured(m.bandwidth_bytes_per_s(), "best of the STREAM-style kernels: the estimate's bandwidth"),
+             "B/s");
     ctx.emit("gemm_fp32_flops_per_s", meas(m.gemm_fp32_flops_per_s), "FLOP/s");
     ctx.emit("fma_fp32_flops_per_s", meas(m.fma_fp32_flops_per_s), "FLOP/s");
     ctx.emit("fma_fp64_flops_per_s", meas(m.fma_fp64_flops_per_s), "FLOP/s");
     ctx.emit("int8_dot_ops_per_s", meas(m.int8_dot_ops_per_s), "op/s");
-    ctx.emit("tdp_watts", figure::estimated(r.hardware.tdp_watts, "placeholder, not measured: a CPU's power cannot be read here"), "W");
+    ctx.emit("tdp_watts",
+             figure::estimated(r.hardware.tdp_watts, "placeholder, not measured: a CPU's power cannot be read here"),
+             "W");
   }
 
  private:
@@ -340,7 +366,8 @@ class latency_task final : public measure_task {
     } else {
       ctx.emit("tpot_s", figure::unavailable("one generated token: no decode step (use --gen 2 or more)"), "s");
     }
-    ctx.emit("total_request_s", figure::measured(r.ttft.mean_s + r.tpot.mean_s * static_cast<double>(s_.o.generated_tokens - 1)), "s");
+    ctx.emit("total_request_s",
+             figure::measured(r.ttft.mean_s + r.tpot.mean_s * static_cast<double>(s_.o.generated_tokens - 1)), "s");
   }
 
  private:
@@ -409,13 +436,16 @@ class kv_cache_task final : public measure_task {
   double weight() const override { return 0.05; }
   void run(task_context& ctx) override {
     measure_result& r = s_.r;
-    r.kv_growth_bytes_per_token = s_.reports.empty() ? figure::unavailable("no run") : s_.reports.front().kv_growth_bytes_per_token;
+    r.kv_growth_bytes_per_token =
+        s_.reports.empty() ? figure::unavailable("no run") : s_.reports.front().kv_growth_bytes_per_token;
     ctx.emit("kv_growth_bytes_per_token", r.kv_growth_bytes_per_token, "B");
     ctx.emit("kv_peak_bytes", figure::measured(r.kv.total_peak_bytes()), "B");
     ctx.emit("kv_compression_ratio_vs_fp16", figure::measured(r.kv.compression_ratio()), "1");
     for (const auto& l : r.kv.layers) {
-      ctx.emit(fmt::format("layer{}_append_s_mean", l.layer), figure::measured(l.append_s_mean()), "s", std::nullopt, l.append_calls);
-      ctx.emit(fmt::format("layer{}_attend_s_mean", l.layer), figure::measured(l.attend_s_mean()), "s", std::nullopt, l.attend_calls);
+      ctx.emit(fmt::format("layer{}_append_s_mean", l.layer), figure::measured(l.append_s_mean()), "s", std::nullopt,
+               l.append_calls);
+      ctx.emit(fmt::format("layer{}_attend_s_mean", l.layer), figure::measured(l.attend_s_mean()), "s", std::nullopt,
+               l.attend_calls);
       ctx.emit(fmt::format("layer{}_peak_bytes", l.layer), figure::measured(l.peak_bytes), "B");
     }
   }
@@ -442,7 +472,8 @@ class estimate_task final : public measure_task {
     cs.mem_efficiency = r.calibration.mem_efficiency;
     r.calibrated = estimate(r.model, cs, &r.hardware);
 
-    const std::string est_note = o.calibration ? "roofline with the given calibration" : "roofline at the measured peaks (efficiency 1)";
+    const std::string est_note =
+        o.calibration ? "roofline with the given calibration" : "roofline at the measured peaks (efficiency 1)";
     const std::string cal_note = "roofline with this run's calibration (in-sample)";
     const auto add = [&](const char* metric, const char* unit, figure measured, double est, double cal) {
       comparison_row row;
@@ -465,7 +496,8 @@ class estimate_task final : public measure_task {
     add("ttft_s", "s", figure::measured(r.ttft.mean_s), e.prefill_latency_s, c.prefill_latency_s);
     add("tpot_s", "s", has_decode ? figure::measured(r.tpot.mean_s) : no_decode, e.decode_latency_per_token_s,
         c.decode_latency_per_token_s);
-    add("prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, B * S / e.prefill_latency_s, B * S / c.prefill_latency_s);
+    add("prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, B * S / e.prefill_latency_s,
+        B * S / c.prefill_latency_s);
     add("decode_tokens_per_s", "tokens/s", has_decode ? r.decode_tokens_per_s : no_decode, e.decode_tokens_per_second,
         c.decode_tokens_per_second);
     add("total_request_s", "s", figure::measured(r.ttft.mean_s + r.tpot.mean_s * steps), e.total_request_latency_s,
@@ -479,15 +511,18 @@ class estimate_task final : public measure_task {
     add("kv_growth_bytes_per_token", "B", r.kv_growth_bytes_per_token, r.estimate.memory.kv_cache_per_token,
         r.calibrated.memory.kv_cache_per_token);
     // Work: counted by the kernels vs the analytical counts (exact for FLOPs).
-    add("prefill_flops", "FLOP", figure::measured(r.prefill_counts.flops(), "counted by the kernels"), e.prefill_flops, c.prefill_flops);
+    add("prefill_flops", "FLOP", figure::measured(r.prefill_counts.flops(), "counted by the kernels"), e.prefill_flops,
+        c.prefill_flops);
     add("decode_first_step_flops", "FLOP",
         has_decode ? figure::measured(r.decode_first_step_counts.flops(), "counted by the kernels") : no_decode,
         e.decode_first_step_flops, c.decode_first_step_flops);
     const bool tied = r.model.tie_word_embeddings;
-    const auto est_bytes = [&](const op_counts& k) {  // the estimator's definition: no KV reads in prefill, gathered rows only untied
-      return k.weight_bytes + k.kv_write_bytes + (tied ? 0.0 : k.embedding_bytes);
-    };
-    add("prefill_bytes", "B", figure::measured(est_bytes(r.prefill_counts), "counted: weights and KV written (the estimate's definition)"),
+    const auto est_bytes =
+        [&](const op_counts& k) {  // the estimator's definition: no KV reads in prefill, gathered rows only untied
+          return k.weight_bytes + k.kv_write_bytes + (tied ? 0.0 : k.embedding_bytes);
+        };
+    add("prefill_bytes", "B",
+        figure::measured(est_bytes(r.prefill_counts), "counted: weights and KV written (the estimate's definition)"),
         e.prefill_bytes, c.prefill_bytes);
     add("decode_first_step_bytes", "B",
         has_decode ? figure::measured(est_bytes(r.decode_first_step_counts) + r.decode_first_step_counts.kv_read_bytes,
@@ -500,17 +535,20 @@ class estimate_task final : public measure_task {
                                              : r.decode_energy_j;
     add("energy_j", "J", energy, e.energy_total_joules, c.energy_total_joules);
     comparison_row* before = &r.comparison.back();
-    const std::string placeholder = fmt::format("placeholder TDP {} W (not measured) x power_utilization", r.hardware.tdp_watts);
+    const std::string placeholder =
+        fmt::format("placeholder TDP {} W (not measured) x power_utilization", r.hardware.tdp_watts);
     before->estimated.note = placeholder;
     before->calibrated.note = placeholder;
 
     for (const auto& row : r.comparison) {
       ctx.emit("estimated_" + row.metric, row.estimated, row.unit);
-      if (row.error_pct) ctx.emit("error_pct_" + row.metric, figure::estimated(*row.error_pct, "(estimate - measured) / measured"), "%");
+      if (row.error_pct)
+        ctx.emit("error_pct_" + row.metric, figure::estimated(*row.error_pct, "(estimate - measured) / measured"), "%");
       if (row.calibrated_error_pct)
         ctx.emit("calibrated_error_pct_" + row.metric, figure::estimated(*row.calibrated_error_pct, "in-sample"), "%");
     }
-    ctx.emit("compute_efficiency", figure::measured(r.calibration.compute_efficiency, r.calibration.compute_basis), "1");
+    ctx.emit("compute_efficiency", figure::measured(r.calibration.compute_efficiency, r.calibration.compute_basis),
+             "1");
     ctx.emit("mem_efficiency", figure::measured(r.calibration.mem_efficiency, r.calibration.mem_basis), "1");
   }
 

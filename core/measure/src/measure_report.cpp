@@ -37,6 +37,7 @@ json counts_json(const op_counts& c) {
   j["norm"] = c.norm;
   j["output_head"] = c.output_head;
   j["total"] = c.flops();
+  j["label"] = std::string(to_string(source_label::measured));  // counted by the kernels that ran
   j["weight_bytes"] = c.weight_bytes;
   j["embedding_bytes"] = c.embedding_bytes;
   j["kv_read_bytes"] = c.kv_read_bytes;
@@ -57,6 +58,7 @@ json estimated_counts_json(const pass_flops& p, double bytes) {
   j["output_head"] = p.parts.output_head;
   j["total"] = p.parts.total;
   j["bytes"] = bytes;
+  j["label"] = std::string(to_string(source_label::estimated));
   return j;
 }
 
@@ -107,18 +109,20 @@ std::string to_json(const measure_result& r) {
   machine["threads"] = m.threads;
   machine["memory_total_bytes"] = meas(m.memory_total_bytes, "sysconf");
   machine["memory_available_bytes"] = meas(m.memory_available_bytes, "/proc/meminfo MemAvailable");
-  machine["llc_bytes"] = m.llc_bytes > 0 ? figure_json(figure::measured(m.llc_bytes, "sysfs")) : figure_json(figure::unavailable("unknown"));
-  machine["stream_bytes_per_s"] = {{"copy", meas(m.stream.copy)},   {"scale", meas(m.stream.scale)},
-                                   {"add", meas(m.stream.add)},     {"triad", meas(m.stream.triad)},
-                                   {"read", meas(m.stream.read)},   {"array_bytes", m.stream.array_bytes}};
-  machine["bandwidth_bytes_per_s"] = meas(m.bandwidth_bytes_per_s(), "best STREAM kernel; the estimate's bandwidth");
+  machine["llc_bytes"] = m.llc_bytes > 0 ? figure_json(figure::measured(m.llc_bytes, "sysfs"))
+                                         : figure_json(figure::unavailable("unknown"));
+  machine["stream_bytes_per_s"] = {{"copy", meas(m.stream.copy)}, {"scale", meas(m.stream.scale)},
+                                   {"add", meas(m.stream.add)},   {"triad", meas(m.stream.triad)},
+                                   {"read", meas(m.stream.read)}, {"array_bytes", m.stream.array_bytes}};
+  machine["bandwidth_bytes_per_s"] =
+      meas(m.bandwidth_bytes_per_s(), "best of the STREAM-style kernels; the estimate's bandwidth");
   machine["gemm_fp32_flops_per_s"] = meas(m.gemm_fp32_flops_per_s, "the estimate's fp32 peak");
   machine["gemm_size"] = m.gemm_size;
   machine["fma_fp32_flops_per_s"] = meas(m.fma_fp32_flops_per_s, "register-only loop");
   machine["fma_fp64_flops_per_s"] = meas(m.fma_fp64_flops_per_s, "register-only loop");
   machine["int8_dot_ops_per_s"] = meas(m.int8_dot_ops_per_s, "register-only loop, 2 ops per multiply-add");
   machine["tdp_watts"] = figure_json(figure::estimated(r.hardware.tdp_watts, "placeholder, not measured"));
-  machine["energy_counters"] = figure_json(m.rapl ? figure::measured(1, m.rapl_note) : figure::unavailable(m.rapl_note));
+  machine["energy_counters"] = {{"available", m.rapl}, {"note", m.rapl_note}};
   machine["elapsed_s"] = m.elapsed_s;
   j["machine"] = machine;
 
@@ -174,25 +178,28 @@ std::string to_json(const measure_result& r) {
   decode["samples_s"] = r.decode_samples_s;
   j["phases"] = {{"prefill", prefill}, {"decode", decode}};
 
-  j["counts"] = {{"prefill",
-                  {{"counted", counts_json(r.prefill_counts)},
-                   {"estimated", estimated_counts_json(r.estimate.prefill, r.estimate.perf.prefill_bytes)}}},
-                 {"decode_first_step",
-                  {{"counted", counts_json(r.decode_first_step_counts)},
-                   {"estimated", estimated_counts_json(r.estimate.decode_step, r.estimate.perf.decode_first_step_bytes)}}}};
+  j["counts"] = {
+      {"prefill",
+       {{"counted", counts_json(r.prefill_counts)},
+        {"estimated", estimated_counts_json(r.estimate.prefill, r.estimate.perf.prefill_bytes)}}},
+      {"decode_first_step",
+       {{"counted", counts_json(r.decode_first_step_counts)},
+        {"estimated", estimated_counts_json(r.estimate.decode_step, r.estimate.perf.decode_first_step_bytes)}}}};
 
   json kv;
   kv["format"] = std::string(to_string(r.options.kv_cache));
   double per_token = 0;
   for (const auto& l : r.kv.layers)
     if (l.peak_tokens > 0) per_token += l.peak_bytes / static_cast<double>(l.peak_tokens);
-  kv["bytes_per_token"] = figure_json(figure::measured(per_token, "cache bytes per position, all layers, one sequence"));
+  kv["bytes_per_token"] =
+      figure_json(figure::measured(per_token, "cache bytes per position, all layers, one sequence"));
   kv["growth_bytes_per_token"] = figure_json(r.kv_growth_bytes_per_token);
   kv["estimated_bytes_per_token"] = figure_json(figure::estimated(r.estimate.memory.kv_cache_per_token));
   kv["compression_ratio_vs_fp16"] = r.kv.compression_ratio();
   json layers = json::array();
   for (const auto& l : r.kv.layers)
     layers.push_back({{"layer", l.layer},
+                      {"label", std::string(to_string(source_label::measured))},
                       {"append_calls", l.append_calls},
                       {"attend_calls", l.attend_calls},
                       {"append_s_mean", l.append_s_mean()},
@@ -245,15 +252,17 @@ std::string to_text(const measure_result& r) {
   const auto& o = r.options;
   out += fmt::format("flopcast {} measure: {} ({}), {} of {} layers, {} parameters\n", r.version, r.model_name,
                      r.model_type, r.layers, r.layers_total, r.parameters);
-  out += fmt::format("run: batch {}, prompt {} tokens, {} generated ({} decode steps), {} weights, {} KV cache, {} threads, "
-                     "{} repetitions, kernels {}\n",
-                     o.batch_size, o.prompt_tokens, o.generated_tokens, o.generated_tokens - 1, to_string(o.weights),
-                     to_string(o.kv_cache), o.threads, o.repetitions, m.isa);
-  out += fmt::format("machine {} [MEASURED]: {}, {} RAM ({} available), LLC {}\n", r.hardware.name, m.cpu_model,
-                     text::bytes(m.memory_total_bytes), text::bytes(m.memory_available_bytes), text::bytes(m.llc_bytes));
-  out += fmt::format("  STREAM copy {}, scale {}, add {}, triad {}, read-only {}; bandwidth used: {}\n", bw_text(m.stream.copy),
-                     bw_text(m.stream.scale), bw_text(m.stream.add), bw_text(m.stream.triad), bw_text(m.stream.read),
-                     bw_text(m.bandwidth_bytes_per_s()));
+  out += fmt::format(
+      "run: batch {}, prompt {} tokens, {} generated ({} decode steps), {} weights, {} KV cache, {} threads, "
+      "{} repetitions, kernels {}\n",
+      o.batch_size, o.prompt_tokens, o.generated_tokens, o.generated_tokens - 1, to_string(o.weights),
+      to_string(o.kv_cache), o.threads, o.repetitions, m.isa);
+  out +=
+      fmt::format("machine {} [MEASURED]: {}, {} RAM ({} available), LLC {}\n", r.hardware.name, m.cpu_model,
+                  text::bytes(m.memory_total_bytes), text::bytes(m.memory_available_bytes), text::bytes(m.llc_bytes));
+  out += fmt::format("  STREAM copy {}, scale {}, add {}, triad {}, read-only {}; bandwidth used: {}\n",
+                     bw_text(m.stream.copy), bw_text(m.stream.scale), bw_text(m.stream.add), bw_text(m.stream.triad),
+                     bw_text(m.stream.read), bw_text(m.bandwidth_bytes_per_s()));
   out += fmt::format("  GEMM fp32 {} ({}^3); register peaks: FMA fp32 {}, fp64 {}, int8 dot {}\n",
                      flops_text(m.gemm_fp32_flops_per_s), m.gemm_size, flops_text(m.fma_fp32_flops_per_s),
                      m.fma_fp64_flops_per_s > 0 ? flops_text(m.fma_fp64_flops_per_s) : "-",
@@ -266,21 +275,28 @@ std::string to_text(const measure_result& r) {
     std::string metric, measured, estimated, error, calibrated, cal_error;
   };
   std::vector<line> lines;
-  const auto row = [&](const char* label, const char* metric, std::string (*f)(double), std::string measured_override = {}) {
+  const auto row = [&](const char* label, const char* metric, std::string (*f)(double),
+                       std::string measured_override = {}) {
     const comparison_row* c = r.find(metric);
     if (!c) return;
-    line l{label, measured_override.empty() ? fig_text(c->measured, f) : measured_override,
-           fig_text(c->estimated, f), err_text(c->error_pct), fig_text(c->calibrated, f), err_text(c->calibrated_error_pct)};
+    line l{label,
+           measured_override.empty() ? fig_text(c->measured, f) : measured_override,
+           fig_text(c->estimated, f),
+           err_text(c->error_pct),
+           fig_text(c->calibrated, f),
+           err_text(c->calibrated_error_pct)};
     lines.push_back(l);
   };
   const bool has_decode = r.tpot.samples > 0;
-  row("TTFT", "ttft_s", time_text, fmt::format("{} ± {}", text::duration(r.ttft.mean_s), text::duration(r.ttft.stddev_s)));
+  row("TTFT", "ttft_s", time_text,
+      fmt::format("{} ± {}", text::duration(r.ttft.mean_s), text::duration(r.ttft.stddev_s)));
   row("TPOT (mean)", "tpot_s", time_text,
-      has_decode ? fmt::format("{} ± {}", text::duration(r.tpot.mean_s), text::duration(r.tpot.stddev_s)) : std::string());
+      has_decode ? fmt::format("{} ± {}", text::duration(r.tpot.mean_s), text::duration(r.tpot.stddev_s))
+                 : std::string());
   if (has_decode)
     lines.push_back({"TPOT p50/p90/p99",
-                     fmt::format("{:.2f}/{:.2f}/{:.2f} ms", r.tpot.p50_s * 1e3, r.tpot.p90_s * 1e3, r.tpot.p99_s * 1e3), "-",
-                     "-", "-", "-"});
+                     fmt::format("{:.2f}/{:.2f}/{:.2f} ms", r.tpot.p50_s * 1e3, r.tpot.p90_s * 1e3, r.tpot.p99_s * 1e3),
+                     "-", "-", "-", "-"});
   row("total request", "total_request_s", time_text);
   row("prefill tokens/s", "prefill_tokens_per_s", rate_tokens);
   row("decode tokens/s", "decode_tokens_per_s", rate_tokens);
@@ -288,7 +304,8 @@ std::string to_text(const measure_result& r) {
   lines.push_back({"prefill bandwidth", fig_text(r.prefill_bandwidth_bytes_per_s, bw_text), "-", "-", "-", "-"});
   lines.push_back({"decode FLOP/s", fig_text(r.decode_flops_per_s, flops_text), "-", "-", "-", "-"});
   row("decode bandwidth", "decode_bandwidth_bytes_per_s", bw_text);
-  lines.push_back({"decode weight reads", fig_text(r.decode_weight_bandwidth_bytes_per_s, bw_text), "-", "-", "-", "-"});
+  lines.push_back(
+      {"decode weight reads", fig_text(r.decode_weight_bandwidth_bytes_per_s, bw_text), "-", "-", "-", "-"});
   row("KV growth / token", "kv_growth_bytes_per_token", bytes_text);
   row("prefill FLOPs", "prefill_flops", [](double v) { return text::si(v, "FLOP"); });
   row("decode step FLOPs", "decode_first_step_flops", [](double v) { return text::si(v, "FLOP"); });
@@ -312,14 +329,17 @@ std::string to_text(const measure_result& r) {
   for (const auto& l : lines)
     out += fmt::format("| {:<{}} | {:>{}} | {:>{}} | {:>{}} | {:>{}} | {:>{}} |\n", l.metric, w[0], l.measured, w[1],
                        l.estimated, w[2], l.error, w[3], l.calibrated, w[4], l.cal_error, w[5]);
-  out += fmt::format("\nmeasured: MEASURED on this machine (mean ± stddev over {} runs, {} decode steps); estimates: "
-                     "ESTIMATED by the roofline on the measured peaks; error = (estimate - measured) / measured\n",
-                     r.ttft.samples, r.tpot.samples);
-  out += fmt::format("calibration [MEASURED, in-sample]: compute_efficiency {:.3f} ({}), mem_efficiency {:.3f} ({}){}\n",
-                     r.calibration.compute_efficiency, r.calibration.compute_basis, r.calibration.mem_efficiency,
-                     r.calibration.mem_basis, r.calibration.clamped ? "; a ratio above 1 was clamped" : "");
+  out += fmt::format(
+      "\nmeasured: MEASURED on this machine (mean ± stddev over {} runs, {} decode steps); estimates: "
+      "ESTIMATED by the roofline on the measured peaks; error = (estimate - measured) / measured\n",
+      r.ttft.samples, r.tpot.samples);
+  out +=
+      fmt::format("calibration [MEASURED, in-sample]: compute_efficiency {:.3f} ({}), mem_efficiency {:.3f} ({}){}\n",
+                  r.calibration.compute_efficiency, r.calibration.compute_basis, r.calibration.mem_efficiency,
+                  r.calibration.mem_basis, r.calibration.clamped ? "; a ratio above 1 was clamped" : "");
   if (!r.prefill_energy_j.available())
-    out += fmt::format("energy: measured unavailable ({}); the estimate uses a placeholder TDP\n", r.prefill_energy_j.note);
+    out += fmt::format("energy: measured unavailable ({}); the estimate uses a placeholder TDP\n",
+                       r.prefill_energy_j.note);
   out += "\nKV cache (" + std::string(to_string(o.kv_cache)) + "), every run:\n";
   out += format_kv_table(r.kv);
   return out;

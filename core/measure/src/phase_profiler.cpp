@@ -4,9 +4,12 @@ namespace flopcast::measure {
 
 std::string_view to_string(source_label l) noexcept {
   switch (l) {
-    case source_label::measured: return "MEASURED";
-    case source_label::estimated: return "ESTIMATED";
-    case source_label::unavailable: return "unavailable";
+    case source_label::measured:
+      return "MEASURED";
+    case source_label::estimated:
+      return "ESTIMATED";
+    case source_label::unavailable:
+      return "unavailable";
   }
   return "unavailable";
 }
@@ -37,14 +40,18 @@ void phase_profiler::end_decode_step(std::int64_t tokens) noexcept {
 
 phase_profiler::scope::scope(phase_profiler& p, phase ph, std::int64_t tokens) noexcept
     : p_(&p), phase_(ph), tokens_(tokens) {
-  if (ph == phase::prefill) p.begin_prefill();
-  else p.begin_decode_step();
+  if (ph == phase::prefill)
+    p.begin_prefill();
+  else
+    p.begin_decode_step();
 }
 
 void phase_profiler::scope::stop() noexcept {
   if (!p_) return;
-  if (phase_ == phase::prefill) p_->end_prefill(tokens_);
-  else p_->end_decode_step(tokens_);
+  if (phase_ == phase::prefill)
+    p_->end_prefill(tokens_);
+  else
+    p_->end_decode_step(tokens_);
   p_ = nullptr;
 }
 
@@ -89,7 +96,8 @@ phase_report phase_profiler::report() const {
       r.prefill_bandwidth_bytes_per_s = labelled(prefill_work_.bytes / ttft_s_, prefill_work_.label, no_work);
     }
     const auto e = energy_.joules_between(e_prefill_begin_, e_prefill_end_);
-    r.prefill_energy_j = e ? figure::measured(*e, "RAPL package counters (whole CPU package)") : figure::unavailable(energy_.reason());
+    r.prefill_energy_j =
+        e ? figure::measured(*e, "RAPL package counters (whole CPU package)") : figure::unavailable(energy_.reason());
   } else {
     const char* why = "no prefill was recorded";
     r.ttft_s = r.prefill_tokens = r.prefill_tokens_per_s = r.prefill_flops = r.prefill_bytes = figure::unavailable(why);
@@ -109,7 +117,8 @@ phase_report phase_profiler::report() const {
       r.decode_bandwidth_bytes_per_s = labelled(decode_work_.bytes / busy, decode_work_.label, no_work);
     }
     const auto e = energy_.joules_between(e_decode_begin_, e_decode_end_);
-    r.decode_energy_j = e ? figure::measured(*e, "RAPL package counters (whole CPU package)") : figure::unavailable(energy_.reason());
+    r.decode_energy_j =
+        e ? figure::measured(*e, "RAPL package counters (whole CPU package)") : figure::unavailable(energy_.reason());
   } else {
     const char* why = "no decode step was recorded";
     r.tpot_s = r.decode_tokens_per_s = r.decode_flops = r.decode_bytes = figure::unavailable(why);
@@ -120,8 +129,9 @@ phase_report phase_profiler::report() const {
     r.kv_bytes_after_prefill = figure::measured(kv_.front().bytes);
     r.kv_bytes_end = figure::measured(kv_.back().bytes);
     const std::int64_t tokens = kv_.back().decode_tokens - kv_.front().decode_tokens;
-    r.kv_growth_bytes_per_token = tokens > 0 ? figure::measured((kv_.back().bytes - kv_.front().bytes) / static_cast<double>(tokens))
-                                             : figure::unavailable("no decode step between two KV-cache sizes");
+    r.kv_growth_bytes_per_token =
+        tokens > 0 ? figure::measured((kv_.back().bytes - kv_.front().bytes) / static_cast<double>(tokens))
+                   : figure::unavailable("no decode step between two KV-cache sizes");
   } else {
     r.kv_bytes_after_prefill = r.kv_bytes_end = r.kv_growth_bytes_per_token =
         figure::unavailable("the KV-cache size was not recorded (record_kv_bytes)");

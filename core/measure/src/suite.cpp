@@ -80,8 +80,9 @@ std::string metrics_to_csv(const std::vector<metric>& metrics) {
   std::string out = "task,metric,value,unit,label,stddev,samples,note\n";
   for (const auto& m : metrics) {
     out += csv_field(m.task) + "," + csv_field(m.name) + "," + (m.value.value ? csv_number(*m.value.value) : "") + "," +
-           csv_field(m.unit) + "," + std::string(to_string(m.value.label)) + "," + (m.stddev ? csv_number(*m.stddev) : "") +
-           "," + (m.samples > 0 ? std::to_string(m.samples) : "") + "," + csv_field(m.value.note) + "\n";
+           csv_field(m.unit) + "," + std::string(to_string(m.value.label)) + "," +
+           (m.stddev ? csv_number(*m.stddev) : "") + "," + (m.samples > 0 ? std::to_string(m.samples) : "") + "," +
+           csv_field(m.value.note) + "\n";
   }
   return out;
 }

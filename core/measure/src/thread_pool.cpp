@@ -22,7 +22,8 @@ constexpr auto spin_time = std::chrono::microseconds(200);
 
 thread_pool::thread_pool(int threads) {
   if (threads < 1)
-    throw error(error_code::invalid_argument, "/threads", "expected an integer >= 1, but got " + std::to_string(threads));
+    throw error(error_code::invalid_argument, "/threads",
+                "expected an integer >= 1, but got " + std::to_string(threads));
   workers_.reserve(static_cast<std::size_t>(threads - 1));
   for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
 }
@@ -91,8 +92,10 @@ void thread_pool::dispatch(std::int64_t n, trampoline call, void* ctx) {
   wake_.notify_all();
   work(0);
   for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-    if (spins < 1 << 16) FLOPCAST_PAUSE();
-    else std::this_thread::yield();
+    if (spins < 1 << 16)
+      FLOPCAST_PAUSE();
+    else
+      std::this_thread::yield();
   }
   if (error_) {
     std::exception_ptr e = error_;

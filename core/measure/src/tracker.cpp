@@ -44,7 +44,8 @@ latency_stats summarize(std::vector<double> latencies_s, const std::vector<std::
 }
 
 latency_tracker::latency_tracker(std::size_t window) {
-  if (window < 1) throw error(error_code::invalid_argument, "/window", "expected a window of at least 1 sample, but got 0");
+  if (window < 1)
+    throw error(error_code::invalid_argument, "/window", "expected a window of at least 1 sample, but got 0");
   latency_.assign(window, 0.0);
   tokens_.assign(window, 0);
 }

@@ -4,7 +4,7 @@
 // and renders the top 500 rows. Downloads hold every point.
 import { formatByKind } from '../format.js';
 
-const MAX_ROWS = 500;
+const MAX_ROWS = 200;
 const MAX_POINTS = 2_000_000;  // the page keeps every point in memory (17 doubles each)
 const LISTS = [
   { id: 'sweep-models', key: 'model', type: 'text' },
@@ -13,7 +13,6 @@ const LISTS = [
   { id: 'sweep-batch', key: 'batch_size', type: 'num' },
   { id: 'sweep-seq', key: 'sequence_length', type: 'num' },
 ];
-const BOUNDS = [undefined, 'compute', 'memory', null];  // worker codes; undefined = not asked yet
 const esc = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function initSweep({ fc, sweepBase, createWorker, onInput }) {
@@ -113,9 +112,10 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     if (j !== undefined) {
       const v = st.values[i * st.stride + j];
       if (Number.isNaN(v)) return null;
-      return f.kind === 'boolean' ? v !== 0 : v;
+      if (f.kind === 'boolean') return v !== 0;
+      if (f.kind === 'bound') return v ? 'compute' : 'memory';
+      return v;
     }
-    if (f.key === 'prefill_bound') return BOUNDS[st.bounds[i]];
     const label = st.labels[Math.floor(i / st.inner)];
     return label && f.key in label ? label[f.key] : null;
   }
@@ -136,9 +136,7 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     table.tHead.replaceChildren(tr);
   }
 
-  // Renders the top rows of the current order now; prefill bounds not known yet (the numeric
-  // sweep lacks them) show "…" and are filled in place when the worker answers.
-  const boundCol = fields.findIndex((f) => f.key === 'prefill_bound');
+  // Renders the top rows of the current order.
   function renderBody() {
     if (!st) return Promise.resolve();
     const s = st;
@@ -158,35 +156,7 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     noteEl.textContent = s.total > MAX_ROWS
       ? `Showing the top ${MAX_ROWS} of ${s.total} points${sorted}. The CSV and JSON downloads hold all ${s.total}.`
       : `All ${s.total} points${sorted}.`;
-    const unknown = boundCol >= 0 ? top.filter((i) => s.bounds[i] === 0) : [];
-    if (!unknown.length) return Promise.resolve();
-    const shown = s.order;
-    return call({ type: 'bounds', request: s.request, indices: unknown })
-      .then((r) => {
-        r.indices.forEach((i, k) => (s.bounds[i] = r.bounds[k]));
-        if (s !== st || s.order !== shown) return;
-        const f = fields[boundCol];
-        top.forEach((i, row) => {
-          const cell = tbody.rows[row]?.cells[boundCol];
-          if (cell && cell.textContent === '…') cell.textContent = formatByKind(f.kind, value(i, f) ?? null);
-        });
-      })
-      .catch((e) => {
-        if (s === st) errorEl.textContent = e.message;
-      });
-  }
-
-  async function allBounds(what) {
-    const s = st;
-    if (boundCol < 0 || s.boundsComplete) return;
-    countEl.textContent = `Computing the prefill bound of every point (${what})…`;
-    const r = await call({ type: 'bounds', request: s.request, indices: null, total: s.total }, (done, total) => {
-      progress.max = total;
-      progress.value = done;
-    });
-    s.bounds = r.bounds;
-    s.boundsComplete = true;
-    countEl.textContent = s.summary;
+    return Promise.resolve();
   }
 
   function sortIndices(key, dir) {
@@ -194,8 +164,6 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     if (st.index[key] !== undefined) {
       const j = st.index[key];
       for (let i = 0; i < st.total; i++) col[i] = st.values[i * st.stride + j];
-    } else if (key === 'prefill_bound') {
-      for (let i = 0; i < st.total; i++) col[i] = st.bounds[i] === 3 ? NaN : st.bounds[i];
     } else {
       // Text columns come from the label of each (model, precision, gpu) block: rank them once.
       const names = st.labels.map((l) => (l[key] === null || l[key] === undefined ? null : String(l[key])));
@@ -219,12 +187,6 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
   async function sortBy(key) {
     if (!st) return;
     const dir = st.sortKey === key ? -st.dir : 1;
-    try {
-      if (key === 'prefill_bound') await allBounds('to sort');
-    } catch (e) {
-      errorEl.textContent = e.message;
-      return;
-    }
     st.sortKey = key;
     st.dir = dir;
     st.order = sortIndices(key, dir);
@@ -304,7 +266,7 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
       request, labels, total: r.total, values: r.values, stride: r.fields.length,
       index: Object.fromEntries(r.fields.map((k, j) => [k, j])),
       inner: lists.batch_size.length * lists.sequence_length.length,
-      bounds: new Uint8Array(r.total), boundsComplete: false, order: null, sortKey: null, dir: 1,
+      order: null, sortKey: null, dir: 1,
       summary: `${r.total} points in ${ms.toFixed(0)} ms`,
     };
     progress.max = Math.max(1, r.total);
@@ -327,12 +289,6 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
   }
   async function download(kind) {
     if (!st) return;
-    try {
-      await allBounds('for the download');
-    } catch (e) {
-      errorEl.textContent = e.message;
-      return;
-    }
     const parts = [];
     if (kind === 'csv') {
       const cell = (v) => {

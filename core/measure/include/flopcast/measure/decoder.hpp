@@ -50,8 +50,7 @@ struct decoder_shape {
 
 // Work executed, by the estimator's components (FLOPs) and by what was read/written (bytes).
 struct op_counts {
-  double qkv_projection = 0, rotary = 0, attention_scores = 0, softmax = 0, attention_values = 0,
-         output_projection = 0;
+  double qkv_projection = 0, rotary = 0, attention_scores = 0, softmax = 0, attention_values = 0, output_projection = 0;
   double mlp = 0, norm = 0, output_head = 0, embedding = 0;
   double weight_bytes = 0;     // matmul, norm and bias weights streamed (head included), once per call
   double embedding_bytes = 0;  // embedding rows gathered
@@ -63,7 +62,9 @@ struct op_counts {
     return qkv_projection + rotary + attention_scores + softmax + attention_values + output_projection;
   }
   [[nodiscard]] double flops() const noexcept { return attention() + mlp + norm + output_head + embedding; }
-  [[nodiscard]] double bytes() const noexcept { return weight_bytes + embedding_bytes + kv_read_bytes + kv_write_bytes; }
+  [[nodiscard]] double bytes() const noexcept {
+    return weight_bytes + embedding_bytes + kv_read_bytes + kv_write_bytes;
+  }
   op_counts& operator+=(const op_counts& o) noexcept;
 };
 [[nodiscard]] op_counts operator-(op_counts a, const op_counts& b) noexcept;
@@ -72,8 +73,8 @@ struct decoder_options {
   weight_format weights = weight_format::f32;
   kv_format kv = kv_format::f32;
   std::int64_t batch = 1;
-  std::int64_t max_tokens = 256;         // KV capacity per sequence (prompt + generated)
-  std::int64_t max_prefill_tokens = 0;   // per sequence; 0: max_tokens (sizes the scratch)
+  std::int64_t max_tokens = 256;        // KV capacity per sequence (prompt + generated)
+  std::int64_t max_prefill_tokens = 0;  // per sequence; 0: max_tokens (sizes the scratch)
   std::uint64_t seed = 1;
 };
 
@@ -111,12 +112,12 @@ class decoder {
   void reset_counts() noexcept;
   [[nodiscard]] kv_profile_report kv_report(double elapsed_s = 0) const;
   void reset_kv_profiles() noexcept;
-  [[nodiscard]] double kv_bytes() const;       // every layer's cache, now
-  [[nodiscard]] double weight_bytes() const;   // as stored, without padding
+  [[nodiscard]] double kv_bytes() const;      // every layer's cache, now
+  [[nodiscard]] double weight_bytes() const;  // as stored, without padding
 
   // Weights, for reference implementations.
   struct layer_view {
-    const packed_matrix& qkv;      // rows: q (heads x head_dim), k, v
+    const packed_matrix& qkv;  // rows: q (heads x head_dim), k, v
     const packed_matrix& o;
     const packed_matrix& gate_up;  // rows: gate (intermediate), up (intermediate)
     const packed_matrix& down;

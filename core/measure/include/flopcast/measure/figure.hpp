@@ -17,7 +17,7 @@ enum class source_label : std::uint8_t { measured, estimated, unavailable };
 struct figure {
   std::optional<double> value;  // empty when unavailable
   source_label label = source_label::unavailable;
-  std::string note;             // the reason when unavailable; the caveat otherwise
+  std::string note;  // the reason when unavailable; the caveat otherwise
 
   [[nodiscard]] static figure measured(double v, std::string note = {}) {
     return {v, source_label::measured, std::move(note)};
@@ -25,7 +25,9 @@ struct figure {
   [[nodiscard]] static figure estimated(double v, std::string note = {}) {
     return {v, source_label::estimated, std::move(note)};
   }
-  [[nodiscard]] static figure unavailable(std::string why) { return {std::nullopt, source_label::unavailable, std::move(why)}; }
+  [[nodiscard]] static figure unavailable(std::string why) {
+    return {std::nullopt, source_label::unavailable, std::move(why)};
+  }
   [[nodiscard]] bool available() const noexcept { return value.has_value(); }
   [[nodiscard]] double value_or(double v) const noexcept { return value.value_or(v); }
 };

@@ -72,9 +72,9 @@ class packed_matrix {
 
   // Raw access for the kernels.
   [[nodiscard]] const void* panel(std::int64_t j) const noexcept {
-    return static_cast<const unsigned char*>(data_.get()) +
-           static_cast<std::size_t>(j) * static_cast<std::size_t>(k_) * panel_width *
-               static_cast<std::size_t>(bytes_per_element(format_));
+    return static_cast<const unsigned char*>(data_.get()) + static_cast<std::size_t>(j) * static_cast<std::size_t>(k_) *
+                                                                panel_width *
+                                                                static_cast<std::size_t>(bytes_per_element(format_));
   }
   [[nodiscard]] const float* scales() const noexcept { return scales_.get(); }  // i8: per row (padded)
 
@@ -128,8 +128,10 @@ packed_matrix packed_matrix::build(std::int64_t n, std::int64_t k, weight_format
       for (int r = 0; r < panel_width; ++r) {
         float* out = rows16.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(k);
         const std::int64_t row_index = j * panel_width + r;
-        if (row_index < n) row(row_index, out);
-        else std::fill(out, out + k, 0.0f);
+        if (row_index < n)
+          row(row_index, out);
+        else
+          std::fill(out, out + k, 0.0f);
       }
       m.store_panel_rows(j, rows16.data());
     }

@@ -28,7 +28,7 @@ struct attention_tally {
 };
 
 struct kv_layout {
-  std::int64_t batch = 1;     // sequences
+  std::int64_t batch = 1;  // sequences
   std::int64_t kv_heads = 1;
   std::int64_t head_dim = 1;  // of K
   std::int64_t v_head_dim = 1;
@@ -37,13 +37,13 @@ struct kv_layout {
 
 struct attend_request {
   std::int64_t seq = 0;
-  const float* q = nullptr;     // [q_tokens][num_heads * head_dim], rows q_stride floats apart
+  const float* q = nullptr;  // [q_tokens][num_heads * head_dim], rows q_stride floats apart
   std::int64_t q_stride = 0;
-  std::int64_t q_tokens = 0;    // the queries are the last q_tokens cached positions of seq
-  std::int64_t num_heads = 0;   // query heads, a multiple of kv_heads (GQA)
-  std::int64_t window = 0;      // 0: every earlier position; else the last `window` positions
-  float scale = 1;              // applied to Q.K^T (1 / sqrt(head_dim))
-  float* out = nullptr;         // [q_tokens][num_heads * v_head_dim], rows out_stride floats apart
+  std::int64_t q_tokens = 0;   // the queries are the last q_tokens cached positions of seq
+  std::int64_t num_heads = 0;  // query heads, a multiple of kv_heads (GQA)
+  std::int64_t window = 0;     // 0: every earlier position; else the last `window` positions
+  float scale = 1;             // applied to Q.K^T (1 / sqrt(head_dim))
+  float* out = nullptr;        // [q_tokens][num_heads * v_head_dim], rows out_stride floats apart
   std::int64_t out_stride = 0;
   thread_pool* pool = nullptr;  // nullptr: the calling thread
   attention_tally* tally = nullptr;

@@ -30,7 +30,7 @@ namespace flopcast::measure {
 
 struct kv_layer_profile {
   int layer = 0;
-  std::string cache;                // the wrapped cache's format, if known
+  std::string cache;  // the wrapped cache's format, if known
   std::int64_t append_calls = 0;
   std::int64_t attend_calls = 0;
   double append_s = 0;              // total wall time in append
@@ -40,12 +40,20 @@ struct kv_layer_profile {
   std::int64_t peak_tokens = 0;     // positions held at that peak
   double fp16_bytes_per_token = 0;  // an fp16 cache: K + V elements x 2 bytes per position
 
-  [[nodiscard]] double append_s_mean() const noexcept { return append_calls ? append_s / static_cast<double>(append_calls) : 0; }
-  [[nodiscard]] double attend_s_mean() const noexcept { return attend_calls ? attend_s / static_cast<double>(attend_calls) : 0; }
+  [[nodiscard]] double append_s_mean() const noexcept {
+    return append_calls ? append_s / static_cast<double>(append_calls) : 0;
+  }
+  [[nodiscard]] double attend_s_mean() const noexcept {
+    return attend_calls ? attend_s / static_cast<double>(attend_calls) : 0;
+  }
   // What the positions held at the peak would take in fp16.
-  [[nodiscard]] double fp16_baseline_bytes() const noexcept { return static_cast<double>(peak_tokens) * fp16_bytes_per_token; }
+  [[nodiscard]] double fp16_baseline_bytes() const noexcept {
+    return static_cast<double>(peak_tokens) * fp16_bytes_per_token;
+  }
   // fp16 bytes / actual bytes: 0.5 for fp32, ~1.9 for int8 with scales; 0 without data.
-  [[nodiscard]] double compression_ratio() const noexcept { return peak_bytes > 0 ? fp16_baseline_bytes() / peak_bytes : 0; }
+  [[nodiscard]] double compression_ratio() const noexcept {
+    return peak_bytes > 0 ? fp16_baseline_bytes() / peak_bytes : 0;
+  }
 };
 
 struct kv_profile_report {
@@ -106,15 +114,18 @@ class kv_cache_profiler {
 
  private:
   [[nodiscard]] std::int64_t tokens_now() const {
-    if constexpr (detail::has_total_tokens<Cache>::value) return static_cast<std::int64_t>(cache_->total_tokens());
-    else return 0;
+    if constexpr (detail::has_total_tokens<Cache>::value)
+      return static_cast<std::int64_t>(cache_->total_tokens());
+    else
+      return 0;
   }
 
   // Times one call; on exit (normal or exception) records the time, the positions written
   // and the peak size.
   class call_guard {
    public:
-    call_guard(kv_cache_profiler& p, bool append) : p_(p), append_(append), tokens_before_(p.tokens_now()), start_(clock_type::now()) {}
+    call_guard(kv_cache_profiler& p, bool append)
+        : p_(p), append_(append), tokens_before_(p.tokens_now()), start_(clock_type::now()) {}
     call_guard(const call_guard&) = delete;
     call_guard& operator=(const call_guard&) = delete;
     ~call_guard() {
@@ -123,8 +134,10 @@ class kv_cache_profiler {
       if (append_) {
         ++pr.append_calls;
         pr.append_s += s;
-        if constexpr (detail::has_total_tokens<Cache>::value) pr.tokens_written += std::max<std::int64_t>(0, p_.tokens_now() - tokens_before_);
-        else ++pr.tokens_written;
+        if constexpr (detail::has_total_tokens<Cache>::value)
+          pr.tokens_written += std::max<std::int64_t>(0, p_.tokens_now() - tokens_before_);
+        else
+          ++pr.tokens_written;
       } else {
         ++pr.attend_calls;
         pr.attend_s += s;
@@ -132,8 +145,10 @@ class kv_cache_profiler {
       const double bytes = static_cast<double>(p_.cache_->memory_bytes());
       if (bytes > pr.peak_bytes) {
         pr.peak_bytes = bytes;
-        if constexpr (detail::has_total_tokens<Cache>::value) pr.peak_tokens = p_.tokens_now();
-        else pr.peak_tokens = pr.tokens_written;
+        if constexpr (detail::has_total_tokens<Cache>::value)
+          pr.peak_tokens = p_.tokens_now();
+        else
+          pr.peak_tokens = pr.tokens_written;
       }
     }
 

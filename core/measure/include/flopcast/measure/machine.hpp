@@ -17,18 +17,18 @@ namespace flopcast::measure {
 // triad 24; no write-allocate traffic counted); the best of the timed repetitions.
 struct stream_figures {
   double copy = 0, scale = 0, add = 0, triad = 0;
-  double read = 0;                 // sum of one array: 8 bytes per element, no writes
-  std::int64_t array_bytes = 0;    // each of the three arrays
-  int repetitions = 0;             // timed, after one warm-up
+  double read = 0;               // sum of one array: 8 bytes per element, no writes
+  std::int64_t array_bytes = 0;  // each of the three arrays
+  int repetitions = 0;           // timed, after one warm-up
 };
 
 struct machine_peaks {
-  std::string cpu_model;           // /proc/cpuinfo "model name"
-  std::string isa;                 // kernels in use: "avx2+fma" or "generic (sse2)"
+  std::string cpu_model;  // /proc/cpuinfo "model name"
+  std::string isa;        // kernels in use: "avx2+fma" or "generic (sse2)"
   int threads = 1;
-  double memory_total_bytes = 0;   // physical RAM (sysconf)
-  double memory_available_bytes = 0;  // MemAvailable (/proc/meminfo), else free pages
-  double llc_bytes = 0;            // last-level cache, 0 if unknown
+  double memory_total_bytes = 0;      // physical RAM (sysconf)
+  double memory_available_bytes = 0;  // MemAvailable (/proc/meminfo), within a cgroup limit
+  double llc_bytes = 0;               // last-level cache, 0 if unknown
   stream_figures stream;
   double gemm_fp32_flops_per_s = 0;  // the decoder's GEMM on square fp32 matrices
   std::int64_t gemm_size = 0;        // M = N = K
@@ -37,10 +37,11 @@ struct machine_peaks {
   double int8_dot_ops_per_s = 0;     // AVX2 u8 x s8 multiply-adds (2 ops each); 0 when not measured
   bool rapl = false;                 // energy counters readable
   std::string rapl_note;
-  double elapsed_s = 0;              // time the microbenchmarks took
+  double elapsed_s = 0;  // time the microbenchmarks took
 
-  // The sustained bandwidth the estimator uses: the best of the four STREAM kernels
-  // (copy, scale, add, triad).
+  // The sustained bandwidth the estimator uses: the best of the five kernels (copy, scale,
+  // add, triad, read-only). Decode streams weights (reads), so the read-only kernel counts;
+  // on a virtual machine the figures also drift between runs, and the best is the ceiling.
   [[nodiscard]] double bandwidth_bytes_per_s() const noexcept;
 };
 

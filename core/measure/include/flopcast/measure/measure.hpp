@@ -23,9 +23,9 @@
 //            memory_available_bytes, llc_bytes, stream_bytes_per_s {copy, scale, add, triad,
 //            read}, bandwidth_bytes_per_s (used by the estimate), gemm_fp32_flops_per_s,
 //            gemm_size, fma_fp32_flops_per_s, fma_fp64_flops_per_s, int8_dot_ops_per_s,
-//            tdp_watts (ESTIMATED: a placeholder), energy_counters, elapsed_s
-//   ttft, tpot: measured (+ stddev, samples, and for tpot p50/p90/p95/p99), estimated,
-//            error_pct, calibrated, calibrated_error_pct
+//            tdp_watts (ESTIMATED: a placeholder), energy_counters {available, note}, elapsed_s
+//   ttft, tpot: measured (+ stddev, samples), estimated, error_pct, calibrated,
+//            calibrated_error_pct; ttft.samples_s (per repetition); tpot.p50_s .. p99_s
 //   comparison: [{metric, unit, measured, estimated, error_pct, calibrated,
 //            calibrated_error_pct}] for ttft_s, tpot_s, prefill_tokens_per_s,
 //            decode_tokens_per_s, total_request_s, prefill_flops_per_s,
@@ -38,9 +38,9 @@
 //   counts:  prefill and decode_first_step, each {counted: {qkv_projection, rotary,
 //            attention_scores, softmax, attention_values, output_projection, mlp, norm,
 //            output_head, total, weight_bytes, embedding_bytes, kv_read_bytes,
-//            kv_write_bytes}, estimated: {same FLOP keys, bytes}}
+//            kv_write_bytes, label: MEASURED}, estimated: {same FLOP keys, bytes, label: ESTIMATED}}
 //   kv_cache: format, bytes_per_token, growth_bytes_per_token, estimated_bytes_per_token,
-//            compression_ratio_vs_fp16, layers: [{layer, append_calls, attend_calls,
+//            compression_ratio_vs_fp16, layers: [{layer, label, append_calls, attend_calls,
 //            append_s_mean, attend_s_mean, tokens_written, peak_bytes, compression_ratio}]
 //   calibration: compute_efficiency, mem_efficiency, compute_basis, mem_basis, clamped,
 //            in_sample (true: derived from this same run), label ("MEASURED")
@@ -71,30 +71,30 @@ struct measure_options {
   std::int64_t prompt_tokens = 128;    // per sequence
   std::int64_t generated_tokens = 32;  // the first comes from prefill, the rest from decode steps
   std::int64_t batch_size = 1;
-  int threads = 0;                     // 0: every hardware thread
+  int threads = 0;  // 0: every hardware thread
   weight_format weights = weight_format::f32;
   kv_format kv_cache = kv_format::f32;
-  int repetitions = 3;                 // timed runs, after one short warm-up
-  bool quick_machine = false;          // smaller microbenchmarks (tests)
-  std::optional<machine_peaks> machine;       // reuse a machine measurement
-  std::optional<efficiencies> calibration;    // estimate with these (e.g. from a store) as well
+  int repetitions = 3;                      // timed runs, after one short warm-up
+  bool quick_machine = false;               // smaller microbenchmarks (tests)
+  std::optional<machine_peaks> machine;     // reuse a machine measurement
+  std::optional<efficiencies> calibration;  // estimate with these (e.g. from a store) as well
   std::uint64_t seed = 1;
 };
 
 // A measured figure over repetitions or steps.
 struct measured_stat {
-  figure value;              // the mean
+  figure value;  // the mean
   double stddev = 0;
   std::int64_t samples = 0;
 };
 
 struct comparison_row {
-  std::string metric;        // e.g. "ttft_s"
+  std::string metric;  // e.g. "ttft_s"
   std::string unit;
   figure measured;
-  figure estimated;          // at the measured peaks, efficiency 1 (or the given calibration)
+  figure estimated;  // at the measured peaks, efficiency 1 (or the given calibration)
   std::optional<double> error_pct;
-  figure calibrated;         // with this run's calibration
+  figure calibrated;  // with this run's calibration
   std::optional<double> calibrated_error_pct;
 };
 
@@ -102,22 +102,22 @@ struct calibration_result {
   double compute_efficiency = 1.0;  // achieved / peak FLOP/s in the phase that is compute-bound (prefill)
   double mem_efficiency = 1.0;      // achieved / peak bandwidth in the phase that is memory-bound (decode)
   std::string compute_basis, mem_basis;
-  bool clamped = false;             // a ratio above 1 was clamped to 1
+  bool clamped = false;  // a ratio above 1 was clamped to 1
 };
 
 struct measure_result {
   std::string version;
   std::string model_name, model_type;
   std::int64_t layers = 0, layers_total = 0, parameters = 0;
-  measure_options options;          // as run (threads resolved)
-  model_spec model;                 // the (truncated) model that ran
+  measure_options options;  // as run (threads resolved)
+  model_spec model;         // the (truncated) model that ran
   machine_peaks machine;
-  hardware_spec hardware;           // "this-cpu"
-  settings estimate_settings;       // the run as estimate() sees it (efficiencies of the estimate)
-  estimate_result estimate;         // at the peaks (or options.calibration)
-  estimate_result calibrated;       // with `calibration`
+  hardware_spec hardware;      // "this-cpu"
+  settings estimate_settings;  // the run as estimate() sees it (efficiencies of the estimate)
+  estimate_result estimate;    // at the peaks (or options.calibration)
+  estimate_result calibrated;  // with `calibration`
   calibration_result calibration;
-  decoder_memory memory;            // what the decoder allocated
+  decoder_memory memory;  // what the decoder allocated
 
   // Measured.
   std::vector<double> ttft_samples_s;                 // per repetition
@@ -128,10 +128,10 @@ struct measure_result {
   figure decode_flops_per_s, decode_bandwidth_bytes_per_s, decode_weight_bandwidth_bytes_per_s;
   figure kv_growth_bytes_per_token;
   figure prefill_energy_j, decode_energy_j;
-  op_counts prefill_counts;         // one prefill (identical in every repetition)
-  op_counts decode_counts;          // every decode step of one repetition
+  op_counts prefill_counts;  // one prefill (identical in every repetition)
+  op_counts decode_counts;   // every decode step of one repetition
   op_counts decode_first_step_counts;
-  kv_profile_report kv;             // all repetitions
+  kv_profile_report kv;  // all repetitions
 
   std::vector<comparison_row> comparison;
   suite_result suite;
@@ -151,8 +151,8 @@ struct measure_result {
 
 // The efficiencies that make estimate(m, s, hw) reproduce a measured TTFT and TPOT (mean
 // decode step): each phase calibrates the efficiency of the bound it is under at peak.
-[[nodiscard]] calibration_result calibrate_from(const model_spec& m, settings s, const hardware_spec& hw,
-                                                double ttft_s, std::optional<double> tpot_s);
+[[nodiscard]] calibration_result calibrate_from(const model_spec& m, settings s, const hardware_spec& hw, double ttft_s,
+                                                std::optional<double> tpot_s);
 
 [[nodiscard]] std::string to_json(const measure_result& r);
 [[nodiscard]] std::string to_csv(const measure_result& r);   // the suite's metric rows

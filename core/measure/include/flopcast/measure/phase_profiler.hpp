@@ -27,17 +27,17 @@ enum class phase : std::uint8_t { prefill, decode };
 
 struct phase_report {
   // Prefill.
-  figure ttft_s;                    // time to first token
-  figure prefill_tokens;            // prompt tokens, whole batch
+  figure ttft_s;          // time to first token
+  figure prefill_tokens;  // prompt tokens, whole batch
   figure prefill_tokens_per_s;
   figure prefill_flops, prefill_bytes;
   figure prefill_flops_per_s, prefill_bandwidth_bytes_per_s;
   figure prefill_energy_j;
   // Decode.
-  latency_stats decode;             // per step: mean (TPOT), percentiles, tokens/s
+  latency_stats decode;  // per step: mean (TPOT), percentiles, tokens/s
   std::vector<double> decode_samples_s;
-  figure tpot_s;                    // mean step time
-  figure decode_tokens_per_s;       // whole batch
+  figure tpot_s;               // mean step time
+  figure decode_tokens_per_s;  // whole batch
   figure decode_flops, decode_bytes;
   figure decode_flops_per_s, decode_bandwidth_bytes_per_s;
   figure decode_energy_j;

@@ -30,10 +30,10 @@ namespace flopcast::measure {
 
 // One row of output: what a task measured or estimated, in SI units.
 struct metric {
-  std::string task;    // set by the suite
-  std::string name;    // e.g. "ttft_s"
-  figure value;        // with its label
-  std::string unit;    // "s", "B", "B/s", "FLOP", "FLOP/s", "tokens/s", "1"
+  std::string task;  // set by the suite
+  std::string name;  // e.g. "ttft_s"
+  figure value;      // with its label
+  std::string unit;  // "s", "B", "B/s", "FLOP", "FLOP/s", "tokens/s", "1"
   std::optional<double> stddev;
   std::int64_t samples = 0;  // 0: not a statistic
 };

@@ -1,7 +1,8 @@
 #pragma once
 // A small fork-join pool on std::thread for the measurement kernels. The calling thread is
 // worker 0; size() - 1 threads wait for work (they spin briefly, then sleep), so a
-// parallel_for costs a few microseconds, not a thread start.
+// parallel_for costs a few microseconds, not a thread start. Not re-entrant: a task must not
+// call the pool, and one thread at a time drives it.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -35,7 +36,9 @@ class thread_pool {
       return;
     }
     using Fn = std::remove_reference_t<F>;
-    dispatch(n, [](void* ctx, std::int64_t i, int) { (*static_cast<Fn*>(ctx))(i); }, const_cast<void*>(static_cast<const void*>(&fn)));
+    dispatch(
+        n, [](void* ctx, std::int64_t i, int) { (*static_cast<Fn*>(ctx))(i); },
+        const_cast<void*>(static_cast<const void*>(&fn)));
   }
 
   // Calls fn(t) once on each thread t in [0, size()).
@@ -46,7 +49,9 @@ class thread_pool {
       fn(0);
       return;
     }
-    dispatch(-1, [](void* ctx, std::int64_t, int t) { (*static_cast<Fn*>(ctx))(t); }, const_cast<void*>(static_cast<const void*>(&fn)));
+    dispatch(
+        -1, [](void* ctx, std::int64_t, int t) { (*static_cast<Fn*>(ctx))(t); },
+        const_cast<void*>(static_cast<const void*>(&fn)));
   }
 
   // Splits [0, n) into size() near-equal contiguous ranges; range t is [begin, end).
@@ -68,7 +73,7 @@ class thread_pool {
   std::atomic<std::uint64_t> epoch_{0};
   std::atomic<int> pending_{0};  // workers still inside the current job
   std::atomic<std::int64_t> next_{0};
-  std::int64_t count_ = 0;       // -1: run_on_all
+  std::int64_t count_ = 0;  // -1: run_on_all
   trampoline call_ = nullptr;
   void* ctx_ = nullptr;
   std::atomic<bool> stop_{false};

@@ -25,14 +25,14 @@ using clock_type = std::chrono::steady_clock;
 // Summary of a set of latencies (seconds). Percentiles interpolate linearly between the
 // two nearest ranks (numpy's default). All zero when there are no samples.
 struct latency_stats {
-  std::int64_t samples = 0;       // in the window
+  std::int64_t samples = 0;  // in the window
   double mean_s = 0;
-  double stddev_s = 0;            // sample standard deviation (n - 1); 0 for one sample
+  double stddev_s = 0;  // sample standard deviation (n - 1); 0 for one sample
   double min_s = 0, max_s = 0;
   double p50_s = 0, p90_s = 0, p95_s = 0, p99_s = 0;
-  double window_s = 0;            // sum of the window's latencies
+  double window_s = 0;  // sum of the window's latencies
   std::int64_t window_tokens = 0;
-  double tokens_per_s = 0;        // window_tokens / window_s
+  double tokens_per_s = 0;  // window_tokens / window_s
   // Everything ever recorded (the window may have dropped old samples).
   std::int64_t total_samples = 0;
   std::int64_t total_tokens = 0;
