@@ -40,6 +40,9 @@ status compare(const std::string& request) {
 status throughput(const std::string& request) {
   return guarded([&] { return status{true, flopcast::throughput_json(request), 0}; });
 }
+status train(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::train_json(request), 0}; });
+}
 status calibrate(const std::string& request) {
   return guarded([&] { return status{true, flopcast::calibrate_json(request), 0}; });
 }
@@ -96,6 +99,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("compare", &compare);
   emscripten::function("throughput", &throughput);
   emscripten::function("calibrate", &calibrate);
+  emscripten::function("train", &train);
   emscripten::function("listModels", &list_models);
   emscripten::function("listGpus", &list_gpus);
   emscripten::function("defaults", &defaults);

@@ -360,6 +360,8 @@ export interface Flopcast {
   compare(request: CompareRequest | string): CompareRow[];
   throughput(request: ThroughputRequest | string): ThroughputResult;
   calibrate(request: CalibrationRequest | string): { version: number; entries: CalibrationEntry[] };
+  /** The training-step analysis; `training_analysis` holds its options. */
+  train(request: (EstimateRequest & { training_analysis?: Record<string, unknown> }) | string): Record<string, unknown>;
   sweep(request: CompareRequest | string, options?: SweepOptions): SweepResult;
   sweepSize(request: CompareRequest | string): number;
   listModels(): ModelInfo[];

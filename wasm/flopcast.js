@@ -47,6 +47,8 @@ export async function createFlopcast(options = {}) {
     estimate: (request) => JSON.parse(unwrap(mod.estimate(requestText(request))).text),
     compare: (request) => JSON.parse(unwrap(mod.compare(requestText(request))).text),
     throughput: (request) => JSON.parse(unwrap(mod.throughput(requestText(request))).text),
+    /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
+    train: (request) => JSON.parse(unwrap(mod.train(requestText(request))).text),
     /** The calibration entry a measurement implies, as a store {entries: [entry]}. */
     calibrate: (request) => JSON.parse(unwrap(mod.calibrate(requestText(request))).text),
     listModels: () => (models ??= JSON.parse(unwrap(mod.listModels()).text)),

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "common.hpp"
+#include "flopcast/measure/measure.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -107,7 +110,8 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   struct state {
     options o;
     std::string model, decode_tps, ttft, file;
-    bool all_models = false, show_json = false;
+    bool all_models = false, show_json = false, from_measure = false;
+    std::string layers = "4", prompt = "128", gen = "32", threads = "0";
   };
   auto st = std::make_shared<state>();
   calibrate_command cmd;
@@ -126,6 +130,11 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   a.add_option("--ttft,--prefill-latency", st->ttft, "Measured time to first token (prefill latency), seconds");
   a.add_option("--file", st->file, "CSV of measured rows (model,gpu,precision,batch_size,sequence_length,num_generated_tokens,decode_tokens_per_second,ttft_s)");
   a.add_flag("--all-models", st->all_models, "Store for every model on this GPU and precision (model \"*\")");
+  a.add_flag("--from-measure", st->from_measure, "Measure MODEL on this machine (flopcast measure) and store the result for \"this-cpu\"");
+  a.add_option("--layers", st->layers, "With --from-measure: layers of MODEL to run [4]");
+  a.add_option("--prompt", st->prompt, "With --from-measure: prompt tokens [128]");
+  a.add_option("--gen", st->gen, "With --from-measure: generated tokens [32]");
+  a.add_option("--threads", st->threads, "With --from-measure: threads, 0 = all [0]");
   a.add_flag("--json", st->o.json, "Print the stored entries as JSON");
   auto* show = a.add_subcommand("show", "Show the stored calibration");
   show->add_flag("--json", st->show_json, "Print JSON");
@@ -147,7 +156,35 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
     owned_specs owned;
     std::vector<calibration_entry> entries = load_calibration();
     std::vector<calibration_entry> added;
-    if (!st->file.empty()) {
+    if (st->from_measure) {
+      if (st->model.empty()) bad("MODEL", "expected the model to measure with --from-measure");
+      const model_spec& spec = resolve_model(st->model, owned);
+      measure::measure_options mo;
+      mo.layers = parse_int(st->layers, "--layers");
+      mo.prompt_tokens = parse_int(st->prompt, "--prompt");
+      mo.generated_tokens = parse_int(st->gen, "--gen");
+      const std::int64_t threads = parse_int(st->threads, "--threads");
+      if (threads < 0 || threads > 4096) bad("--threads", "expected 0 (all) or a positive thread count, but got " + st->threads);
+      mo.threads = static_cast<int>(threads);
+      std::cerr << "measuring " << spec.name << " on this machine...\n";
+      const measure::measure_result r = measure::run_measurement(spec, mo);
+      calibration_entry e;
+      e.model = "*";
+      e.gpu = r.hardware.name;
+      e.precision = std::string(to_string(r.estimate_settings.weight_precision));
+      e.compute_efficiency = r.calibration.compute_efficiency;
+      e.mem_efficiency = r.calibration.mem_efficiency;
+      e.source = "flopcast measure " + spec.name + " (" + std::to_string(r.layers) + " layers, prompt " +
+                 std::to_string(mo.prompt_tokens) + ", " + std::to_string(mo.generated_tokens) + " generated)";
+      added.push_back(e);
+      // The measured machine, for --gpu-file: estimates on it then use this calibration.
+      const std::string spec_path = calibration_path() + ".this-cpu.json";
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(spec_path).parent_path(), ec);
+      std::ofstream out(spec_path, std::ios::trunc);
+      if (out) out << hardware_to_json(r.hardware) << "\n";
+      std::cerr << "this machine's spec: " << spec_path << " (use --gpu-file " << spec_path << ")\n";
+    } else if (!st->file.empty()) {
       if (!st->model.empty() || !st->decode_tps.empty() || !st->ttft.empty())
         bad("--file", "expected either --file or MODEL with --decode-tps/--ttft, not both");
       added = calibrate_rows(read_rows(st->file, owned, st->all_models), st->all_models);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "flopcast/registry.hpp"
+#include "flopcast/training.hpp"
 
 #include "detail.hpp"
 #include "flopcast/config.hpp"
@@ -817,6 +818,35 @@ serving_request read_serving_request(std::string_view json_text) {
     if (r.has("speculative_tokens")) s.speculative_tokens = r.integer("speculative_tokens", 1, 64, "an integer in [1, 64]");
     s.acceptance_rate = r.number_or("acceptance_rate", s.acceptance_rate, -1e300, 1e300);
   }
+  return q;
+}
+
+training_request read_training_request(std::string_view json_text) {
+  json part = json::object();
+  const std::string rest = take_part(json_text, "training_analysis", part);
+  training_request q;
+  q.request = read_compare_request(rest, false);
+  if (!part.is_object()) throw error(error_code::config_type, "/training_analysis", "expected an object, but got " + describe(part));
+  static const char* const keys[] = {"recompute", "gradient_clipping", "fused_optimizer", "tokens", "mfu", "gpus",
+                                     "lora_rank", "lora_targets", "base_precision"};
+  for (auto it = part.begin(); it != part.end(); ++it)
+    if (std::find(std::begin(keys), std::end(keys), it.key()) == std::end(keys))
+      throw error(error_code::invalid_argument, "/training_analysis/" + it.key(),
+                  "unknown field: expected one of recompute, gradient_clipping, fused_optimizer, tokens, mfu, gpus, lora_rank, "
+                  "lora_targets, base_precision");
+  const reader r(part, "/training_analysis");
+  training_settings& t = q.training;
+  t.base = q.request.plan.at(0).config;
+  t.base.training = true;
+  if (r.has("recompute")) t.recompute = parse_recompute_policy(r.string_or("recompute", ""), "/training_analysis/recompute");
+  t.gradient_clipping = r.boolean_or("gradient_clipping", t.gradient_clipping);
+  t.fused_optimizer = r.boolean_or("fused_optimizer", t.fused_optimizer);
+  if (r.has("tokens")) t.tokens = r.number_or("tokens", 0, -1e300, 1e300);
+  if (r.has("mfu")) t.mfu = r.number_or("mfu", 0, -1e300, 1e300);
+  if (r.has("gpus")) t.gpus = r.integer("gpus", 1, 1 << 24, "a positive integer");
+  if (r.has("lora_rank")) t.lora.rank = r.integer("lora_rank", 0, 1 << 20, "a non-negative integer");
+  if (r.has("lora_targets")) t.lora.targets = parse_lora_targets(r.string_or("lora_targets", ""), "/training_analysis/lora_targets");
+  if (r.has("base_precision")) t.lora.base_precision = parse_precision(r.string_or("base_precision", ""), "/training_analysis/base_precision");
   return q;
 }
 

@@ -8,6 +8,7 @@
 #include "flopcast/registry.hpp"
 #include "flopcast/result_json.hpp"
 #include "flopcast/serving.hpp"
+#include "flopcast/training.hpp"
 
 namespace flopcast {
 namespace {
@@ -467,6 +468,13 @@ std::string throughput_json(std::string_view request_json, int indent) {
   return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
 }
 
+std::string train_json(std::string_view request_json, int indent) {
+  const training_request q = read_training_request(request_json);
+  const compare_plan::point p = q.request.plan.at(0);
+  const training_analysis a = analyze_training(*p.model, q.training, p.gpu);
+  return training_to_json(*p.model, p.gpu, a, indent);
+}
+
 std::string calibrate_json(std::string_view request_json, int indent) {
   const calibration_request q = read_calibration_request(request_json);
   const compare_plan::point p = q.request.plan.at(0);
@@ -504,22 +512,28 @@ std::string models_to_json(int indent) {
   return out.dump(indent);
 }
 
+namespace {
+json hardware_json(const hardware_spec& g) {
+  json peaks = json::object();
+  for (precision p : all_precisions)
+    if (g.peak(p)) peaks[std::string(to_string(p))] = *g.peak(p);
+  return {{"name", g.name},
+          {"aliases", g.aliases},
+          {"vendor", g.vendor},
+          {"memory_bytes", g.memory_bytes},
+          {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
+          {"peak_flops", peaks},
+          {"tdp_watts", g.tdp_watts},
+          {"interconnect", {{"name", g.interconnect_name}, {"bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s}}},
+          {"cost_per_hour_usd", g.cost_per_hour_usd}};
+}
+}  // namespace
+
+std::string hardware_to_json(const hardware_spec& g, int indent) { return hardware_json(g).dump(indent); }
+
 std::string gpus_to_json(int indent) {
   json out = json::array();
-  for (const auto& g : gpu_records()) {
-    json peaks = json::object();
-    for (precision p : all_precisions)
-      if (g.peak(p)) peaks[std::string(to_string(p))] = *g.peak(p);
-    out.push_back({{"name", g.name},
-                   {"aliases", g.aliases},
-                   {"vendor", g.vendor},
-                   {"memory_bytes", g.memory_bytes},
-                   {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
-                   {"peak_flops", peaks},
-                   {"tdp_watts", g.tdp_watts},
-                   {"interconnect", {{"name", g.interconnect_name}, {"bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s}}},
-                   {"cost_per_hour_usd", g.cost_per_hour_usd}});
-  }
+  for (const auto& g : gpu_records()) out.push_back(hardware_json(g));
   return out.dump(indent);
 }
 

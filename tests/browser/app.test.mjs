@@ -244,6 +244,8 @@ test('works offline once loaded (service worker)', async () => {
   await page.goto(`${site.url}/index.html`);
   await ready(page);
   await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.waitForFunction(() => caches.keys().then((k) => k.length > 0));
+  await page.waitForTimeout(500);
   await context.setOffline(true);
   await page.reload();
   await ready(page);
@@ -265,5 +267,33 @@ test('every input is labelled and reachable by keyboard', async () => {
   await page.keyboard.type('7');
   await page.waitForFunction(() => document.querySelector('[data-field="/memory"]'));
   assert.equal(Number((await shown(page))['/memory']), cli(['estimate', await page.inputValue('#model'), '-b', '7']).memory);
+  await context.close();
+});
+
+test('multi-GPU, serving, training and calibration panels show the core numbers', async () => {
+  const { page, context, errors } = await openPage(browser, `${site.url}/index.html`);
+  await ready(page);
+  await page.fill('#model', 'llama-2-70b');
+  await page.selectOption('#precision', 'fp16');
+  await page.selectOption('#gpu', 'A100-80GB-SXM');
+  await page.fill('#tp', '2');
+  const values = await shown(page);
+  assert.equal(values['/details/parallelism/fits_per_gpu'], 'true');
+  assertSame(values, cli(['estimate', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2']));
+  await page.waitForFunction(() => document.querySelector('[data-serving="/tokens_per_second"]')?.dataset.value !== 'null');
+  const srv = await page.$eval('[data-serving="/tokens_per_second"]', (el) => el.dataset.value);
+  const cliSrv = JSON.parse(spawnSync(join(root, 'build/flopcast'), ['throughput', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2', '--no-calibration', '--json'], { encoding: 'utf8' }).stdout);
+  assert.equal(Number(srv), cliSrv.tokens_per_second);
+  // Calibrate to a measured decode rate: stored in local storage, applied to the estimate.
+  await page.fill('#tp', '1');
+  await page.fill('#model', 'llama-3-8b');
+  await page.selectOption('#precision', 'bf16');
+  await page.fill('#cal-decode', '30');
+  await page.click('#cal-run');
+  await page.waitForFunction(() => (localStorage.getItem('flopcast.calibration') ?? '').includes('mem_efficiency'));
+  const tps = Number((await shown(page))['/details/performance/decode_tokens_per_second']);
+  assert.ok(Math.abs(tps - 30) < 1e-3, `calibrated decode ${tps}`);
+  await page.click('#cal-reset');
+  assert.deepEqual(errors, []);
   await context.close();
 });

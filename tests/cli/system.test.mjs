@@ -117,3 +117,20 @@ test('bad input: one line, exit 2', () => {
   writeFileSync(bad, 'model,gpu,decode_tokens_per_second\nnope,H100,100\n');
   fails(['calibrate', '--file', bad], /bad\.csv:2: MODEL: unknown model "nope"/);
 });
+
+test('calibrate --from-measure stores this machine\'s efficiencies and its spec', () => {
+  const r = run(['calibrate', '--from-measure', 'qwen2.5-0.5b', '--layers', '1', '--prompt', '32', '--gen', '4', '--json']);
+  assert.equal(r.code, 0, r.err);
+  const entry = JSON.parse(r.out).entries[0];
+  assert.equal(entry.gpu, 'this-cpu');
+  assert.equal(entry.model, '*');
+  assert.ok(entry.compute_efficiency > 0 && entry.compute_efficiency <= 1);
+  assert.ok(entry.mem_efficiency > 0 && entry.mem_efficiency <= 1);
+  const specPath = `${store}.this-cpu.json`;
+  assert.ok(existsSync(specPath));
+  // Estimates on the measured machine now use the calibration.
+  const e = json(['estimate', 'qwen2.5-0.5b', '-p', 'fp32', '--gpu-file', specPath]);
+  assert.equal(e.details.settings.compute_efficiency_origin, 'calibrated');
+  assert.equal(e.details.settings.compute_efficiency, entry.compute_efficiency);
+  run(['calibrate', 'reset']);
+});

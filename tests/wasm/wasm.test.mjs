@@ -210,3 +210,20 @@ void main;
   assert.notEqual(ko.status, 0, 'tsc must reject a wrong call');
   assert.match(ko.stdout, /batch_size|Type 'number' is not assignable to type 'string'/);
 });
+
+test('throughput, training analysis and calibration equal the CLI', () => {
+  const t = fc.throughput({ model: 'llama-3-8b', gpu: 'H100', precision: 'bf16', serving: { prompt_tokens: 1024, output_tokens: 128, concurrency: 32 } });
+  const tc = JSON.parse(runCli(['throughput', 'llama-3-8b', '-g', 'H100', '--prompt', '1024', '--output', '128', '--concurrency', '32', '--no-calibration', '--json']).out);
+  assert.deepStrictEqual(t, tc);
+  const tr = fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024, training: true });
+  const trc = JSON.parse(runCli(['train', 'llama-3-8b', '-g', 'A100', '-b', '2', '-s', '1024', '--json']).out);
+  assert.deepStrictEqual(tr, trc);
+  const cal = fc.calibrate({ model: 'llama-3-8b', gpu: 'A100', sequence_length: 512, measured: { decode_tokens_per_second: 80 } });
+  assert.equal(cal.entries.length, 1);
+  const calibrated = fc.estimate({ model: 'llama-3-8b', gpu: 'A100', sequence_length: 512, calibration: cal.entries });
+  assert.ok(Math.abs(calibrated.details.performance.decode_tokens_per_second - 80) < 1e-4);
+  assert.equal(calibrated.details.settings.mem_efficiency_origin, 'calibrated');
+  const par = fc.estimate({ model: 'meta-llama/Llama-2-70b-hf', precision: 'fp16', gpu: 'A100-80GB-SXM', parallelism: { tensor_parallel: 2 } });
+  assert.deepStrictEqual(par, JSON.parse(runCli(['estimate', 'meta-llama/Llama-2-70b-hf', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2', '--no-calibration', '--json']).out));
+  assert.throws(() => fc.throughput({ model: 'llama-3-8b', serving: { concurrency: 0 } }), { pointer: '/serving/concurrency' });
+});

@@ -5,6 +5,7 @@ import { engine, FlopcastError } from './engine.js';
 import { show, si } from './app/fmt.js';
 import { formatCount } from './format.js';
 import { initSweep } from './app/sweep.js';
+import { initSystem, loadCalibration } from './app/system.js';
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
@@ -43,8 +44,9 @@ const FIELDS = [
   { id: 'checkpointing', q: 'ckpt', key: 'gradient_checkpointing', type: 'bool' },
   { id: 'causal', q: 'causal', key: 'causal', type: 'bool' },
   { id: 'flash', q: 'flash', key: 'flash_attention', type: 'bool' },
-  { id: 'compute-eff', q: 'ce', key: 'compute_efficiency', type: 'num' },
-  { id: 'mem-eff', q: 'me', key: 'mem_efficiency', type: 'num' },
+  // Empty: the calibrated value if one is stored, else the core's default (placeholder).
+  { id: 'compute-eff', q: 'ce', key: 'compute_efficiency', type: 'num', unset: '' },
+  { id: 'mem-eff', q: 'me', key: 'mem_efficiency', type: 'num', unset: '' },
   { id: 'power-util', q: 'pu', key: 'power_utilization', type: 'num' },
   { id: 'carbon', q: 'ci', key: 'carbon_intensity', type: 'num' },
   { id: 'cost', q: 'cost', key: 'cost_per_hour', type: 'num', unset: '' },
@@ -102,11 +104,14 @@ for (const f of FIELDS) {
   const el = $(f.id);
   const d = S[f.key];
   const has = q.has(f.q);
-  const v = has ? q.get(f.q) : d === null || d === undefined ? f.unset : d;
+  const v = has ? q.get(f.q) : d === null || d === undefined || f.unset === '' ? f.unset : d;
   if (f.type === 'bool') el.checked = has ? v === '1' || v === 'true' : Boolean(v);
   else if (f.type === 'select') setSelect(el, v);
   else el.value = String(v);
 }
+$('compute-eff').placeholder = `default ${S.compute_efficiency}`;
+$('mem-eff').placeholder = `default ${S.mem_efficiency}`;
+for (const [id, key] of [['tp', 'tp'], ['pp', 'pp'], ['dp', 'dp'], ['ep', 'ep']]) if (q.has(key)) $(id).value = q.get(key);
 const source = ['registry', 'config', 'hub'].includes(q.get('src')) ? q.get('src') : 'registry';
 form.querySelector(`input[name="model-source"][value="${source}"]`).checked = true;
 $('model').value = q.get('model') ?? (models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id);
@@ -192,6 +197,17 @@ function buildRequest(raw, errors) {
       else errors.set(f.id, `Not a number: "${v}".`);
     }
   }
+  const layout = {};
+  for (const [id, key] of [['tp', 'tensor_parallel'], ['pp', 'pipeline_parallel'], ['dp', 'data_parallel'], ['ep', 'expert_parallel']]) {
+    const v = $(id).value.trim();
+    if (v === '') continue;
+    const n = Number(v);
+    if (!Number.isFinite(n)) errors.set(id, `Not a number: "${v}".`);
+    else if (n !== 1) layout[key] = n;
+  }
+  if (Object.keys(layout).length) req.parallelism = layout;
+  const calibration = loadCalibration();
+  if (calibration.length) req.calibration = calibration;
   return req;
 }
 
@@ -200,6 +216,10 @@ function fieldFor(pointer, raw) {
   const seg = (pointer || '').split('/')[1] ?? '';
   if (seg === 'model') return raw.source === 'registry' ? 'model' : 'config';
   if (seg === 'gpu') return raw.gpu === 'custom' ? 'gpu-custom' : 'gpu';
+  if (seg === 'parallelism') {
+    const sub = (pointer || '').split('/')[2] ?? '';
+    return { tensor_parallel: 'tp', pipeline_parallel: 'pp', data_parallel: 'dp', expert_parallel: 'ep' }[sub] ?? '';
+  }
   return POINTER_FIELD[seg] ?? '';
 }
 
@@ -273,6 +293,7 @@ function writeUrl(raw) {
   }
   for (const f of FIELDS) p.set(f.q, f.type === 'bool' ? (raw[f.id] ? '1' : '0') : raw[f.id]);
   for (const [k, id] of Object.entries(sweepIds)) p.set(k, $(id).value);
+  for (const id of ['tp', 'pp', 'dp', 'ep']) if ($(id).value !== '1') p.set(id, $(id).value);
   const url = `${location.pathname}?${p}${location.hash}`;
   if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, '', url);
 }
@@ -304,7 +325,7 @@ function update(force = false) {
   if (!['custom', 'none'].includes($('gpu').value)) lastGpu = $('gpu').value;
   const raw = readRaw();
   scheduleUrl();
-  const key = JSON.stringify(raw);
+  const key = JSON.stringify([raw, ...['tp', 'pp', 'dp', 'ep'].map((id) => $(id).value)]);
   if (key === lastKey && !force) return;
   lastKey = key;
   syncVisibility(raw);
@@ -323,6 +344,7 @@ function update(force = false) {
   showErrors(errors);
   if (result) {
     render(result);
+    system.update(req, result);
     lastGood = { result, req };
     charts?.schedule(result, req);
     const ms = performance.now() - t0;
@@ -444,6 +466,7 @@ function sweepBase() {
   const bad = [...errors].filter(([id]) => !SWEPT.has(id)).map(([id, msg]) => `${labelOf(id)}: ${msg}`);
   return { base: req, error: bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '' };
 }
+const system = initSystem({ fc, FlopcastError, onCalibrated: () => update(true) });
 initSweep({
   fc,
   sweepBase,

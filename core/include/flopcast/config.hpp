@@ -10,6 +10,7 @@
 #include "flopcast/compare.hpp"
 #include "flopcast/estimate.hpp"
 #include "flopcast/serving.hpp"
+#include "flopcast/training.hpp"
 #include "flopcast/hardware.hpp"
 #include "flopcast/model.hpp"
 
@@ -50,6 +51,13 @@ struct serving_request {
   std::deque<model_spec> drafts;
 };
 [[nodiscard]] serving_request read_serving_request(std::string_view json_text);
+
+// A training-analysis request: an estimate request plus "training_analysis" options.
+struct training_request {
+  compare_request request;
+  training_settings training;
+};
+[[nodiscard]] training_request read_training_request(std::string_view json_text);
 
 // A calibration request: an estimate request (the measurement's settings) plus "measured":
 // {decode_tokens_per_second, time_to_first_token_s} and "all_models".

@@ -9,6 +9,8 @@
 #include "flopcast/precision.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/result_json.hpp"
+#include "flopcast/serving.hpp"
+#include "flopcast/training.hpp"
 
 namespace flopcast {
 [[nodiscard]] inline const char* version() noexcept { return FLOPCAST_VERSION; }

@@ -67,6 +67,10 @@ struct serving_result;
 
 // Entry points of the WASM module (request JSON in, result JSON out).
 [[nodiscard]] std::string throughput_json(std::string_view request_json, int indent = -1);
+// A training-step analysis (training.hpp) of an estimate request; "training_analysis" may hold
+// {recompute, gradient_clipping, fused_optimizer, tokens, mfu, gpus, lora_rank, lora_targets,
+// base_precision}.
+[[nodiscard]] std::string train_json(std::string_view request_json, int indent = -1);
 // Returns the calibration entry as a store ({"entries": [entry]}) to merge into the caller's store.
 [[nodiscard]] std::string calibrate_json(std::string_view request_json, int indent = -1);
 
@@ -76,5 +80,7 @@ struct serving_result;
 // Lists as JSON text, for list-models / list-gpus and the WASM API.
 [[nodiscard]] std::string models_to_json(int indent = 2);
 [[nodiscard]] std::string gpus_to_json(int indent = 2);
+// One accelerator in data/gpus.json's record format (read back by read_hardware / --gpu-file).
+[[nodiscard]] std::string hardware_to_json(const hardware_spec& g, int indent = 2);
 
 }  // namespace flopcast

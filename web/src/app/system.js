@@ -1,0 +1,122 @@
+// Serving throughput, the training-step analysis and calibration: each panel asks the core
+// (fc.throughput, fc.train, fc.calibrate) for the same request as the estimate above.
+import { show } from './fmt.js';
+
+const $ = (id) => document.getElementById(id);
+const STORE = 'flopcast.calibration';
+const at = (obj, pointer) => pointer.split('/').slice(1).reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
+
+/** Calibration entries stored in this browser (the core's store format, entries only). */
+export function loadCalibration() {
+  try {
+    const v = JSON.parse(localStorage.getItem(STORE) ?? '[]');
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+function saveCalibration(entries) {
+  localStorage.setItem(STORE, JSON.stringify(entries));
+}
+
+function fill(attr, result) {
+  for (const el of document.querySelectorAll(`[${attr}]`)) {
+    let v = result ? at(result, el.getAttribute(attr)) : null;
+    if (v === undefined) v = null;
+    el.dataset.value = v === null ? 'null' : String(v);
+    el.textContent = el.dataset.fmt === 'num' ? (v === null ? '–' : Number(v).toPrecision(4)) : show(el.dataset.fmt, v);
+  }
+}
+
+export function initSystem({ fc, FlopcastError, onCalibrated }) {
+  let last = null;
+
+  function serving(req) {
+    const err = $('serving-error');
+    err.textContent = '';
+    if (!req.gpu) {
+      fill('data-serving', null);
+      err.textContent = 'Choose a GPU to estimate serving throughput.';
+      return;
+    }
+    const s = {};
+    for (const [id, key] of [['srv-prompt', 'prompt_tokens'], ['srv-output', 'output_tokens'], ['srv-concurrency', 'concurrency'], ['srv-chunk', 'chunked_prefill_tokens']]) {
+      const v = $(id).value.trim();
+      if (v !== '') s[key] = Number(v);
+    }
+    const { batch_size, sequence_length, num_generated_tokens, training, optimizer, gradient_checkpointing, ...rest } = req;
+    try {
+      const r = fc.throughput({ ...rest, serving: s });
+      fill('data-serving', r);
+      if (!r.fits) err.textContent = 'Does not fit: weights leave no room for one sequence’s KV cache (try tensor parallel or a lower precision).';
+    } catch (e) {
+      fill('data-serving', null);
+      err.textContent = e instanceof FlopcastError ? e.message : String(e);
+    }
+  }
+
+  function training(req, result) {
+    const err = $('train-error');
+    err.textContent = '';
+    const list = $('train-recommendations');
+    if (!result.details.memory.training || typeof fc.train !== 'function') {
+      fill('data-train', null);
+      list.replaceChildren();
+      return;
+    }
+    try {
+      const { parallelism, calibration, num_generated_tokens, kv_cache_precision, ...rest } = req;
+      const r = fc.train(rest);
+      fill('data-train', r);
+      list.replaceChildren(...(r.recommendations ?? []).map((x) => Object.assign(document.createElement('li'), { textContent: `${x.action} — ${x.reason}` })));
+    } catch (e) {
+      fill('data-train', null);
+      list.replaceChildren();
+      err.textContent = e instanceof FlopcastError ? e.message : String(e);
+    }
+  }
+
+  function renderEntries() {
+    const entries = loadCalibration();
+    $('cal-entries').replaceChildren(...entries.map((e) => Object.assign(document.createElement('li'), {
+      textContent: `${e.model} on ${e.gpu} (${e.precision}): compute ${e.compute_efficiency ?? '–'}, memory ${e.mem_efficiency ?? '–'} — ${e.source}`,
+    })));
+  }
+
+  $('serving-form').addEventListener('submit', (e) => e.preventDefault());
+  $('serving-form').addEventListener('input', () => last && serving(last.req));
+  $('cal-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const err = $('cal-error');
+    err.textContent = '';
+    if (!last) return;
+    const measured = {};
+    const tps = $('cal-decode').value.trim(), ttft = $('cal-ttft').value.trim();
+    if (tps !== '') measured.decode_tokens_per_second = Number(tps);
+    if (ttft !== '') measured.time_to_first_token_s = Number(ttft);
+    const { calibration, compute_efficiency, mem_efficiency, parallelism, ...req } = last.req;
+    try {
+      const { entries } = fc.calibrate({ ...req, measured });
+      const stored = loadCalibration().filter((x) => !entries.some((e) => e.model === x.model && e.gpu === x.gpu && e.precision === x.precision));
+      saveCalibration([...stored, ...entries]);
+      renderEntries();
+      onCalibrated();
+    } catch (ex) {
+      err.textContent = ex instanceof FlopcastError ? ex.message : String(ex);
+    }
+  });
+  $('cal-reset').addEventListener('click', () => {
+    localStorage.removeItem(STORE);
+    renderEntries();
+    onCalibrated();
+  });
+  renderEntries();
+
+  return {
+    update(req, result) {
+      last = { req, result };
+      serving(req);
+      training(req, result);
+    },
+  };
+}
