@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "flopcast/flopcast.hpp"
+#include "common.hpp"
 #include "flopcast/training.hpp"
 #include "report_text.hpp"
 
@@ -27,36 +28,6 @@ struct train_options {
   std::string compute_eff, mem_eff;
   bool no_clip = false, fused = false, qlora = false, causal = false, no_flash = false, json = false;
 };
-
-[[noreturn]] void bad(const std::string& option, const std::string& message) {
-  throw error(error_code::invalid_argument, option, message);
-}
-
-std::int64_t parse_int(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::out_of_range&) {
-    bad(option, "expected an integer, but got \"" + text + "\" (out of range)");
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) bad(option, "expected an integer, but got \"" + text + "\"");
-  return v;
-}
-
-double parse_number(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(v)) bad(option, "expected a number, but got \"" + text + "\"");
-  return v;
-}
 
 // A token count: a number with an optional K, M, B (or G) or T suffix ("15T", "2e12").
 double parse_tokens(const std::string& text, const std::string& option) {
@@ -91,14 +62,6 @@ double parse_tokens(const std::string& text, const std::string& option) {
   if (digits.empty() || used == 0 || used != digits.size() || !std::isfinite(v))
     bad(option, "expected a number of tokens (e.g. 1e12 or 15T), but got \"" + text + "\"");
   return v * scale;
-}
-
-std::string read_file(const std::string& path, const std::string& option) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(error_code::io, option, "cannot read \"" + path + "\": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 bool looks_like_path(const std::string& s) {
