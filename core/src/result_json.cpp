@@ -92,6 +92,23 @@ json config_json(const model_spec& m) {
 
 json or_null(bool has, double v) { return has ? json(v) : json(nullptr); }
 
+// The settings every result and the defaults share, by request field name.
+json settings_json(const settings& s) {
+  return {{"batch_size", s.batch_size},
+          {"sequence_length", s.sequence_length},
+          {"num_generated_tokens", s.num_generated_tokens},
+          {"precision", to_string(s.weight_precision)},
+          {"training", s.training},
+          {"optimizer", to_string(s.optim)},
+          {"gradient_checkpointing", s.gradient_checkpointing},
+          {"causal", s.causal},
+          {"flash_attention", s.flash_attention},
+          {"compute_efficiency", s.compute_efficiency},
+          {"mem_efficiency", s.mem_efficiency},
+          {"power_utilization", s.power_utilization},
+          {"carbon_intensity", s.carbon_intensity_g_per_kwh}};
+}
+
 const char* origin_name(efficiency_origin o) {
   switch (o) {
     case efficiency_origin::default_value: return "default";
@@ -278,25 +295,14 @@ std::string to_json(const estimate_context& c, int indent) {
     details["parallelism"] = nullptr;
   }
 
-  details["settings"] = {
-      {"batch_size", s.batch_size},
-      {"sequence_length", s.sequence_length},
-      {"num_generated_tokens", s.num_generated_tokens},
-      {"precision", to_string(s.weight_precision)},
-      {"kv_cache_precision", to_string(r.kv_precision)},
-      {"training", s.training},
-      {"optimizer", to_string(s.optim)},
-      {"gradient_checkpointing", s.gradient_checkpointing},
-      {"causal", s.causal},
-      {"flash_attention", s.flash_attention},
-      {"compute_efficiency", s.compute_efficiency},
-      {"mem_efficiency", s.mem_efficiency},
-      {"compute_efficiency_origin", origin_name(s.compute_efficiency_origin)},
-      {"mem_efficiency_origin", origin_name(s.mem_efficiency_origin)},
-      {"calibration_source", s.calibration_source.empty() ? json(nullptr) : json(s.calibration_source)},
-      {"power_utilization", s.power_utilization},
-      {"carbon_intensity", s.carbon_intensity_g_per_kwh},
-      {"cost_per_hour", perf ? json(p.cost_per_hour_usd) : (s.cost_per_hour_usd ? json(*s.cost_per_hour_usd) : json(nullptr))}};
+  json settings_out = settings_json(s);
+  settings_out["kv_cache_precision"] = to_string(r.kv_precision);
+  settings_out["compute_efficiency_origin"] = origin_name(s.compute_efficiency_origin);
+  settings_out["mem_efficiency_origin"] = origin_name(s.mem_efficiency_origin);
+  settings_out["calibration_source"] = s.calibration_source.empty() ? json(nullptr) : json(s.calibration_source);
+  settings_out["cost_per_hour"] =
+      perf ? json(p.cost_per_hour_usd) : (s.cost_per_hour_usd ? json(*s.cost_per_hour_usd) : json(nullptr));
+  details["settings"] = settings_out;
   out["details"] = details;
   return out.dump(indent);
 }
@@ -368,22 +374,10 @@ std::string defaults_json(int indent) {
   const settings s;
   json out;
   out["version"] = FLOPCAST_VERSION;
-  out["settings"] = {{"batch_size", s.batch_size},
-                     {"sequence_length", s.sequence_length},
-                     {"num_generated_tokens", s.num_generated_tokens},
-                     {"precision", to_string(s.weight_precision)},
-                     {"kv_cache_precision", nullptr},
-                     {"gpu", find_gpu("A100").name},
-                     {"training", s.training},
-                     {"optimizer", to_string(s.optim)},
-                     {"gradient_checkpointing", s.gradient_checkpointing},
-                     {"causal", s.causal},
-                     {"flash_attention", s.flash_attention},
-                     {"compute_efficiency", s.compute_efficiency},
-                     {"mem_efficiency", s.mem_efficiency},
-                     {"power_utilization", s.power_utilization},
-                     {"carbon_intensity", s.carbon_intensity_g_per_kwh},
-                     {"cost_per_hour", nullptr}};
+  out["settings"] = settings_json(s);
+  out["settings"]["kv_cache_precision"] = nullptr;
+  out["settings"]["gpu"] = find_gpu("A100").name;
+  out["settings"]["cost_per_hour"] = nullptr;
   json precisions = json::array(), optimizers = json::array(), fields = json::array(), sweep = json::array();
   for (precision p : all_precisions)
     precisions.push_back({{"name", to_string(p)}, {"bits", storage_bits(p)}, {"weight_only", is_weight_only(p)}});
