@@ -3,7 +3,6 @@
 // JS and nothing needs .delete(); the JS wrapper (flopcast.js) turns !ok into an Error.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
-
 #include <malloc.h>
 
 #include <cmath>
@@ -70,12 +69,15 @@ status sweep_size(const std::string& request) {
 }
 status sweep_chunk(const std::string& request, double offset, double count) {
   return guarded([&] {
-    if (!(offset >= 0 && count >= 0 && offset < 9e15 && count <= 1e7 && std::floor(offset) == offset && std::floor(count) == count))
-      throw flopcast::error(flopcast::error_code::invalid_argument, "/offset", "expected whole numbers offset >= 0 and 0 <= count <= 1e7");
+    if (!(offset >= 0 && count >= 0 && offset < 9e15 && count <= 1e7 && std::floor(offset) == offset &&
+          std::floor(count) == count))
+      throw flopcast::error(flopcast::error_code::invalid_argument, "/offset",
+                            "expected whole numbers offset >= 0 and 0 <= count <= 1e7");
     const auto q = flopcast::read_compare_request(request, true);
     auto& buffer = sweep_buffer();
     buffer.resize(static_cast<std::size_t>(count) * flopcast::sweep_field_count());
-    const std::size_t n = flopcast::sweep(q.plan, static_cast<std::size_t>(offset), static_cast<std::size_t>(count), buffer.data());
+    const std::size_t n =
+        flopcast::sweep(q.plan, static_cast<std::size_t>(offset), static_cast<std::size_t>(count), buffer.data());
     buffer.resize(n * flopcast::sweep_field_count());
     return status{true, "", static_cast<double>(n)};
   });

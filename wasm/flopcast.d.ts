@@ -108,7 +108,12 @@ export interface ThroughputResult {
   ttft_s: number | null;
   tpot_s: number | null;
   cost_per_1m_tokens_usd: number | null;
-  ranges: { tokens_per_second: [number, number]; ttft_s: [number, number]; tpot_s: [number, number]; source: string } | null;
+  ranges: {
+    tokens_per_second: [number, number];
+    ttft_s: [number, number];
+    tpot_s: [number, number];
+    source: string;
+  } | null;
   speculative: {
     draft_model: string;
     speculative_tokens: number;
@@ -129,7 +134,10 @@ export interface CalibrationRequest extends EstimateRequest {
 
 type OneOrMany<T> = T | T[];
 /** Like EstimateRequest, but model, gpu, precision and the sizes may be lists (Cartesian product). */
-export interface CompareRequest extends Omit<EstimateRequest, 'model' | 'gpu' | 'precision' | 'batch_size' | 'sequence_length' | 'num_generated_tokens'> {
+export interface CompareRequest extends Omit<
+  EstimateRequest,
+  'model' | 'gpu' | 'precision' | 'batch_size' | 'sequence_length' | 'num_generated_tokens'
+> {
   model: OneOrMany<string | HfConfig>;
   gpu?: OneOrMany<string | GpuSpec | null>;
   precision?: OneOrMany<Precision>;
@@ -226,7 +234,15 @@ export interface EstimateResult {
   note: string[];
   details: {
     config: Record<string, unknown>;
-    parameters: { total: number; active: number; embedding: number; attention: number; mlp: number; norm: number; output_head: number };
+    parameters: {
+      total: number;
+      active: number;
+      embedding: number;
+      attention: number;
+      mlp: number;
+      norm: number;
+      output_head: number;
+    };
     flops: {
       forward: FlopsParts;
       forward_attention_detail: AttentionDetail;
@@ -250,22 +266,26 @@ export interface EstimateResult {
       fits_on_gpu: boolean | null;
       training: TrainingMemory | null;
     };
-    performance: (Performance & {
-      ranges: {
-        prefill_latency_s: [number, number];
-        decode_latency_per_token_s: [number, number] | null;
-        decode_tokens_per_second: [number, number] | null;
-        total_request_latency_s: [number, number];
-        training_step_s: [number, number] | null;
-        energy_total_joules: [number, number];
-        cost_usd: [number, number];
-        compute_efficiency: [number, number];
-        mem_efficiency: [number, number];
-        source: string;
-      };
-    }) | null;
+    performance:
+      | (Performance & {
+          ranges: {
+            prefill_latency_s: [number, number];
+            decode_latency_per_token_s: [number, number] | null;
+            decode_tokens_per_second: [number, number] | null;
+            total_request_latency_s: [number, number];
+            training_step_s: [number, number] | null;
+            energy_total_joules: [number, number];
+            cost_usd: [number, number];
+            compute_efficiency: [number, number];
+            mem_efficiency: [number, number];
+            source: string;
+          };
+        })
+      | null;
     parallelism: Record<string, number | boolean | null> | null;
-    settings: Required<Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>> & {
+    settings: Required<
+      Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>
+    > & {
       kv_cache_precision: string;
       cost_per_hour: number | null;
       compute_efficiency_origin: 'default' | 'explicit' | 'calibrated';
@@ -316,7 +336,8 @@ export interface GpuInfo extends Required<Omit<GpuSpec, 'interconnect'>> {
   interconnect: { name: string; bandwidth_bytes_per_s: number };
 }
 /** bound: compute/memory (1/0 in sweep values). */
-export type FieldKind = 'text' | 'count' | 'flops' | 'bytes' | 'seconds' | 'rate' | 'joules' | 'boolean' | 'number' | 'bound';
+export type FieldKind =
+  'text' | 'count' | 'flops' | 'bytes' | 'seconds' | 'rate' | 'joules' | 'boolean' | 'number' | 'bound';
 export interface RowField {
   key: keyof CompareRow;
   header: string;
@@ -324,7 +345,9 @@ export interface RowField {
 }
 export interface Defaults {
   version: string;
-  settings: Required<Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>> & {
+  settings: Required<
+    Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>
+  > & {
     gpu: string;
     kv_cache_precision: null;
     cost_per_hour: null;

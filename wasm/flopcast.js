@@ -19,7 +19,8 @@ function checkFinite(value, pointer) {
   if (typeof value === 'number' && !Number.isFinite(value))
     throw new FlopcastError(`[flopcast.invalid_argument] (${pointer}) expected a finite number, but got ${value}`);
   if (Array.isArray(value)) value.forEach((v, i) => checkFinite(v, `${pointer}/${i}`));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) checkFinite(v, `${pointer}/${k}`);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) checkFinite(v, `${pointer}/${k}`);
 }
 
 function requestText(request) {

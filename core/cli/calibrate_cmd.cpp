@@ -47,7 +47,8 @@ std::vector<measured_row> read_rows(const std::string& path, owned_specs& owned,
       continue;
     }
     if (cells.size() != header.size())
-      bad("--file", fmt::format("{}:{}: expected {} cells as in the header, but got {}", path, line_no, header.size(), cells.size()));
+      bad("--file", fmt::format("{}:{}: expected {} cells as in the header, but got {}", path, line_no, header.size(),
+                                cells.size()));
     std::vector<std::pair<std::string, std::string>> rec;
     for (std::size_t i = 0; i < cells.size(); ++i) rec.emplace_back(header[i], trim(cells[i]));
     rec.emplace_back("#line", std::to_string(line_no));
@@ -79,7 +80,8 @@ std::vector<measured_row> read_rows(const std::string& path, owned_specs& owned,
       row.gpu = p.gpu;
       row.config = p.config;
       if (!get("decode_tokens_per_second").empty())
-        row.measured.decode_tokens_per_second = parse_number(get("decode_tokens_per_second"), "decode_tokens_per_second");
+        row.measured.decode_tokens_per_second =
+            parse_number(get("decode_tokens_per_second"), "decode_tokens_per_second");
       if (!get("ttft_s").empty()) row.measured.time_to_first_token_s = parse_number(get("ttft_s"), "ttft_s");
       validate(row.config);
     } catch (const error& e) {
@@ -96,7 +98,8 @@ void print_entries(const std::vector<calibration_entry>& entries) {
     std::cout << "no calibration stored (" << calibration_path() << ")\n";
     return;
   }
-  std::cout << fmt::format("{:<36} {:<16} {:<6} {:>8} {:>8}  {}\n", "model", "gpu", "prec", "compute", "memory", "source");
+  std::cout << fmt::format("{:<36} {:<16} {:<6} {:>8} {:>8}  {}\n", "model", "gpu", "prec", "compute", "memory",
+                           "source");
   for (const auto& e : entries)
     std::cout << fmt::format("{:<36} {:<16} {:<6} {:>8} {:>8}  {}\n", e.model, e.gpu, e.precision,
                              e.compute_efficiency ? fmt::format("{:.3f}", *e.compute_efficiency) : "-",
@@ -115,7 +118,8 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   };
   auto st = std::make_shared<state>();
   calibrate_command cmd;
-  cmd.app = parent.add_subcommand("calibrate", "Pin compute/memory efficiency to measured figures (stored for later estimates)");
+  cmd.app = parent.add_subcommand("calibrate",
+                                  "Pin compute/memory efficiency to measured figures (stored for later estimates)");
   CLI::App& a = *cmd.app;
   a.require_subcommand(0, 1);
   a.add_option("MODEL", st->model, "The measured model (registry name or config.json path)");
@@ -128,9 +132,12 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   a.add_option("--gpu-file", st->o.gpu_file, "Custom accelerator JSON");
   a.add_option("--decode-tps", st->decode_tps, "Measured decode tokens/s (whole batch)");
   a.add_option("--ttft,--prefill-latency", st->ttft, "Measured time to first token (prefill latency), seconds");
-  a.add_option("--file", st->file, "CSV of measured rows (model,gpu,precision,batch_size,sequence_length,num_generated_tokens,decode_tokens_per_second,ttft_s)");
+  a.add_option("--file", st->file,
+               "CSV of measured rows "
+               "(model,gpu,precision,batch_size,sequence_length,num_generated_tokens,decode_tokens_per_second,ttft_s)");
   a.add_flag("--all-models", st->all_models, "Store for every model on this GPU and precision (model \"*\")");
-  a.add_flag("--from-measure", st->from_measure, "Measure MODEL on this machine (flopcast measure) and store the result for \"this-cpu\"");
+  a.add_flag("--from-measure", st->from_measure,
+             "Measure MODEL on this machine (flopcast measure) and store the result for \"this-cpu\"");
   a.add_option("--layers", st->layers, "With --from-measure: layers of MODEL to run [4]");
   a.add_option("--prompt", st->prompt, "With --from-measure: prompt tokens [128]");
   a.add_option("--gen", st->gen, "With --from-measure: generated tokens [32]");
@@ -143,8 +150,10 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   cmd.run = [st, show, reset] {
     if (*show) {
       const auto entries = load_calibration();
-      if (st->show_json) std::cout << calibration_to_json(entries) << "\n";
-      else print_entries(entries);
+      if (st->show_json)
+        std::cout << calibration_to_json(entries) << "\n";
+      else
+        print_entries(entries);
       return 0;
     }
     if (*reset) {
@@ -164,7 +173,8 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
       mo.prompt_tokens = parse_int(st->prompt, "--prompt");
       mo.generated_tokens = parse_int(st->gen, "--gen");
       const std::int64_t threads = parse_int(st->threads, "--threads");
-      if (threads < 0 || threads > 4096) bad("--threads", "expected 0 (all) or a positive thread count, but got " + st->threads);
+      if (threads < 0 || threads > 4096)
+        bad("--threads", "expected 0 (all) or a positive thread count, but got " + st->threads);
       mo.threads = static_cast<int>(threads);
       std::cerr << "measuring " << spec.name << " on this machine...\n";
       const measure::measure_result r = measure::run_measurement(spec, mo);
@@ -190,7 +200,8 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
       added = calibrate_rows(read_rows(st->file, owned, st->all_models), st->all_models);
     } else {
       if (st->model.empty()) bad("MODEL", "expected the measured model (or --file, show, reset)");
-      if (st->decode_tps.empty() && st->ttft.empty()) bad("--decode-tps", "expected a measurement: --decode-tps and/or --ttft");
+      if (st->decode_tps.empty() && st->ttft.empty())
+        bad("--decode-tps", "expected a measurement: --decode-tps and/or --ttft");
       options& o = st->o;
       if (o.gpu == "none") bad("--gpu", "expected the GPU the measurement ran on");
       o.models = {st->model};
@@ -204,13 +215,15 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
         added.push_back(calibrate(*p.model, p.config, *p.gpu, m, st->all_models));
       } catch (const error& e) {
         const std::string opt = e.pointer() == "/measured/decode_tokens_per_second" ? "--decode-tps"
-                                : e.pointer() == "/measured/time_to_first_token_s" ? "--ttft" : e.pointer();
+                                : e.pointer() == "/measured/time_to_first_token_s"  ? "--ttft"
+                                                                                    : e.pointer();
         throw error(e.code(), opt, e.message());
       }
     }
     for (const auto& e : added) upsert(entries, e);
     save_calibration(entries);
-    if (st->o.json) std::cout << calibration_to_json(added) << "\n";
+    if (st->o.json)
+      std::cout << calibration_to_json(added) << "\n";
     else {
       std::cout << "stored:\n";
       print_entries(added);

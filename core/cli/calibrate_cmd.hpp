@@ -1,7 +1,6 @@
 #pragma once
 // `flopcast calibrate`: pin efficiencies to measurements; `calibrate show`, `calibrate reset`.
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace flopcast::cli {

@@ -77,7 +77,8 @@ const model_spec& resolve_model(const std::string& name, owned_specs& specs, con
   try {
     std::string label = name;
     const auto slash = label.find_last_of('/');
-    if (slash != std::string::npos && label.substr(slash + 1) == "config.json" && slash > 0) label = label.substr(0, slash);
+    if (slash != std::string::npos && label.substr(slash + 1) == "config.json" && slash > 0)
+      label = label.substr(0, slash);
     owned.push_back(std::make_unique<model_spec>(read_hf_config(text, label)));
   } catch (const error& e) {
     throw error(e.code(), e.pointer(), e.message() + " in " + name);
@@ -108,8 +109,9 @@ std::vector<const hardware_spec*> resolve_gpus(const options& o, owned_specs& sp
 
 settings base_settings(const options& o) {
   settings s;
-  s.kv_cache_precision = o.kv_precision.empty() ? std::nullopt
-                                                 : std::optional<precision>(parse_precision(o.kv_precision, "--kv-precision"));
+  s.kv_cache_precision = o.kv_precision.empty()
+                             ? std::nullopt
+                             : std::optional<precision>(parse_precision(o.kv_precision, "--kv-precision"));
   s.training = o.training;
   s.optim = parse_optimizer(o.optimizer, "--optimizer");
   s.gradient_checkpointing = !o.no_checkpointing;
@@ -132,7 +134,8 @@ settings base_settings(const options& o) {
   l.sequence_parallel = o.sequence_parallel;
   if (!o.interconnect.empty()) {
     const double gb = parse_number(o.interconnect, "--interconnect");
-    if (!(gb > 0)) bad("--interconnect", "expected a positive bandwidth in GB/s per direction, but got " + o.interconnect);
+    if (!(gb > 0))
+      bad("--interconnect", "expected a positive bandwidth in GB/s per direction, but got " + o.interconnect);
     l.interconnect_bandwidth_bytes_per_s = gb * 1e9;
   }
   if (!o.link_latency.empty()) {
@@ -186,7 +189,8 @@ error as_cli_error(const error& e) {
 compare_plan make_plan(const options& o, bool allow_lists, owned_specs& owned) {
   const auto list = [&](const std::string& v, const char* option) {
     auto items = split(v);
-    if (!allow_lists && items.size() > 1) bad(option, "expected one value, but got a list \"" + v + "\" (use flopcast compare)");
+    if (!allow_lists && items.size() > 1)
+      bad(option, "expected one value, but got a list \"" + v + "\" (use flopcast compare)");
     return items;
   };
   compare_plan plan;
@@ -226,7 +230,8 @@ void add_hardware_options(CLI::App& cmd, options& o, bool lists) {
   cmd.add_option("--kv-precision", o.kv_precision, "KV-cache precision [weights', fp16 for int8/int4]");
   cmd.add_option("-g,--gpu", o.gpu, "GPU name or alias" + std::string(lists ? ", or none" : "") + l + " [A100]");
   cmd.add_option("--gpu-file", o.gpu_file, "Custom accelerator JSON (data/gpus.json record format)");
-  cmd.add_option("--compute-efficiency", o.compute_eff, "Fraction of peak FLOP/s achieved, (0,1] [calibrated, else 0.5]");
+  cmd.add_option("--compute-efficiency", o.compute_eff,
+                 "Fraction of peak FLOP/s achieved, (0,1] [calibrated, else 0.5]");
   cmd.add_option("--mem-efficiency", o.mem_eff, "Fraction of peak bandwidth achieved, (0,1] [calibrated, else 0.8]");
   cmd.add_option("--power-utilization", o.power_util, "Mean power as a fraction of TDP, (0,1] [0.85]");
   cmd.add_option("--carbon-intensity", o.carbon, "Grid carbon intensity, g CO2 per kWh [400]");
@@ -237,7 +242,8 @@ void add_hardware_options(CLI::App& cmd, options& o, bool lists) {
   cmd.add_option("--ep", o.ep, "Expert-parallel ranks (MoE) [1]");
   cmd.add_flag("--sp", o.sequence_parallel, "Sequence parallelism (training activations)");
   cmd.add_option("--microbatches", o.microbatches, "Pipeline microbatches per training step [1]");
-  cmd.add_option("--interconnect", o.interconnect, "GPU-to-GPU bandwidth, GB/s per direction [half the GPU's listed total]");
+  cmd.add_option("--interconnect", o.interconnect,
+                 "GPU-to-GPU bandwidth, GB/s per direction [half the GPU's listed total]");
   cmd.add_option("--link-latency", o.link_latency, "Latency per ring step or send, microseconds [2]");
   cmd.add_flag("--no-calibration", o.no_calibration, "Ignore the calibration store");
 }
@@ -268,7 +274,8 @@ void save_calibration(const std::vector<calibration_entry>& entries) {
   const std::filesystem::path tmp = path.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw error(error_code::io, "--calibration", "cannot write \"" + tmp.string() + "\": " + std::strerror(errno));
+    if (!out)
+      throw error(error_code::io, "--calibration", "cannot write \"" + tmp.string() + "\": " + std::strerror(errno));
     out << calibration_to_json(entries) << "\n";
   }
   std::filesystem::rename(tmp, path, ec);

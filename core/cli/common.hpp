@@ -2,7 +2,6 @@
 // Helpers shared by the CLI's commands: option parsing with errors that name the option,
 // model and GPU resolution, the options of estimate-like commands, the calibration store.
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>

@@ -3,18 +3,18 @@
 //   flopcast compare MODEL... [-b 1,8] [-s 512,2048] [-p bf16,int4] [-g A100,H100] [--json|--csv]
 //   flopcast list-models [--json] | list-gpus [--json]
 // Bad input prints one line on stderr and exits 2.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "flopcast/flopcast.hpp"
-#include "common.hpp"
 #include "calibrate_cmd.hpp"
+#include "common.hpp"
+#include "flopcast/flopcast.hpp"
 #include "measure_cmd.hpp"
+#include "report_text.hpp"
 #include "throughput_cmd.hpp"
 #include "train_cmd.hpp"
-#include "report_text.hpp"
 
 namespace {
 
@@ -28,13 +28,16 @@ std::vector<std::size_t> all_columns() {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"flopcast: parameters, FLOPs, memory, latency, energy and cost of transformer LLMs, from the architecture alone"};
+  CLI::App app{
+      "flopcast: parameters, FLOPs, memory, latency, energy and cost of transformer LLMs, from the architecture alone"};
   app.set_version_flag("--version", std::string("flopcast ") + flopcast::version());
   app.require_subcommand(1);
 
   options est, cmp;
   auto* estimate_cmd = app.add_subcommand("estimate", "Estimate one model on one GPU");
-  estimate_cmd->add_option("MODEL", est.models, "Registry name or alias, or a path to a config.json")->required()->expected(1);
+  estimate_cmd->add_option("MODEL", est.models, "Registry name or alias, or a path to a config.json")
+      ->required()
+      ->expected(1);
   add_estimate_options(*estimate_cmd, est, false);
 
   auto* compare_cmd = app.add_subcommand("compare", "Estimate the Cartesian product of models and settings");
@@ -59,7 +62,9 @@ int run(int argc, char** argv) {
       known = known || sub->get_name() == command;
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
-    if (!known) throw error(error_code::invalid_argument, "COMMAND", "unknown command \"" + command + "\": expected one of " + names);
+    if (!known)
+      throw error(error_code::invalid_argument, "COMMAND",
+                  "unknown command \"" + command + "\": expected one of " + names);
   }
   try {
     app.parse(argc, argv);
@@ -94,15 +99,15 @@ int run(int argc, char** argv) {
       std::cout << gpus_to_json() << "\n";
       return 0;
     }
-    std::cout << fmt::format("{:<18} {:>9} {:>11} {:>12} {:>7} {:>8}  {}\n", "name", "memory", "bandwidth", "bf16/fp16", "TDP",
-                             "$/h", "aliases");
+    std::cout << fmt::format("{:<18} {:>9} {:>11} {:>12} {:>7} {:>8}  {}\n", "name", "memory", "bandwidth", "bf16/fp16",
+                             "TDP", "$/h", "aliases");
     for (const auto& g : gpu_records()) {
       const auto half = g.peak(precision::bf16) ? g.peak(precision::bf16) : g.peak(precision::fp16);
       std::string aliases;
       for (const auto& a : g.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
-      std::cout << fmt::format("{:<18} {:>9} {:>9}/s {:>12} {:>5} W {:>8.2f}  {}\n", g.name, cli::format_bytes(g.memory_bytes),
-                               cli::format_bytes(g.memory_bandwidth_bytes_per_s), half ? cli::format_flops(*half) + "/s" : "-",
-                               g.tdp_watts, g.cost_per_hour_usd, aliases);
+      std::cout << fmt::format("{:<18} {:>9} {:>9}/s {:>12} {:>5} W {:>8.2f}  {}\n", g.name,
+                               cli::format_bytes(g.memory_bytes), cli::format_bytes(g.memory_bandwidth_bytes_per_s),
+                               half ? cli::format_flops(*half) + "/s" : "-", g.tdp_watts, g.cost_per_hour_usd, aliases);
     }
     return 0;
   }
@@ -115,9 +120,12 @@ int run(int argc, char** argv) {
     const compare_plan::point p = plan.at(0);
     const estimate_result r = estimate(*p.model, p.config, p.gpu);
     const estimate_context ctx{*p.model, p.config, p.gpu, r};
-    if (o.json) std::cout << to_json(ctx) << "\n";
-    else if (o.csv) std::cout << rows_to_csv({row_values(ctx)}, all_columns());
-    else std::cout << cli::report(ctx);
+    if (o.json)
+      std::cout << to_json(ctx) << "\n";
+    else if (o.csv)
+      std::cout << rows_to_csv({row_values(ctx)}, all_columns());
+    else
+      std::cout << cli::report(ctx);
     return 0;
   }
 

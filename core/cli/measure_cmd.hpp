@@ -1,7 +1,6 @@
 #pragma once
 // `flopcast measure`: native latency measurement beside the estimate (not in the WASM build).
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace flopcast::cli {

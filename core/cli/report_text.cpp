@@ -56,16 +56,26 @@ std::string format_count(double n) {
 std::string format_value(const field_value& v) {
   if (!v.has_value) return "-";
   switch (v.kind) {
-    case field_kind::text: return v.text;
-    case field_kind::count: return v.number >= 1e6 ? format_count(v.number) : fmt::format("{:.0f}", v.number);
-    case field_kind::flops: return format_flops(v.number);
-    case field_kind::bytes: return format_bytes(v.number);
-    case field_kind::seconds: return format_seconds(v.number);
-    case field_kind::rate: return fmt::format("{:.1f}", v.number);
-    case field_kind::joules: return fmt::format("{:.1f} J", v.number);
-    case field_kind::boolean: return v.number != 0 ? "yes" : "no";
-    case field_kind::bound: return v.number != 0 ? "compute" : "memory";
-    case field_kind::number: return fmt::format("{:.4g}", v.number);
+    case field_kind::text:
+      return v.text;
+    case field_kind::count:
+      return v.number >= 1e6 ? format_count(v.number) : fmt::format("{:.0f}", v.number);
+    case field_kind::flops:
+      return format_flops(v.number);
+    case field_kind::bytes:
+      return format_bytes(v.number);
+    case field_kind::seconds:
+      return format_seconds(v.number);
+    case field_kind::rate:
+      return fmt::format("{:.1f}", v.number);
+    case field_kind::joules:
+      return fmt::format("{:.1f} J", v.number);
+    case field_kind::boolean:
+      return v.number != 0 ? "yes" : "no";
+    case field_kind::bound:
+      return v.number != 0 ? "compute" : "memory";
+    case field_kind::number:
+      return fmt::format("{:.4g}", v.number);
   }
   return "";
 }
@@ -118,11 +128,11 @@ std::string report(const estimate_context& c) {
                    s.num_generated_tokens, to_string(s.weight_precision), c.gpu ? c.gpu->name : "none",
                    s.training ? "  mode=training" : "");
   o += rule + "\n";
-  line("Parameters", fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.total)),
-                                 grouped(r.parameters.total)));
+  line("Parameters",
+       fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.total)), grouped(r.parameters.total)));
   if (r.parameters.active != r.parameters.total)
-    line("  active / token", fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.active)),
-                                         grouped(r.parameters.active)));
+    line("  active / token",
+         fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.active)), grouped(r.parameters.active)));
   o += thin + "\n";
   o += fmt::format(" FLOPs (one forward pass over batch x seq{})\n", s.causal ? ", causal" : "");
   line("  Forward", format_flops(f.total));
@@ -148,19 +158,22 @@ std::string report(const estimate_context& c) {
     o += " Memory (inference)\n";
     line("  Total", format_bytes(mem.total));
     line("    - weights", format_bytes(mem.weights));
-    line("    - kv cache", fmt::format("{}  ({}, {} tokens)", format_bytes(mem.kv_cache), to_string(r.kv_precision),
-                                       m.arch == architecture::encoder_decoder ? s.num_generated_tokens
-                                                                               : s.sequence_length + s.num_generated_tokens));
+    line("    - kv cache",
+         fmt::format("{}  ({}, {} tokens)", format_bytes(mem.kv_cache), to_string(r.kv_precision),
+                     m.arch == architecture::encoder_decoder ? s.num_generated_tokens
+                                                             : s.sequence_length + s.num_generated_tokens));
     line("    - activations", format_bytes(mem.activations) + "  (ESTIMATED)");
   }
   if (r.has_performance)
-    line("  Fits on GPU", fmt::format("{}  ({} on {})", yes_no(mem.fits_on_gpu), format_bytes(mem.gpu_memory), c.gpu->name));
+    line("  Fits on GPU",
+         fmt::format("{}  ({} on {})", yes_no(mem.fits_on_gpu), format_bytes(mem.gpu_memory), c.gpu->name));
   if (r.has_performance) {
     o += thin + "\n";
     o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {:.0f}% , bandwidth at {:.0f}%)\n",
                      to_string(p.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100);
     if (s.training) line("  Training step", format_seconds(p.training_step_s));
-    line("  Prefill latency", fmt::format("{}  [{}-bound]", format_seconds(p.prefill_latency_s), to_string(p.prefill_bound)));
+    line("  Prefill latency",
+         fmt::format("{}  [{}-bound]", format_seconds(p.prefill_latency_s), to_string(p.prefill_bound)));
     if (m.arch != architecture::encoder) {
       line("  Decode/token", fmt::format("{}  ({:.1f} tok/s, [{}-bound])", format_seconds(p.decode_latency_per_token_s),
                                          p.decode_tokens_per_second, to_string(p.decode_bound)));

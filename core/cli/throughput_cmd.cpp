@@ -19,7 +19,8 @@ throughput_command add_throughput_command(CLI::App& parent) {
   };
   auto st = std::make_shared<state>();
   throughput_command cmd;
-  cmd.app = parent.add_subcommand("throughput", "Serving capacity: concurrent sequences, tokens/s, TTFT, TPOT, $ per 1M tokens");
+  cmd.app = parent.add_subcommand("throughput",
+                                  "Serving capacity: concurrent sequences, tokens/s, TTFT, TPOT, $ per 1M tokens");
   CLI::App& a = *cmd.app;
   a.add_option("MODEL", st->model, "Registry name or alias, or a path to a config.json")->required();
   add_hardware_options(a, st->o, false);
@@ -62,12 +63,13 @@ throughput_command add_throughput_command(CLI::App& parent) {
       std::cout << serving_to_json(*p.model, s, *p.gpu, r) << "\n";
       return 0;
     }
-    std::cout << fmt::format("flopcast throughput: {} on {} x {} ({}), prompt {} + output {} tokens\n", p.model->name, r.gpus,
-                             p.gpu->name, to_string(s.base.weight_precision), s.prompt_tokens, s.output_tokens);
+    std::cout << fmt::format("flopcast throughput: {} on {} x {} ({}), prompt {} + output {} tokens\n", p.model->name,
+                             r.gpus, p.gpu->name, to_string(s.base.weight_precision), s.prompt_tokens, s.output_tokens);
     std::cout << fmt::format("  KV budget per GPU     : {} ({} per sequence{})\n", format_bytes(r.kv_budget_bytes),
                              format_bytes(r.kv_bytes_per_sequence), s.paged ? ", paged" : "");
     if (!r.fits) {
-      std::cout << "  does NOT fit: weights and activations leave no room for one sequence's KV cache (try --tp or a lower precision)\n";
+      std::cout << "  does NOT fit: weights and activations leave no room for one sequence's KV cache (try --tp or a "
+                   "lower precision)\n";
       return 0;
     }
     const auto rng = [](const figure_range& x, auto f) { return fmt::format("[{} .. {}]", f(x.low), f(x.high)); };
@@ -75,14 +77,16 @@ throughput_command add_throughput_command(CLI::App& parent) {
     std::cout << fmt::format("  output tokens/s       : {:.1f}  range {}  (ESTIMATED)\n", r.output_tokens_per_second,
                              rng(r.output_tokens_per_second_range, [](double v) { return fmt::format("{:.1f}", v); }));
     std::cout << fmt::format("  requests/s            : {:.3f}\n", r.requests_per_second);
-    std::cout << fmt::format("  TTFT                  : {}  range {}\n", format_seconds(r.ttft_s), rng(r.ttft_range, format_seconds));
+    std::cout << fmt::format("  TTFT                  : {}  range {}\n", format_seconds(r.ttft_s),
+                             rng(r.ttft_range, format_seconds));
     std::cout << fmt::format("  TPOT                  : {}  range {}  [decode {}-bound]\n", format_seconds(r.tpot_s),
                              rng(r.tpot_range, format_seconds), to_string(r.decode_bound));
     std::cout << fmt::format("  cost per 1M tokens    : ${:.4f}\n", r.cost_per_1m_output_tokens_usd);
     if (r.speculative)
-      std::cout << fmt::format("  speculative ({} x{}, a={}): {:.2f} tokens/step, TPOT {}, {:.1f} tok/s, speedup {:.2f}x\n",
-                               s.draft->name, s.speculative_tokens, s.acceptance_rate, r.expected_tokens_per_step,
-                               format_seconds(r.speculative_tpot_s), r.speculative_output_tokens_per_second, r.speedup);
+      std::cout << fmt::format(
+          "  speculative ({} x{}, a={}): {:.2f} tokens/step, TPOT {}, {:.1f} tok/s, speedup {:.2f}x\n", s.draft->name,
+          s.speculative_tokens, s.acceptance_rate, r.expected_tokens_per_step, format_seconds(r.speculative_tpot_s),
+          r.speculative_output_tokens_per_second, r.speedup);
     return 0;
   };
   return cmd;

@@ -1,7 +1,6 @@
 #pragma once
 // `flopcast throughput`: serving capacity under continuous batching.
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace flopcast::cli {

@@ -13,8 +13,8 @@
 #include <memory>
 #include <sstream>
 
-#include "flopcast/flopcast.hpp"
 #include "common.hpp"
+#include "flopcast/flopcast.hpp"
 #include "flopcast/training.hpp"
 #include "report_text.hpp"
 

@@ -1,7 +1,6 @@
 #pragma once
 // `flopcast train`: the detailed training-step analysis.
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace flopcast::cli {

@@ -78,7 +78,8 @@ double solve(F latency_at, double target, const char* what, const std::string& c
 calibration_entry calibrate(const model_spec& m, const settings& config, const hardware_spec& gpu,
                             const measurement& measured, bool for_all_models) {
   if (!measured.decode_tokens_per_second && !measured.time_to_first_token_s)
-    throw error(error_code::invalid_argument, "/measured", "expected a measured decode tokens/s or time to first token");
+    throw error(error_code::invalid_argument, "/measured",
+                "expected a measured decode tokens/s or time to first token");
   settings s = config;
   s.parallel = parallel_layout{};
   calibration_entry e;
@@ -89,9 +90,11 @@ calibration_entry calibrate(const model_spec& m, const settings& config, const h
   if (measured.decode_tokens_per_second) {
     const double tps = *measured.decode_tokens_per_second;
     if (!(tps > 0 && std::isfinite(tps)))
-      throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second", "expected a positive number, but got " + detail::format_number(tps));
+      throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second",
+                  "expected a positive number, but got " + detail::format_number(tps));
     if (m.arch == architecture::encoder)
-      throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second", "an encoder-only model does not decode");
+      throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second",
+                  "an encoder-only model does not decode");
     const estimate_result first = estimate(m, s, &gpu);
     const bool memory_bound = first.perf.decode_bound == bound::memory;
     const auto latency_at = [&](double eff) {
@@ -111,7 +114,8 @@ calibration_entry calibrate(const model_spec& m, const settings& config, const h
   if (measured.time_to_first_token_s) {
     const double ttft = *measured.time_to_first_token_s;
     if (!(ttft > 0 && std::isfinite(ttft)))
-      throw error(error_code::invalid_argument, "/measured/time_to_first_token_s", "expected a positive number of seconds, but got " + detail::format_number(ttft));
+      throw error(error_code::invalid_argument, "/measured/time_to_first_token_s",
+                  "expected a positive number of seconds, but got " + detail::format_number(ttft));
     const estimate_result first = estimate(m, s, &gpu);
     const bool compute_bound = first.perf.prefill_bound == bound::compute;
     if (!compute_bound && e.mem_efficiency)

@@ -41,9 +41,9 @@ compare_plan::point compare_plan::at(std::size_t i) const {
 std::vector<std::vector<field_value>> compare_rows(const compare_plan& plan, std::size_t max_rows) {
   const std::size_t n = plan.size();
   if (n > max_rows)
-    throw error(error_code::invalid_argument, "", "the comparison has " + std::to_string(n) +
-                                                     " combinations: expected at most " + std::to_string(max_rows) +
-                                                     " (a sweep takes more)");
+    throw error(error_code::invalid_argument, "",
+                "the comparison has " + std::to_string(n) + " combinations: expected at most " +
+                    std::to_string(max_rows) + " (a sweep takes more)");
   std::vector<std::vector<field_value>> rows;
   rows.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {

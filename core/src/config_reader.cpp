@@ -8,12 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "flopcast/registry.hpp"
-#include "flopcast/training.hpp"
-
 #include "detail.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/registry.hpp"
+#include "flopcast/training.hpp"
 
 namespace flopcast {
 namespace {
@@ -27,7 +26,8 @@ std::string describe(const json& v) {
 }
 
 // An integer in [min, max]; integral floats (4096.0) are accepted.
-std::int64_t to_integer(const json& v, const std::string& ptr, std::int64_t min, std::int64_t max, const char* expected) {
+std::int64_t to_integer(const json& v, const std::string& ptr, std::int64_t min, std::int64_t max,
+                        const char* expected) {
   std::int64_t out = 0;
   if (v.is_number_integer()) {
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
@@ -79,7 +79,8 @@ class reader {
   [[nodiscard]] bool boolean_or(std::string_view key, bool fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(std::string(key));
-    if (!v.is_boolean()) throw error(error_code::config_type, ptr(key), "expected true or false, but got " + describe(v));
+    if (!v.is_boolean())
+      throw error(error_code::config_type, ptr(key), "expected true or false, but got " + describe(v));
     return v.get<bool>();
   }
   [[nodiscard]] double number_or(std::string_view key, double fallback, double min, double max) const {
@@ -89,7 +90,8 @@ class reader {
     const double d = v.get<double>();
     if (!(d >= min && d <= max))
       throw error(error_code::config_range, ptr(key),
-                  "expected a number in [" + detail::format_number(min) + ", " + detail::format_number(max) + "], but got " + v.dump());
+                  "expected a number in [" + detail::format_number(min) + ", " + detail::format_number(max) +
+                      "], but got " + v.dump());
     return d;
   }
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const {
@@ -102,10 +104,12 @@ class reader {
     std::vector<std::int64_t> out;
     if (!has(key)) return out;
     const json& v = j_.at(std::string(key));
-    if (!v.is_array()) throw error(error_code::config_type, ptr(key), "expected an array of integers, but got " + describe(v));
+    if (!v.is_array())
+      throw error(error_code::config_type, ptr(key), "expected an array of integers, but got " + describe(v));
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_number_integer())
-        throw error(error_code::config_type, ptr(key) + "/" + std::to_string(i), "expected an integer, but got " + describe(v[i]));
+        throw error(error_code::config_type, ptr(key) + "/" + std::to_string(i),
+                    "expected an integer, but got " + describe(v[i]));
       out.push_back(v[i].get<std::int64_t>());
     }
     return out;
@@ -114,10 +118,12 @@ class reader {
     std::vector<std::string> out;
     if (!has(key)) return out;
     const json& v = j_.at(std::string(key));
-    if (!v.is_array()) throw error(error_code::config_type, ptr(key), "expected an array of strings, but got " + describe(v));
+    if (!v.is_array())
+      throw error(error_code::config_type, ptr(key), "expected an array of strings, but got " + describe(v));
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string())
-        throw error(error_code::config_type, ptr(key) + "/" + std::to_string(i), "expected a string, but got " + describe(v[i]));
+        throw error(error_code::config_type, ptr(key) + "/" + std::to_string(i),
+                    "expected a string, but got " + describe(v[i]));
       out.push_back(v[i].get<std::string>());
     }
     return out;
@@ -172,14 +178,16 @@ void read_heads(const reader& r, model_spec& m, std::string_view heads_key, std:
   a.num_heads = r.positive(heads_key);
   a.num_kv_heads = r.has(kv_key) ? r.positive(kv_key) : kv_default == 0 ? a.num_heads : kv_default;
   if (a.num_kv_heads > a.num_heads || a.num_heads % a.num_kv_heads != 0)
-    range_error(r, kv_key, "expected a divisor of " + std::string(heads_key) + " (" + std::to_string(a.num_heads) +
-                               "), but got " + std::to_string(a.num_kv_heads));
+    range_error(r, kv_key,
+                "expected a divisor of " + std::string(heads_key) + " (" + std::to_string(a.num_heads) + "), but got " +
+                    std::to_string(a.num_kv_heads));
   if (r.has("head_dim")) {
     a.head_dim = r.positive("head_dim");
   } else {
     if (m.hidden_size % a.num_heads != 0)
-      range_error(r, heads_key, "expected a divisor of the hidden size " + std::to_string(m.hidden_size) +
-                                    " (no head_dim given), but got " + std::to_string(a.num_heads));
+      range_error(r, heads_key,
+                  "expected a divisor of the hidden size " + std::to_string(m.hidden_size) +
+                      " (no head_dim given), but got " + std::to_string(a.num_heads));
     a.head_dim = m.hidden_size / a.num_heads;
   }
   a.v_head_dim = a.head_dim;
@@ -189,8 +197,9 @@ void read_heads(const reader& r, model_spec& m, std::string_view heads_key, std:
 std::vector<std::string> window_layer_kinds(const reader& r, std::int64_t layers) {
   std::vector<std::string> kinds = r.string_list_or_empty("layer_types");
   if (!kinds.empty() && static_cast<std::int64_t>(kinds.size()) != layers)
-    range_error(r, "layer_types", "expected " + std::to_string(layers) + " entries (one per layer), but got " +
-                                      std::to_string(kinds.size()));
+    range_error(
+        r, "layer_types",
+        "expected " + std::to_string(layers) + " entries (one per layer), but got " + std::to_string(kinds.size()));
   for (std::size_t i = 0; i < kinds.size(); ++i)
     if (kinds[i] != "sliding_attention" && kinds[i] != "full_attention")
       throw error(error_code::config_range, r.ptr("layer_types") + "/" + std::to_string(i),
@@ -284,8 +293,9 @@ void read_llama_family(const reader& r, model_spec& m) {
     }
   }
   if (e.num_experts > 0 && e.experts_per_token > e.num_experts)
-    range_error(r, "num_experts_per_tok", "expected at most the number of experts (" + std::to_string(e.num_experts) +
-                                              "), but got " + std::to_string(e.experts_per_token));
+    range_error(r, "num_experts_per_tok",
+                "expected at most the number of experts (" + std::to_string(e.num_experts) + "), but got " +
+                    std::to_string(e.experts_per_token));
   const bool any_dense = std::find(is_moe.begin(), is_moe.end(), false) != is_moe.end();
   if (any_dense) m.mlp.intermediate_size = r.positive("intermediate_size");
 
@@ -302,9 +312,12 @@ void read_llama_family(const reader& r, model_spec& m) {
     const std::int64_t max_window_layers = r.non_negative_or("max_window_layers", 0);
     for (std::int64_t i = 0; i < m.num_layers; ++i) {
       bool sliding = true;
-      if (!kinds.empty()) sliding = kinds[static_cast<std::size_t>(i)] == "sliding_attention";
-      else if (t == "gemma2") sliding = i % 2 == 0;
-      else if (t.rfind("qwen", 0) == 0) sliding = i >= max_window_layers;
+      if (!kinds.empty())
+        sliding = kinds[static_cast<std::size_t>(i)] == "sliding_attention";
+      else if (t == "gemma2")
+        sliding = i % 2 == 0;
+      else if (t.rfind("qwen", 0) == 0)
+        sliding = i >= max_window_layers;
       window[static_cast<std::size_t>(i)] = sliding ? w : 0;
     }
   }
@@ -348,7 +361,8 @@ void read_falcon(const reader& r, model_spec& m) {
   const std::string_view kv = r.pick({"num_kv_heads", "n_head_kv"});
   std::int64_t kv_default = 0;
   if (!new_arch) kv_default = multi_query ? 1 : 0;
-  if (new_arch || !multi_query) read_heads(r, m, heads, kv, kv_default);
+  if (new_arch || !multi_query)
+    read_heads(r, m, heads, kv, kv_default);
   else {
     // Falcon-7B style multi-query: one shared K/V head whatever num_kv_heads says.
     read_heads(r, m, heads, "__none__", 1);
@@ -364,8 +378,10 @@ void read_falcon(const reader& r, model_spec& m) {
   m.mlp.intermediate_size = r.positive_or("ffn_hidden_size", 4 * m.hidden_size);
   m.parallel_attention = r.boolean_or("parallel_attn", true);
   m.norm = norm_kind::layernorm;
-  if (new_arch) m.norms_per_layer = r.positive_or("num_ln_in_parallel_attn", 2) == 1 ? 1 : 2;
-  else m.norms_per_layer = m.parallel_attention ? 1 : 2;
+  if (new_arch)
+    m.norms_per_layer = r.positive_or("num_ln_in_parallel_attn", 2) == 1 ? 1 : 2;
+  else
+    m.norms_per_layer = m.parallel_attention ? 1 : 2;
   m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", true);
   m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
   uniform_layers(m);
@@ -406,7 +422,8 @@ void read_opt(const reader& r, model_spec& m) {
   m.mlp.intermediate_size = r.positive("ffn_dim");
   m.mlp.activation = r.string_or("activation_function", "relu");
   if (!r.boolean_or("layer_norm_elementwise_affine", true))
-    range_error(r, "layer_norm_elementwise_affine", "expected true (LayerNorm without weights is not supported), but got false");
+    range_error(r, "layer_norm_elementwise_affine",
+                "expected true (LayerNorm without weights is not supported), but got false");
   m.final_norm = r.boolean_or("do_layer_norm_before", true) && !r.boolean_or("_remove_final_layer_norm", false);
   m.position = position_kind::learned;
   m.max_position_embeddings = r.positive("max_position_embeddings");
@@ -418,8 +435,8 @@ void read_opt(const reader& r, model_spec& m) {
 }
 
 void read_bloom(const reader& r, model_spec& m) {
-  read_mha_stack(r, m, architecture::decoder, r.pick({"hidden_size", "n_embed"}), r.pick({"n_layer", "num_hidden_layers"}),
-                 r.pick({"n_head", "num_attention_heads"}));
+  read_mha_stack(r, m, architecture::decoder, r.pick({"hidden_size", "n_embed"}),
+                 r.pick({"n_layer", "num_hidden_layers"}), r.pick({"n_head", "num_attention_heads"}));
   m.attention.qkv_bias = m.attention.o_bias = true;
   m.mlp.intermediate_size = 4 * m.hidden_size;
   m.mlp.bias = true;
@@ -435,7 +452,8 @@ void read_bert(const reader& r, model_spec& m) {
   m.attention.qkv_bias = m.attention.o_bias = true;
   const std::string pos = r.string_or("position_embedding_type", "absolute");
   if (pos != "absolute")
-    range_error(r, "position_embedding_type", "expected \"absolute\" (relative_key variants are not supported), but got \"" + pos + "\"");
+    range_error(r, "position_embedding_type",
+                "expected \"absolute\" (relative_key variants are not supported), but got \"" + pos + "\"");
   m.mlp.intermediate_size = r.positive("intermediate_size");
   m.mlp.bias = true;
   m.mlp.activation = r.string_or("hidden_act", "gelu");
@@ -463,7 +481,8 @@ void read_t5(const reader& r, model_spec& m) {
   const std::string ff = r.string_or("feed_forward_proj", "relu");
   m.mlp.gated = ff.rfind("gated-", 0) == 0;
   m.mlp.activation = m.mlp.gated ? ff.substr(6) : ff;
-  if (m.mlp.activation.empty()) range_error(r, "feed_forward_proj", "expected \"relu\", \"gelu\" or \"gated-<act>\", but got \"" + ff + "\"");
+  if (m.mlp.activation.empty())
+    range_error(r, "feed_forward_proj", "expected \"relu\", \"gelu\" or \"gated-<act>\", but got \"" + ff + "\"");
   m.mlp.intermediate_size = r.positive("d_ff");
   m.norm = norm_kind::rmsnorm;  // T5LayerNorm: scale only, no mean subtraction
   m.position = position_kind::relative_bias;
@@ -471,8 +490,10 @@ void read_t5(const reader& r, model_spec& m) {
   m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", true);
   std::vector<layer_desc> layers(static_cast<std::size_t>(m.num_encoder_layers + m.num_layers));
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (static_cast<std::int64_t>(i) < m.num_encoder_layers) layers[i].encoder = true;
-    else layers[i].cross = true;
+    if (static_cast<std::int64_t>(i) < m.num_encoder_layers)
+      layers[i].encoder = true;
+    else
+      layers[i].cross = true;
   }
   set_layers(m, layers);
 }
@@ -480,13 +501,27 @@ void read_t5(const reader& r, model_spec& m) {
 using family_reader = void (*)(const reader&, model_spec&);
 const std::vector<std::pair<std::string, family_reader>>& families() {
   static const std::vector<std::pair<std::string, family_reader>> k = {
-      {"llama", read_llama_family},       {"mistral", read_llama_family},   {"mixtral", read_llama_family},
-      {"qwen2", read_llama_family},       {"qwen2_moe", read_llama_family}, {"qwen3", read_llama_family},
-      {"qwen3_moe", read_llama_family},   {"gemma", read_llama_family},     {"gemma2", read_llama_family},
-      {"phi3", read_llama_family},        {"deepseek_v2", read_llama_family}, {"deepseek_v3", read_llama_family},
-      {"falcon", read_falcon},            {"RefinedWeb", read_falcon},      {"RefinedWebModel", read_falcon},
-      {"gpt2", read_gpt2},                {"gpt_neox", read_gpt_neox},      {"opt", read_opt},
-      {"bloom", read_bloom},              {"bert", read_bert},              {"roberta", read_bert},
+      {"llama", read_llama_family},
+      {"mistral", read_llama_family},
+      {"mixtral", read_llama_family},
+      {"qwen2", read_llama_family},
+      {"qwen2_moe", read_llama_family},
+      {"qwen3", read_llama_family},
+      {"qwen3_moe", read_llama_family},
+      {"gemma", read_llama_family},
+      {"gemma2", read_llama_family},
+      {"phi3", read_llama_family},
+      {"deepseek_v2", read_llama_family},
+      {"deepseek_v3", read_llama_family},
+      {"falcon", read_falcon},
+      {"RefinedWeb", read_falcon},
+      {"RefinedWebModel", read_falcon},
+      {"gpt2", read_gpt2},
+      {"gpt_neox", read_gpt_neox},
+      {"opt", read_opt},
+      {"bloom", read_bloom},
+      {"bert", read_bert},
+      {"roberta", read_bert},
       {"t5", read_t5},
   };
   return k;
@@ -500,10 +535,12 @@ json parse_object(std::string_view text, const char* what) {
     // nlohmann's message carries line and column.
     std::string msg = e.what();
     const auto pos = msg.find("] ");
-    throw error(error_code::config_parse, "", std::string(what) + " is not valid JSON: " +
-                                                  (pos == std::string::npos ? msg : msg.substr(pos + 2)));
+    throw error(error_code::config_parse, "",
+                std::string(what) + " is not valid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos + 2)));
   }
-  if (!j.is_object()) throw error(error_code::config_type, "", std::string("expected ") + what + " to be a JSON object, but got " + describe(j));
+  if (!j.is_object())
+    throw error(error_code::config_type, "",
+                std::string("expected ") + what + " to be a JSON object, but got " + describe(j));
   return j;
 }
 
@@ -546,28 +583,39 @@ hardware_spec read_hardware(std::string_view json_text) {
   const reader r(j);
   hardware_spec h;
   h.name = r.string_or("name", "");
-  if (h.name.empty()) throw error(error_code::config_missing, "/name", "required field is missing: expected a non-empty string");
+  if (h.name.empty())
+    throw error(error_code::config_missing, "/name", "required field is missing: expected a non-empty string");
   if (r.has("aliases")) h.aliases = r.string_list_or_empty("aliases");
   h.vendor = r.string_or("vendor", "");
   constexpr double big = 1e30;
   auto positive_number = [&](std::string_view key) {
-    if (!r.has(key)) throw error(error_code::config_missing, r.ptr(key), "required field is missing: expected a positive number");
+    if (!r.has(key))
+      throw error(error_code::config_missing, r.ptr(key), "required field is missing: expected a positive number");
     const double v = r.number_or(key, 0, -big, big);
-    if (!(v > 0)) throw error(error_code::config_range, r.ptr(key), "expected a positive number, but got " + j.at(std::string(key)).dump());
+    if (!(v > 0))
+      throw error(error_code::config_range, r.ptr(key),
+                  "expected a positive number, but got " + j.at(std::string(key)).dump());
     return v;
   };
   h.memory_bytes = positive_number("memory_bytes");
   h.memory_bandwidth_bytes_per_s = positive_number("memory_bandwidth_bytes_per_s");
   h.tdp_watts = positive_number("tdp_watts");
   h.cost_per_hour_usd = r.number_or("cost_per_hour_usd", 0, 0, big);
-  if (!r.has("peak_flops")) throw error(error_code::config_missing, "/peak_flops", "required field is missing: expected an object of dense peak FLOP/s by precision, e.g. {\"bf16\": 989e12}");
+  if (!r.has("peak_flops"))
+    throw error(
+        error_code::config_missing, "/peak_flops",
+        "required field is missing: expected an object of dense peak FLOP/s by precision, e.g. {\"bf16\": 989e12}");
   const json& peaks = j.at("peak_flops");
-  if (!peaks.is_object()) throw error(error_code::config_type, "/peak_flops", "expected an object of dense peak FLOP/s by precision, but got " + describe(peaks));
+  if (!peaks.is_object())
+    throw error(error_code::config_type, "/peak_flops",
+                "expected an object of dense peak FLOP/s by precision, but got " + describe(peaks));
   for (auto it = peaks.begin(); it != peaks.end(); ++it) {
     const precision p = parse_precision(it.key(), "/peak_flops/" + it.key());
     const reader pr(peaks, "/peak_flops");
     const double v = pr.number_or(it.key(), 0, 0, big);
-    if (!(v > 0)) throw error(error_code::config_range, "/peak_flops/" + it.key(), "expected a positive number, but got " + it.value().dump());
+    if (!(v > 0))
+      throw error(error_code::config_range, "/peak_flops/" + it.key(),
+                  "expected a positive number, but got " + it.value().dump());
     h.peak_flops_per_s[static_cast<std::size_t>(p)] = v;
   }
   bool any = false;
@@ -575,7 +623,9 @@ hardware_spec read_hardware(std::string_view json_text) {
   if (!any) throw error(error_code::config_range, "/peak_flops", "expected at least one precision");
   if (r.has("interconnect")) {
     const json& ic = j.at("interconnect");
-    if (!ic.is_object()) throw error(error_code::config_type, "/interconnect", "expected an object {name, bandwidth_bytes_per_s}, but got " + describe(ic));
+    if (!ic.is_object())
+      throw error(error_code::config_type, "/interconnect",
+                  "expected an object {name, bandwidth_bytes_per_s}, but got " + describe(ic));
     const reader ir(ic, "/interconnect");
     h.interconnect_name = ir.string_or("name", "");
     h.interconnect_bandwidth_bytes_per_s = ir.number_or("bandwidth_bytes_per_s", 0, 0, big);
@@ -592,10 +642,25 @@ hardware_spec read_hardware(std::string_view json_text) {
 compare_request read_compare_request(std::string_view json_text, bool allow_lists) {
   const json j = parse_object(json_text, "the request");
   const reader r(j);
-  static const char* const known[] = {
-      "model", "batch_size", "sequence_length", "num_generated_tokens", "precision", "kv_cache_precision", "gpu",
-      "training", "optimizer", "gradient_checkpointing", "causal", "flash_attention", "compute_efficiency",
-      "mem_efficiency", "power_utilization", "carbon_intensity", "cost_per_hour", "parallelism", "calibration"};
+  static const char* const known[] = {"model",
+                                      "batch_size",
+                                      "sequence_length",
+                                      "num_generated_tokens",
+                                      "precision",
+                                      "kv_cache_precision",
+                                      "gpu",
+                                      "training",
+                                      "optimizer",
+                                      "gradient_checkpointing",
+                                      "causal",
+                                      "flash_attention",
+                                      "compute_efficiency",
+                                      "mem_efficiency",
+                                      "power_utilization",
+                                      "carbon_intensity",
+                                      "cost_per_hour",
+                                      "parallelism",
+                                      "calibration"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       throw error(error_code::invalid_argument, "/" + it.key(),
@@ -635,7 +700,9 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
     }
   };
 
-  if (!r.has("model")) throw error(error_code::config_missing, "/model", "required field is missing: expected a model name or a config.json object");
+  if (!r.has("model"))
+    throw error(error_code::config_missing, "/model",
+                "required field is missing: expected a model name or a config.json object");
   each("model", [&](const json& v, const std::string& ptr) {
     if (v.is_string()) {
       plan.models.push_back(&named(ptr, [&]() -> const model_spec& { return find_model(v.get<std::string>()).spec; }));
@@ -643,7 +710,8 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
       q.inline_models.push_back(nested(ptr, [&] { return read_hf_config(v.dump()); }));
       plan.models.push_back(&q.inline_models.back());
     } else {
-      throw error(error_code::config_type, ptr, "expected a model name or a config.json object, but got " + describe(v));
+      throw error(error_code::config_type, ptr,
+                  "expected a model name or a config.json object, but got " + describe(v));
     }
   });
 
@@ -654,8 +722,9 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
       return;
     }
     each(key, [&](const json& v, const std::string& ptr) {
-      out.push_back(to_integer(v, ptr, min, max_size,
-                               min == 0 ? "a non-negative integer (at most 2^40)" : "a positive integer (at most 2^40)"));
+      out.push_back(
+          to_integer(v, ptr, min, max_size,
+                     min == 0 ? "a non-negative integer (at most 2^40)" : "a positive integer (at most 2^40)"));
     });
   };
   sizes("batch_size", s.batch_size, 1, plan.batch_sizes);
@@ -663,7 +732,8 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
   sizes("num_generated_tokens", s.num_generated_tokens, 0, plan.generated_tokens);
 
   const auto text = [&](const json& v, const std::string& ptr, const char* expected) {
-    if (!v.is_string()) throw error(error_code::config_type, ptr, std::string("expected ") + expected + ", but got " + describe(v));
+    if (!v.is_string())
+      throw error(error_code::config_type, ptr, std::string("expected ") + expected + ", but got " + describe(v));
     return v.get<std::string>();
   };
   if (r.has("precision")) {
@@ -674,9 +744,11 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
     plan.precisions.push_back(s.weight_precision);
   }
   if (r.has("kv_cache_precision"))
-    s.kv_cache_precision = parse_precision(text(j.at("kv_cache_precision"), "/kv_cache_precision", "a precision name"), "/kv_cache_precision");
+    s.kv_cache_precision = parse_precision(text(j.at("kv_cache_precision"), "/kv_cache_precision", "a precision name"),
+                                           "/kv_cache_precision");
   s.training = r.boolean_or("training", s.training);
-  if (r.has("optimizer")) s.optim = parse_optimizer(text(j.at("optimizer"), "/optimizer", "an optimizer name"), "/optimizer");
+  if (r.has("optimizer"))
+    s.optim = parse_optimizer(text(j.at("optimizer"), "/optimizer", "an optimizer name"), "/optimizer");
   s.gradient_checkpointing = r.boolean_or("gradient_checkpointing", s.gradient_checkpointing);
   s.causal = r.boolean_or("causal", s.causal);
   s.flash_attention = r.boolean_or("flash_attention", s.flash_attention);
@@ -698,15 +770,22 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
   if (r.has("parallelism")) {
     const json& pj = j.at("parallelism");
     if (!pj.is_object())
-      throw error(error_code::config_type, "/parallelism", "expected an object {tensor_parallel, pipeline_parallel, ...}, but got " + describe(pj));
-    static const char* const layout_keys[] = {"tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel",
-                                              "sequence_parallel", "num_microbatches", "interconnect_bandwidth_bytes_per_s",
+      throw error(error_code::config_type, "/parallelism",
+                  "expected an object {tensor_parallel, pipeline_parallel, ...}, but got " + describe(pj));
+    static const char* const layout_keys[] = {"tensor_parallel",
+                                              "pipeline_parallel",
+                                              "data_parallel",
+                                              "expert_parallel",
+                                              "sequence_parallel",
+                                              "num_microbatches",
+                                              "interconnect_bandwidth_bytes_per_s",
                                               "link_latency_s"};
     for (auto it = pj.begin(); it != pj.end(); ++it)
       if (std::find(std::begin(layout_keys), std::end(layout_keys), it.key()) == std::end(layout_keys))
-        throw error(error_code::invalid_argument, "/parallelism/" + it.key(),
-                    "unknown field: expected one of tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, "
-                    "sequence_parallel, num_microbatches, interconnect_bandwidth_bytes_per_s, link_latency_s");
+        throw error(
+            error_code::invalid_argument, "/parallelism/" + it.key(),
+            "unknown field: expected one of tensor_parallel, pipeline_parallel, data_parallel, expert_parallel, "
+            "sequence_parallel, num_microbatches, interconnect_bandwidth_bytes_per_s, link_latency_s");
     const reader pr(pj, "/parallelism");
     parallel_layout& l = s.parallel;
     const auto ranks = [&](const char* key, std::int64_t fallback) {
@@ -720,7 +799,9 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
     l.sequence_parallel = pr.boolean_or("sequence_parallel", false);
     if (pr.has("interconnect_bandwidth_bytes_per_s")) {
       const double bw = pr.number_or("interconnect_bandwidth_bytes_per_s", 0, -1e300, 1e300);
-      if (!(bw > 0)) throw error(error_code::invalid_argument, "/parallelism/interconnect_bandwidth_bytes_per_s", "expected a positive number of bytes/s, but got " + detail::format_number(bw));
+      if (!(bw > 0))
+        throw error(error_code::invalid_argument, "/parallelism/interconnect_bandwidth_bytes_per_s",
+                    "expected a positive number of bytes/s, but got " + detail::format_number(bw));
       l.interconnect_bandwidth_bytes_per_s = bw;
     }
     l.link_latency_s = pr.number_or("link_latency_s", l.link_latency_s, 0, 0.999);
@@ -777,14 +858,18 @@ serving_request read_serving_request(std::string_view json_text) {
   const std::string rest = take_part(json_text, "serving", part);
   serving_request q;
   q.request = read_compare_request(rest, false);
-  if (!part.is_object()) throw error(error_code::config_type, "/serving", "expected an object of serving settings, but got " + describe(part));
-  static const char* const keys[] = {"prompt_tokens", "output_tokens", "concurrency", "gpu_memory_utilization", "paged",
-                                     "block_size", "chunked_prefill_tokens", "draft", "speculative_tokens", "acceptance_rate"};
+  if (!part.is_object())
+    throw error(error_code::config_type, "/serving",
+                "expected an object of serving settings, but got " + describe(part));
+  static const char* const keys[] = {
+      "prompt_tokens", "output_tokens",          "concurrency", "gpu_memory_utilization", "paged",
+      "block_size",    "chunked_prefill_tokens", "draft",       "speculative_tokens",     "acceptance_rate"};
   for (auto it = part.begin(); it != part.end(); ++it)
     if (std::find(std::begin(keys), std::end(keys), it.key()) == std::end(keys))
-      throw error(error_code::invalid_argument, "/serving/" + it.key(),
-                  "unknown field: expected one of prompt_tokens, output_tokens, concurrency, gpu_memory_utilization, paged, "
-                  "block_size, chunked_prefill_tokens, draft, speculative_tokens, acceptance_rate");
+      throw error(
+          error_code::invalid_argument, "/serving/" + it.key(),
+          "unknown field: expected one of prompt_tokens, output_tokens, concurrency, gpu_memory_utilization, paged, "
+          "block_size, chunked_prefill_tokens, draft, speculative_tokens, acceptance_rate");
   const reader r(part, "/serving");
   serving_settings& s = q.serving;
   const compare_plan::point p = q.request.plan.at(0);
@@ -796,7 +881,8 @@ serving_request read_serving_request(std::string_view json_text) {
   s.gpu_memory_utilization = r.number_or("gpu_memory_utilization", s.gpu_memory_utilization, -1e300, 1e300);
   s.paged = r.boolean_or("paged", s.paged);
   if (r.has("block_size")) s.block_size = r.integer("block_size", 1, 65536, "an integer in [1, 65536]");
-  if (r.has("chunked_prefill_tokens")) s.chunked_prefill_tokens = r.integer("chunked_prefill_tokens", 0, big, "an integer in [0, 2^30]");
+  if (r.has("chunked_prefill_tokens"))
+    s.chunked_prefill_tokens = r.integer("chunked_prefill_tokens", 0, big, "an integer in [0, 2^30]");
   if (r.has("draft")) {
     const json& d = part.at("draft");
     if (d.is_string()) {
@@ -813,9 +899,11 @@ serving_request read_serving_request(std::string_view json_text) {
       }
       s.draft = &q.drafts.back();
     } else {
-      throw error(error_code::config_type, "/serving/draft", "expected a model name or a config.json object, but got " + describe(d));
+      throw error(error_code::config_type, "/serving/draft",
+                  "expected a model name or a config.json object, but got " + describe(d));
     }
-    if (r.has("speculative_tokens")) s.speculative_tokens = r.integer("speculative_tokens", 1, 64, "an integer in [1, 64]");
+    if (r.has("speculative_tokens"))
+      s.speculative_tokens = r.integer("speculative_tokens", 1, 64, "an integer in [1, 64]");
     s.acceptance_rate = r.number_or("acceptance_rate", s.acceptance_rate, -1e300, 1e300);
   }
   return q;
@@ -826,27 +914,32 @@ training_request read_training_request(std::string_view json_text) {
   const std::string rest = take_part(json_text, "training_analysis", part);
   training_request q;
   q.request = read_compare_request(rest, false);
-  if (!part.is_object()) throw error(error_code::config_type, "/training_analysis", "expected an object, but got " + describe(part));
-  static const char* const keys[] = {"recompute", "gradient_clipping", "fused_optimizer", "tokens", "mfu", "gpus",
-                                     "lora_rank", "lora_targets", "base_precision"};
+  if (!part.is_object())
+    throw error(error_code::config_type, "/training_analysis", "expected an object, but got " + describe(part));
+  static const char* const keys[] = {"recompute", "gradient_clipping", "fused_optimizer", "tokens",        "mfu",
+                                     "gpus",      "lora_rank",         "lora_targets",    "base_precision"};
   for (auto it = part.begin(); it != part.end(); ++it)
     if (std::find(std::begin(keys), std::end(keys), it.key()) == std::end(keys))
-      throw error(error_code::invalid_argument, "/training_analysis/" + it.key(),
-                  "unknown field: expected one of recompute, gradient_clipping, fused_optimizer, tokens, mfu, gpus, lora_rank, "
-                  "lora_targets, base_precision");
+      throw error(
+          error_code::invalid_argument, "/training_analysis/" + it.key(),
+          "unknown field: expected one of recompute, gradient_clipping, fused_optimizer, tokens, mfu, gpus, lora_rank, "
+          "lora_targets, base_precision");
   const reader r(part, "/training_analysis");
   training_settings& t = q.training;
   t.base = q.request.plan.at(0).config;
   t.base.training = true;
-  if (r.has("recompute")) t.recompute = parse_recompute_policy(r.string_or("recompute", ""), "/training_analysis/recompute");
+  if (r.has("recompute"))
+    t.recompute = parse_recompute_policy(r.string_or("recompute", ""), "/training_analysis/recompute");
   t.gradient_clipping = r.boolean_or("gradient_clipping", t.gradient_clipping);
   t.fused_optimizer = r.boolean_or("fused_optimizer", t.fused_optimizer);
   if (r.has("tokens")) t.tokens = r.number_or("tokens", 0, -1e300, 1e300);
   if (r.has("mfu")) t.mfu = r.number_or("mfu", 0, -1e300, 1e300);
   if (r.has("gpus")) t.gpus = r.integer("gpus", 1, 1 << 24, "a positive integer");
   if (r.has("lora_rank")) t.lora.rank = r.integer("lora_rank", 0, 1 << 20, "a non-negative integer");
-  if (r.has("lora_targets")) t.lora.targets = parse_lora_targets(r.string_or("lora_targets", ""), "/training_analysis/lora_targets");
-  if (r.has("base_precision")) t.lora.base_precision = parse_precision(r.string_or("base_precision", ""), "/training_analysis/base_precision");
+  if (r.has("lora_targets"))
+    t.lora.targets = parse_lora_targets(r.string_or("lora_targets", ""), "/training_analysis/lora_targets");
+  if (r.has("base_precision"))
+    t.lora.base_precision = parse_precision(r.string_or("base_precision", ""), "/training_analysis/base_precision");
   return q;
 }
 
@@ -855,17 +948,22 @@ calibration_request read_calibration_request(std::string_view json_text) {
   json j = parse_object(json_text, "the request");
   calibration_request q;
   if (j.contains("all_models")) {
-    if (!j.at("all_models").is_boolean()) throw error(error_code::config_type, "/all_models", "expected true or false, but got " + describe(j.at("all_models")));
+    if (!j.at("all_models").is_boolean())
+      throw error(error_code::config_type, "/all_models",
+                  "expected true or false, but got " + describe(j.at("all_models")));
     q.all_models = j.at("all_models").get<bool>();
     j.erase("all_models");
   }
   const std::string rest = take_part(j.dump(), "measured", part);
   q.request = read_compare_request(rest, false);
   if (!part.is_object() || part.empty())
-    throw error(error_code::config_missing, "/measured", "expected {decode_tokens_per_second, time_to_first_token_s} with at least one measured figure");
+    throw error(error_code::config_missing, "/measured",
+                "expected {decode_tokens_per_second, time_to_first_token_s} with at least one measured figure");
   const reader r(part, "/measured");
-  if (r.has("decode_tokens_per_second")) q.measured.decode_tokens_per_second = r.number_or("decode_tokens_per_second", 0, -1e300, 1e300);
-  if (r.has("time_to_first_token_s")) q.measured.time_to_first_token_s = r.number_or("time_to_first_token_s", 0, -1e300, 1e300);
+  if (r.has("decode_tokens_per_second"))
+    q.measured.decode_tokens_per_second = r.number_or("decode_tokens_per_second", 0, -1e300, 1e300);
+  if (r.has("time_to_first_token_s"))
+    q.measured.time_to_first_token_s = r.number_or("time_to_first_token_s", 0, -1e300, 1e300);
   return q;
 }
 
@@ -876,33 +974,41 @@ std::vector<calibration_entry> read_calibration(std::string_view json_text, cons
   } catch (const json::parse_error& e) {
     std::string msg = e.what();
     const auto pos = msg.find("] ");
-    throw error(error_code::config_parse, "", "the calibration store " + where + " is not valid JSON: " +
-                                                  (pos == std::string::npos ? msg : msg.substr(pos + 2)));
+    throw error(error_code::config_parse, "",
+                "the calibration store " + where +
+                    " is not valid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos + 2)));
   }
   const json* list = &j;
   std::string base;
   if (j.is_object()) {
-    if (!j.contains("entries")) throw error(error_code::config_missing, "/entries", "required field is missing: expected an array of calibration entries");
+    if (!j.contains("entries"))
+      throw error(error_code::config_missing, "/entries",
+                  "required field is missing: expected an array of calibration entries");
     list = &j.at("entries");
     base = "/entries";
   }
-  if (!list->is_array()) throw error(error_code::config_type, base, "expected an array of calibration entries, but got " + describe(*list));
+  if (!list->is_array())
+    throw error(error_code::config_type, base, "expected an array of calibration entries, but got " + describe(*list));
   std::vector<calibration_entry> out;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const json& item = (*list)[i];
     const std::string ptr = base + "/" + std::to_string(i);
-    if (!item.is_object()) throw error(error_code::config_type, ptr, "expected a calibration entry object, but got " + describe(item));
+    if (!item.is_object())
+      throw error(error_code::config_type, ptr, "expected a calibration entry object, but got " + describe(item));
     const reader r(item, ptr);
     calibration_entry e;
     e.model = r.string_or("model", "*");
     e.gpu = r.string_or("gpu", "");
-    if (e.gpu.empty()) throw error(error_code::config_missing, ptr + "/gpu", "required field is missing: expected a GPU name");
+    if (e.gpu.empty())
+      throw error(error_code::config_missing, ptr + "/gpu", "required field is missing: expected a GPU name");
     e.precision = r.string_or("precision", "*");
     if (e.precision != "*") e.precision = std::string(to_string(parse_precision(e.precision, ptr + "/precision")));
     for (const char* key : {"compute_efficiency", "mem_efficiency"}) {
       if (!r.has(key)) continue;
       const double v = r.number_or(key, 0, -1e300, 1e300);
-      if (!(v > 0 && v <= 1)) throw error(error_code::config_range, r.ptr(key), "expected a number in (0, 1], but got " + item.at(key).dump());
+      if (!(v > 0 && v <= 1))
+        throw error(error_code::config_range, r.ptr(key),
+                    "expected a number in (0, 1], but got " + item.at(key).dump());
       (std::string(key) == "compute_efficiency" ? e.compute_efficiency : e.mem_efficiency) = v;
     }
     e.source = r.string_or("source", "");

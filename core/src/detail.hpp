@@ -31,7 +31,8 @@ namespace flopcast::detail {
 [[nodiscard]] inline std::string format_number(double v) {
   char buf[32];
   int first = 1;  // no exponent for ordinary magnitudes: 80, not 8e+01
-  if (v != 0 && std::fabs(v) >= 1 && std::fabs(v) < 1e15) first = static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1;
+  if (v != 0 && std::fabs(v) >= 1 && std::fabs(v) < 1e15)
+    first = static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1;
   for (int precision = first; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);
     if (std::strtod(buf, nullptr) == v) break;
@@ -48,13 +49,13 @@ namespace flopcast::detail {
 
 // Weights of one layer of a group, split the way FLOPs need them.
 struct layer_weights {
-  std::int64_t attn_matmul = 0;    // weights used once per query token
+  std::int64_t attn_matmul = 0;  // weights used once per query token
   std::int64_t attn_bias = 0;
   std::int64_t attn_kv_matmul = 0;  // MLA kv_b_proj / cross-attention K,V: per key/value token
-  std::int64_t norm = 0;           // all norm parameters of the layer
-  std::int64_t mlp_total = 0;      // all MLP/expert/router weights and biases
-  std::int64_t mlp_active = 0;     // what one token uses
-  std::int64_t expert = 0;         // one routed expert
+  std::int64_t norm = 0;            // all norm parameters of the layer
+  std::int64_t mlp_total = 0;       // all MLP/expert/router weights and biases
+  std::int64_t mlp_active = 0;      // what one token uses
+  std::int64_t expert = 0;          // one routed expert
   [[nodiscard]] std::int64_t total() const {
     return add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_total);
   }

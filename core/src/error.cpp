@@ -4,17 +4,28 @@ namespace flopcast {
 
 std::string_view to_string(error_code code) noexcept {
   switch (code) {
-    case error_code::config_missing: return "config.missing";
-    case error_code::config_type: return "config.type";
-    case error_code::config_range: return "config.range";
-    case error_code::config_parse: return "config.parse";
-    case error_code::unsupported_model: return "config.unsupported_model_type";
-    case error_code::unknown_model: return "unknown_model";
-    case error_code::unknown_gpu: return "unknown_gpu";
-    case error_code::unknown_precision: return "unknown_precision";
-    case error_code::unknown_optimizer: return "unknown_optimizer";
-    case error_code::invalid_argument: return "invalid_argument";
-    case error_code::io: return "io";
+    case error_code::config_missing:
+      return "config.missing";
+    case error_code::config_type:
+      return "config.type";
+    case error_code::config_range:
+      return "config.range";
+    case error_code::config_parse:
+      return "config.parse";
+    case error_code::unsupported_model:
+      return "config.unsupported_model_type";
+    case error_code::unknown_model:
+      return "unknown_model";
+    case error_code::unknown_gpu:
+      return "unknown_gpu";
+    case error_code::unknown_precision:
+      return "unknown_precision";
+    case error_code::unknown_optimizer:
+      return "unknown_optimizer";
+    case error_code::invalid_argument:
+      return "invalid_argument";
+    case error_code::io:
+      return "io";
   }
   return "error";
 }

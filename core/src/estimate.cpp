@@ -49,7 +49,8 @@ const char* note_text(note n) noexcept {
       return "efficiencies calibrated to a measurement (flopcast calibrate): ranges are +-10%";
     case note_kv_replicated:
       return "more tensor-parallel ranks than KV heads: each rank keeps a replicated KV head";
-    case note_none: break;
+    case note_none:
+      break;
   }
   return "";
 }
@@ -61,9 +62,7 @@ using detail::embed_dim;
 double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Keys a query at position `c` (0-based, c tokens before it) attends to.
-double keys_at(double c, std::int64_t window) {
-  return window > 0 ? std::min(c + 1.0, d(window)) : c + 1.0;
-}
+double keys_at(double c, std::int64_t window) { return window > 0 ? std::min(c + 1.0, d(window)) : c + 1.0; }
 // (query, key) pairs for a causal prefill of s tokens under a window.
 double causal_pairs(double s, std::int64_t window) {
   if (window <= 0 || s <= d(window)) return s * (s + 1.0) / 2.0;
@@ -78,7 +77,8 @@ void validate_positive_int(std::int64_t v, const char* field, std::int64_t max) 
 }
 void validate_fraction(double v, const char* field) {
   if (!(v > 0.0 && v <= 1.0))
-    throw error(error_code::invalid_argument, field, "expected a number in (0, 1], but got " + detail::format_number(v));
+    throw error(error_code::invalid_argument, field,
+                "expected a number in (0, 1], but got " + detail::format_number(v));
 }
 
 // What one pass computes: per sequence, `q_tokens` queries per decoder layer and
@@ -92,7 +92,7 @@ struct pass_shape {
   double head_tokens = 0;    // positions that go through the LM head, per sequence
   double kv_new_tokens = 0;  // tokens whose K/V are produced (MLA kv_b, cross K/V)
   bool absorbed_mla = false;
-  bool cross_kv = false;     // compute the cross-attention K/V of the encoder output
+  bool cross_kv = false;  // compute the cross-attention K/V of the encoder output
 };
 
 // Self-attention pairs per sequence for one group.
@@ -176,11 +176,11 @@ double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
   if (!g.moe) return mlp_flops(m, T, m.mlp.intermediate_size, m.mlp.gated, m.mlp.bias);
   const moe_spec& e = m.moe;
   const double h = d(m.hidden_size), E = d(e.num_experts), k = d(e.experts_per_token);
-  double f = 2 * T * h * E + 5 * T * E;                    // router logits + softmax/top-k
+  double f = 2 * T * h * E + 5 * T * E;                               // router logits + softmax/top-k
   f += k * mlp_flops(m, T, e.expert_intermediate_size, true, false);  // routed experts on the active path
-  f += 2 * T * k * h;                                      // weighted combination of expert outputs
+  f += 2 * T * k * h;                                                 // weighted combination of expert outputs
   if (e.shared_intermediate_size > 0) f += mlp_flops(m, T, e.shared_intermediate_size, true, false);
-  if (e.shared_expert_gate) f += 2 * T * h + T + T * h;   // gate logit, sigmoid, scale
+  if (e.shared_expert_gate) f += 2 * T * h + T + T * h;  // gate logit, sigmoid, scale
   return f;
 }
 
@@ -280,7 +280,8 @@ activation_estimate estimate_activations(const model_spec& m, const settings& s,
     mlp_stored = m.mlp.gated ? 3 * I : 2 * I;
   }
   if (any_moe) {
-    const double k = d(m.moe.experts_per_token), Ie = d(m.moe.expert_intermediate_size), Is = d(m.moe.shared_intermediate_size);
+    const double k = d(m.moe.experts_per_token), Ie = d(m.moe.expert_intermediate_size),
+                 Is = d(m.moe.shared_intermediate_size);
     mlp_live = std::max(mlp_live, k * 2 * Ie + 2 * Is + d(m.moe.num_experts));
     mlp_stored = std::max(mlp_stored, k * 3 * Ie + 3 * Is + d(m.moe.num_experts));
   }
@@ -299,8 +300,8 @@ activation_estimate estimate_activations(const model_spec& m, const settings& s,
   const double per_token_layer = 4 * h + qkv + attn_out + mlp_stored + scores;
   const double layers = d(m.num_layers + m.num_encoder_layers);
   const double stored = s.gradient_checkpointing
-                      ? B * S * (layers * h + per_token_layer) * act_bytes  // layer inputs + one layer recomputed
-                      : B * S * layers * per_token_layer * act_bytes;
+                            ? B * S * (layers * h + per_token_layer) * act_bytes  // layer inputs + one layer recomputed
+                            : B * S * layers * per_token_layer * act_bytes;
   const double train_logits = m.lm_head ? B * S * d(m.vocab_size) * 4.0 : 0.0;
   return {inference, stored + train_logits, 4 * h / per_token_layer};
 }
@@ -319,8 +320,8 @@ struct step_cost {
 
 // Sum over c in [lo, hi] of max(f(c)/pf, g(c)/pg), exact: f and g are linear between
 // breakpoints, the max of two lines changes side at most once.
-double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg,
-                      double lo, double hi) {
+double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg, double lo,
+                      double hi) {
   if (hi < lo) return 0;
   std::array<double, max_layer_groups + 1> cuts{};
   std::size_t n_cuts = 0;
@@ -361,13 +362,13 @@ double sum_step_times(const model_spec& m, const step_cost& f, double pf, const 
 precision compute_precision_for(precision p, const hardware_spec& gpu, bool& fell_back) {
   // The chain of formats a matmul in precision p can run in, best first.
   static const std::array<std::vector<precision>, all_precisions.size()> chains = {{
-      {precision::fp32},                                                   // fp32
-      {precision::tf32, precision::fp32},                                  // tf32
-      {precision::fp16, precision::fp32},                                  // fp16
-      {precision::bf16, precision::fp32},                                  // bf16
+      {precision::fp32},                                                    // fp32
+      {precision::tf32, precision::fp32},                                   // tf32
+      {precision::fp16, precision::fp32},                                   // fp16
+      {precision::bf16, precision::fp32},                                   // bf16
       {precision::fp8, precision::bf16, precision::fp16, precision::fp32},  // fp8
-      {precision::fp16, precision::bf16, precision::fp32},                 // int8: weight-only
-      {precision::fp16, precision::bf16, precision::fp32},                 // int4: weight-only
+      {precision::fp16, precision::bf16, precision::fp32},                  // int8: weight-only
+      {precision::fp16, precision::bf16, precision::fp32},                  // int4: weight-only
   }};
   const auto& chain = chains[static_cast<std::size_t>(p)];
   for (std::size_t i = 0; i < chain.size(); ++i)
@@ -388,16 +389,19 @@ void validate(const settings& s) {
   validate_positive_int(s.sequence_length, "/sequence_length", max_size);
   if (s.num_generated_tokens < 0 || s.num_generated_tokens > max_size)
     throw error(error_code::invalid_argument, "/num_generated_tokens",
-                "expected an integer in [0, " + std::to_string(max_size) + "], but got " + std::to_string(s.num_generated_tokens));
+                "expected an integer in [0, " + std::to_string(max_size) + "], but got " +
+                    std::to_string(s.num_generated_tokens));
   validate_fraction(s.compute_efficiency, "/compute_efficiency");
   validate_fraction(s.mem_efficiency, "/mem_efficiency");
   validate_fraction(s.power_utilization, "/power_utilization");
   if (!(s.carbon_intensity_g_per_kwh >= 0 && s.carbon_intensity_g_per_kwh < 1e6))
-    throw error(error_code::invalid_argument, "/carbon_intensity",
-                "expected a number of g/kWh in [0, 1e6), but got " + detail::format_number(s.carbon_intensity_g_per_kwh));
+    throw error(
+        error_code::invalid_argument, "/carbon_intensity",
+        "expected a number of g/kWh in [0, 1e6), but got " + detail::format_number(s.carbon_intensity_g_per_kwh));
   if (s.cost_per_hour_usd && !(*s.cost_per_hour_usd >= 0 && *s.cost_per_hour_usd < 1e9))
-    throw error(error_code::invalid_argument, "/cost_per_hour",
-                "expected a non-negative number of USD per hour, but got " + detail::format_number(*s.cost_per_hour_usd));
+    throw error(
+        error_code::invalid_argument, "/cost_per_hour",
+        "expected a non-negative number of USD per hour, but got " + detail::format_number(*s.cost_per_hour_usd));
   if (s.training && (s.weight_precision == precision::fp8 || is_weight_only(s.weight_precision)))
     throw error(error_code::invalid_argument, "/precision",
                 "training in " + std::string(to_string(s.weight_precision)) +
@@ -418,7 +422,8 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
     const double cached = g.window > 0 ? std::min(tokens, d(g.window)) : tokens;
     total += d(g.count) * cached * per;
     if (g.cross_attention)  // cross-attention K/V of the encoder output
-      total += d(g.count) * d(encoder_tokens) * 2 * d(m.attention.num_heads) * d(m.attention.head_dim) * storage_bytes(kv);
+      total +=
+          d(g.count) * d(encoder_tokens) * 2 * d(m.attention.num_heads) * d(m.attention.head_dim) * storage_bytes(kv);
   }
   return total * d(batch);
 }
@@ -490,7 +495,8 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
   bool fell_back = false;
   p.compute_precision = compute_precision_for(wp, *gpu, fell_back);
   if (fell_back) r.notes |= note_compute_fallback;
-  if (s.compute_efficiency_origin == efficiency_origin::calibrated || s.mem_efficiency_origin == efficiency_origin::calibrated)
+  if (s.compute_efficiency_origin == efficiency_origin::calibrated ||
+      s.mem_efficiency_origin == efficiency_origin::calibrated)
     r.notes |= note_calibrated;
   p.peak_flops_per_s = *gpu->peak(p.compute_precision);
   p.memory_bandwidth_bytes_per_s = gpu->memory_bandwidth_bytes_per_s;
@@ -523,9 +529,10 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
   if (!encoder_only) {
     const attention_spec& a = m.attention;
     const double nh = d(a.num_heads);
-    const double flops_per_key = a.mla ? nh * (2 * d(a.kv_lora_rank + a.qk_rope_head_dim) + 5 + 2 * d(a.kv_lora_rank))
-                                       : nh * (2 * d(a.head_dim) + 5 + 2 * d(a.v_head_dim)) +
-                                             ((m.position == position_kind::alibi || m.position == position_kind::relative_bias) ? nh : 0);
+    const double flops_per_key =
+        a.mla ? nh * (2 * d(a.kv_lora_rank + a.qk_rope_head_dim) + 5 + 2 * d(a.kv_lora_rank))
+              : nh * (2 * d(a.head_dim) + 5 + 2 * d(a.v_head_dim)) +
+                    ((m.position == position_kind::alibi || m.position == position_kind::relative_bias) ? nh : 0);
     const double kv_bytes_per_key = kv_elements_per_token(m) * storage_bytes(r.kv_precision);
     fl.base = r.decode_step.parts.total;
     by.base = weight_bytes_read(B) + B * mem.kv_cache_per_token;  // weights + the new token's K/V write
@@ -544,12 +551,13 @@ estimate_result estimate(const model_spec& m, const settings& s, const hardware_
     p.decode_steps = std::max<std::int64_t>(s.num_generated_tokens - 1, 0);
     p.decode_ceiling_tokens_per_second = B * gpu->memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
   }
-  const double train_flops = r.forward.parts.total + r.backward_flops + (s.gradient_checkpointing ? r.forward.parts.total : 0);
+  const double train_flops =
+      r.forward.parts.total + r.backward_flops + (s.gradient_checkpointing ? r.forward.parts.total : 0);
 
   // Every time-derived figure at one pair of efficiencies.
   struct timing {
-    double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps, total,
-        training, energy, cost;
+    double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps,
+        total, training, energy, cost;
   };
   const auto time_at = [&](double ce, double me) {
     timing t{};

@@ -18,10 +18,10 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     } else {
       w.attn_matmul = mul(h, a.num_heads, qk);
     }
-    w.attn_matmul = add(w.attn_matmul, mul(h, a.kv_lora_rank + a.qk_rope_head_dim));  // kv_a_proj_with_mqa
-    w.norm = add(w.norm, norm_params(norm_kind::rmsnorm, a.kv_lora_rank));             // kv_a_layernorm
+    w.attn_matmul = add(w.attn_matmul, mul(h, a.kv_lora_rank + a.qk_rope_head_dim));         // kv_a_proj_with_mqa
+    w.norm = add(w.norm, norm_params(norm_kind::rmsnorm, a.kv_lora_rank));                   // kv_a_layernorm
     w.attn_kv_matmul = mul(a.kv_lora_rank, a.num_heads, a.qk_nope_head_dim + a.v_head_dim);  // kv_b_proj
-    w.attn_matmul = add(w.attn_matmul, mul(a.num_heads, a.v_head_dim, h));                 // o_proj
+    w.attn_matmul = add(w.attn_matmul, mul(a.num_heads, a.v_head_dim, h));                   // o_proj
   } else {
     const std::int64_t q = mul(a.num_heads, a.head_dim);
     const std::int64_t kv = add(mul(a.num_kv_heads, a.head_dim), mul(a.num_kv_heads, a.v_head_dim));

@@ -56,8 +56,9 @@ void validate_layout(const model_spec& m, const settings& s) {
   check(l.expert_parallel, "expert_parallel");
   check(l.num_microbatches, "num_microbatches");
   if (m.attention.num_heads % l.tensor_parallel != 0)
-    bad_layout("tensor_parallel", "expected a divisor of num_attention_heads (" + std::to_string(m.attention.num_heads) +
-                                      "), but got " + std::to_string(l.tensor_parallel));
+    bad_layout("tensor_parallel", "expected a divisor of num_attention_heads (" +
+                                      std::to_string(m.attention.num_heads) + "), but got " +
+                                      std::to_string(l.tensor_parallel));
   const std::int64_t layers = m.num_layers + m.num_encoder_layers;
   if (l.pipeline_parallel > layers)
     bad_layout("pipeline_parallel", "expected at most the number of layers (" + std::to_string(layers) + "), but got " +
@@ -70,12 +71,14 @@ void validate_layout(const model_spec& m, const settings& s) {
       bad_layout("expert_parallel", "expected 1 for a dense model (" + m.name + " has no experts), but got " +
                                         std::to_string(l.expert_parallel));
     if (m.moe.num_experts % l.expert_parallel != 0)
-      bad_layout("expert_parallel", "expected a divisor of the number of experts (" + std::to_string(m.moe.num_experts) +
-                                        "), but got " + std::to_string(l.expert_parallel));
+      bad_layout("expert_parallel", "expected a divisor of the number of experts (" +
+                                        std::to_string(m.moe.num_experts) + "), but got " +
+                                        std::to_string(l.expert_parallel));
   }
   if (l.interconnect_bandwidth_bytes_per_s && !(*l.interconnect_bandwidth_bytes_per_s > 0))
     bad_layout("interconnect_bandwidth_bytes_per_s", "expected a positive number of bytes/s");
-  if (!(l.link_latency_s >= 0 && l.link_latency_s < 1)) bad_layout("link_latency_s", "expected a number of seconds in [0, 1)");
+  if (!(l.link_latency_s >= 0 && l.link_latency_s < 1))
+    bad_layout("link_latency_s", "expected a number of seconds in [0, 1)");
 }
 
 parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu, estimate_result& r) {
@@ -89,18 +92,20 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const double bw = l.interconnect_bandwidth_bytes_per_s.value_or(gpu.interconnect_bandwidth_bytes_per_s / 2.0);
   out.interconnect_bandwidth_bytes_per_s = bw;
   if (!l.trivial() && !(bw > 0))
-    bad_layout("interconnect_bandwidth_bytes_per_s", "expected a positive bandwidth: GPU " + gpu.name + " lists no interconnect");
+    bad_layout("interconnect_bandwidth_bytes_per_s",
+               "expected a positive bandwidth: GPU " + gpu.name + " lists no interconnect");
 
   // Parameters each rank of each stage holds.
   const double wbytes = storage_bytes(s.weight_precision);
   const std::int64_t total_layers = static_cast<std::int64_t>(m.layer_group_of.size());
   std::vector<double> layer_params(m.groups.size()), layer_kv(m.groups.size());
-  if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads < tp) r.notes |= note_kv_replicated;
+  if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads < tp)
+    r.notes |= note_kv_replicated;
   const double kv_heads_factor =
       m.attention.mla ? 1.0 : std::max(d(m.attention.num_kv_heads) / d(tp), 1.0) / d(m.attention.num_kv_heads);
   const double kv_elem_bytes = storage_bytes(r.kv_precision);
-  const double dec_tokens_end = m.arch == architecture::encoder_decoder ? d(s.num_generated_tokens)
-                                                                         : S + d(s.num_generated_tokens);
+  const double dec_tokens_end =
+      m.arch == architecture::encoder_decoder ? d(s.num_generated_tokens) : S + d(s.num_generated_tokens);
   for (std::size_t i = 0; i < m.groups.size(); ++i) {
     const layer_group& g = m.groups[i];
     const layer_weights w = weights_of(m, g);
@@ -112,9 +117,10 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     }
     layer_params[i] = d(w.attn_matmul + w.attn_bias + w.attn_kv_matmul) / d(tp) + d(w.norm) + mlp;
     if (!g.encoder && m.arch != architecture::encoder) {
-      const double per_token = (m.attention.mla ? d(m.attention.kv_lora_rank + m.attention.qk_rope_head_dim)
-                                                : d(m.attention.num_kv_heads) * d(m.attention.head_dim + m.attention.v_head_dim)) *
-                               kv_heads_factor * kv_elem_bytes;
+      const double per_token =
+          (m.attention.mla ? d(m.attention.kv_lora_rank + m.attention.qk_rope_head_dim)
+                           : d(m.attention.num_kv_heads) * d(m.attention.head_dim + m.attention.v_head_dim)) *
+          kv_heads_factor * kv_elem_bytes;
       const double cached = g.window > 0 ? std::min(dec_tokens_end, d(g.window)) : dec_tokens_end;
       layer_kv[i] = B * cached * per_token;
       if (g.cross_attention)
@@ -124,15 +130,18 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const parameter_breakdown& pb = r.parameters;
   const double table = d(m.vocab_size) * d(embed_dim(m));
   const double first_extra = (d(pb.embedding) - table) + table / d(tp);
-  double last_extra = d(pb.output_head) / d(tp) + (m.final_norm ? d(stacks(m)) * d(norm_params(m.norm, m.hidden_size)) : 0.0);
+  double last_extra =
+      d(pb.output_head) / d(tp) + (m.final_norm ? d(stacks(m)) * d(norm_params(m.norm, m.hidden_size)) : 0.0);
   if (m.tie_word_embeddings && m.lm_head && pp > 1) last_extra += table / d(tp);
-  const double shared_extra = (m.embedding_norm ? d(norm_params(m.norm, m.hidden_size)) : 0.0) +
-                              (m.relative_buckets > 0 ? d(stacks(m)) * d(m.relative_buckets) * d(m.attention.num_heads) : 0.0);
+  const double shared_extra =
+      (m.embedding_norm ? d(norm_params(m.norm, m.hidden_size)) : 0.0) +
+      (m.relative_buckets > 0 ? d(stacks(m)) * d(m.relative_buckets) * d(m.attention.num_heads) : 0.0);
 
   // Balanced contiguous stages; the heaviest decides what fits.
-  const double state_per_param = s.training && pb.total > 0
-                                     ? (r.memory.train_weights + r.memory.train_gradients + r.memory.train_optimizer_state) / d(pb.total)
-                                     : wbytes;
+  const double state_per_param =
+      s.training && pb.total > 0
+          ? (r.memory.train_weights + r.memory.train_gradients + r.memory.train_optimizer_state) / d(pb.total)
+          : wbytes;
   std::int64_t start = 0;
   double worst_memory = -1;
   const std::int64_t base_size = total_layers / pp, extra = total_layers % pp;
@@ -189,8 +198,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
       const double msg = T * h * act;
       if (!decode && out.tp_allreduce_bytes == 0) out.tp_allreduce_bytes = msg;
       tp_s += d(g.count) * allreduces_per_layer(m, g) * ring_allreduce_s(msg, tp, bw, lat);
-      if (g.moe && ep > 1)
-        ep_s += d(g.count) * 2 * (T * k * h * act * (d(ep) - 1) / d(ep) / bw + (d(ep) - 1) * lat);
+      if (g.moe && ep > 1) ep_s += d(g.count) * 2 * (T * k * h * act * (d(ep) - 1) / d(ep) / bw + (d(ep) - 1) * lat);
     }
     const double boundary_tokens = decode ? B : B * S;
     const double pp_s = pp > 1 ? d(pp - 1) * (boundary_tokens * h * act / bw + lat) : 0.0;
@@ -215,7 +223,9 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     out.decode_latency_per_token_s = p->decode_latency_per_token_s / d(tp) + out.tp_allreduce_decode_step_s +
                                      out.pp_send_decode_step_s + out.ep_alltoall_decode_step_s;
     out.decode_tokens_per_second = d(s.batch_size) / out.decode_latency_per_token_s;
-    out.total_request_latency_s = out.prefill_latency_s + (s.num_generated_tokens > 0 ? d(p->decode_steps) * out.decode_latency_per_token_s : 0.0);
+    out.total_request_latency_s =
+        out.prefill_latency_s +
+        (s.num_generated_tokens > 0 ? d(p->decode_steps) * out.decode_latency_per_token_s : 0.0);
   } else {
     out.total_request_latency_s = out.prefill_latency_s;
   }

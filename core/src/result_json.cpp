@@ -1,4 +1,6 @@
 // Writes results as JSON (and CSV). With config_reader.cpp, the only user of nlohmann_json.
+#include "flopcast/result_json.hpp"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -6,7 +8,6 @@
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/registry.hpp"
-#include "flopcast/result_json.hpp"
 #include "flopcast/serving.hpp"
 #include "flopcast/training.hpp"
 
@@ -17,30 +18,37 @@ using json = nlohmann::ordered_json;
 
 std::string_view arch_name(architecture a) {
   switch (a) {
-    case architecture::decoder: return "decoder";
-    case architecture::encoder: return "encoder";
-    case architecture::encoder_decoder: return "encoder-decoder";
+    case architecture::decoder:
+      return "decoder";
+    case architecture::encoder:
+      return "encoder";
+    case architecture::encoder_decoder:
+      return "encoder-decoder";
   }
   return "decoder";
 }
 std::string_view position_name(position_kind p) {
   switch (p) {
-    case position_kind::rotary: return "rope";
-    case position_kind::learned: return "learned";
-    case position_kind::alibi: return "alibi";
-    case position_kind::relative_bias: return "relative_bias";
+    case position_kind::rotary:
+      return "rope";
+    case position_kind::learned:
+      return "learned";
+    case position_kind::alibi:
+      return "alibi";
+    case position_kind::relative_bias:
+      return "relative_bias";
   }
   return "rope";
 }
 
 json parts_json(const flops_breakdown& f) {
-  return {{"embedding", f.embedding}, {"attention", f.attention}, {"mlp", f.mlp},
+  return {{"embedding", f.embedding}, {"attention", f.attention},     {"mlp", f.mlp},
           {"layernorm", f.norm},      {"output_head", f.output_head}, {"total", f.total}};
 }
 json attention_json(const attention_detail& a) {
-  return {{"qkv_projection", a.qkv_projection},     {"rotary", a.rotary},
-          {"attention_scores", a.attention_scores}, {"softmax", a.softmax},
-          {"attention_values", a.attention_values}, {"output_projection", a.output_projection},
+  return {{"qkv_projection", a.qkv_projection},          {"rotary", a.rotary},
+          {"attention_scores", a.attention_scores},      {"softmax", a.softmax},
+          {"attention_values", a.attention_values},      {"output_projection", a.output_projection},
           {"cross_kv_projection", a.cross_kv_projection}};
 }
 
@@ -111,9 +119,12 @@ json settings_json(const settings& s) {
 
 const char* origin_name(efficiency_origin o) {
   switch (o) {
-    case efficiency_origin::default_value: return "default";
-    case efficiency_origin::explicit_value: return "explicit";
-    case efficiency_origin::calibrated: return "calibrated";
+    case efficiency_origin::default_value:
+      return "default";
+    case efficiency_origin::explicit_value:
+      return "explicit";
+    case efficiency_origin::calibrated:
+      return "calibrated";
   }
   return "default";
 }
@@ -156,9 +167,12 @@ std::string to_json(const estimate_context& c, int indent) {
 
   json details;
   details["config"] = config_json(m);
-  details["parameters"] = {{"total", r.parameters.total},         {"active", r.parameters.active},
-                           {"embedding", r.parameters.embedding}, {"attention", r.parameters.attention},
-                           {"mlp", r.parameters.mlp},             {"norm", r.parameters.norm},
+  details["parameters"] = {{"total", r.parameters.total},
+                           {"active", r.parameters.active},
+                           {"embedding", r.parameters.embedding},
+                           {"attention", r.parameters.attention},
+                           {"mlp", r.parameters.mlp},
+                           {"norm", r.parameters.norm},
                            {"output_head", r.parameters.output_head}};
 
   json layers = json::array();
@@ -311,11 +325,16 @@ namespace {
 json value_json(const field_value& v) {
   if (!v.has_value) return nullptr;
   switch (v.kind) {
-    case field_kind::text: return v.text;
-    case field_kind::boolean: return v.number != 0;
-    case field_kind::bound: return v.number != 0 ? "compute" : "memory";
-    case field_kind::count: return static_cast<std::int64_t>(v.number);
-    default: return v.number;
+    case field_kind::text:
+      return v.text;
+    case field_kind::boolean:
+      return v.number != 0;
+    case field_kind::bound:
+      return v.number != 0 ? "compute" : "memory";
+    case field_kind::count:
+      return static_cast<std::int64_t>(v.number);
+    default:
+      return v.number;
   }
 }
 std::string csv_escape(const std::string& s) {
@@ -346,9 +365,12 @@ std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const
       if (i) out += ",";
       const field_value& v = row[columns[i]];
       if (!v.has_value) continue;
-      if (v.kind == field_kind::text) out += csv_escape(v.text);
-      else if (v.kind == field_kind::bound) out += v.number != 0 ? "compute" : "memory";
-      else out += value_json(v).dump();
+      if (v.kind == field_kind::text)
+        out += csv_escape(v.text);
+      else if (v.kind == field_kind::bound)
+        out += v.number != 0 ? "compute" : "memory";
+      else
+        out += value_json(v).dump();
     }
     out += "\n";
   }
@@ -382,7 +404,8 @@ std::string defaults_json(int indent) {
   for (precision p : all_precisions)
     precisions.push_back({{"name", to_string(p)}, {"bits", storage_bits(p)}, {"weight_only", is_weight_only(p)}});
   for (optimizer o : all_optimizers) optimizers.push_back(to_string(o));
-  static const char* const kinds[] = {"text", "count", "flops", "bytes", "seconds", "rate", "joules", "boolean", "number", "bound"};
+  static const char* const kinds[] = {"text", "count",  "flops",   "bytes",  "seconds",
+                                      "rate", "joules", "boolean", "number", "bound"};
   for (const auto& f : row_fields()) {
     fields.push_back({{"key", f.key}, {"header", f.header}, {"kind", kinds[static_cast<int>(f.kind)]}});
     if (f.kind != field_kind::text) sweep.push_back(f.key);
@@ -438,26 +461,28 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
                           {"speedup", r.speedup}};
   else
     out["speculative"] = nullptr;
-  out["settings"] = {{"gpu_memory_utilization", s.gpu_memory_utilization},
-                     {"paged", s.paged},
-                     {"block_size", s.block_size},
-                     {"chunked_prefill_tokens", s.chunked_prefill_tokens},
-                     {"compute_efficiency", s.base.compute_efficiency},
-                     {"mem_efficiency", s.base.mem_efficiency},
-                     {"compute_efficiency_origin", origin_name(s.base.compute_efficiency_origin)},
-                     {"mem_efficiency_origin", origin_name(s.base.mem_efficiency_origin)},
-                     {"tensor_parallel", s.base.parallel.tensor_parallel},
-                     {"pipeline_parallel", s.base.parallel.pipeline_parallel},
-                     {"data_parallel", s.base.parallel.data_parallel},
-                     {"expert_parallel", s.base.parallel.expert_parallel},
-                     {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
+  out["settings"] = {
+      {"gpu_memory_utilization", s.gpu_memory_utilization},
+      {"paged", s.paged},
+      {"block_size", s.block_size},
+      {"chunked_prefill_tokens", s.chunked_prefill_tokens},
+      {"compute_efficiency", s.base.compute_efficiency},
+      {"mem_efficiency", s.base.mem_efficiency},
+      {"compute_efficiency_origin", origin_name(s.base.compute_efficiency_origin)},
+      {"mem_efficiency_origin", origin_name(s.base.mem_efficiency_origin)},
+      {"tensor_parallel", s.base.parallel.tensor_parallel},
+      {"pipeline_parallel", s.base.parallel.pipeline_parallel},
+      {"data_parallel", s.base.parallel.data_parallel},
+      {"expert_parallel", s.base.parallel.expert_parallel},
+      {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
   return out.dump(indent);
 }
 
 std::string throughput_json(std::string_view request_json, int indent) {
   const serving_request q = read_serving_request(request_json);
   const compare_plan::point p = q.request.plan.at(0);
-  if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
+  if (p.gpu == nullptr)
+    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
   const serving_result r = serve(*p.model, q.serving, *p.gpu);
   return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
 }
@@ -518,7 +543,8 @@ json hardware_json(const hardware_spec& g) {
           {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
           {"peak_flops", peaks},
           {"tdp_watts", g.tdp_watts},
-          {"interconnect", {{"name", g.interconnect_name}, {"bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s}}},
+          {"interconnect",
+           {{"name", g.interconnect_name}, {"bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s}}},
           {"cost_per_hour_usd", g.cost_per_hour_usd}};
 }
 }  // namespace

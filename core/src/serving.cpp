@@ -17,18 +17,27 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 void validate_serving(const model_spec& m, const serving_settings& s) {
   constexpr std::int64_t big = std::int64_t{1} << 30;
-  if (m.arch == architecture::encoder) bad("/model", "an encoder-only model does not generate: serving throughput needs a decoder");
-  if (s.prompt_tokens < 1 || s.prompt_tokens > big) bad("/prompt_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.prompt_tokens));
-  if (s.output_tokens < 1 || s.output_tokens > big) bad("/output_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.output_tokens));
-  if (s.concurrency && (*s.concurrency < 1 || *s.concurrency > big)) bad("/concurrency", "expected an integer in [1, 2^30], but got " + std::to_string(*s.concurrency));
+  if (m.arch == architecture::encoder)
+    bad("/model", "an encoder-only model does not generate: serving throughput needs a decoder");
+  if (s.prompt_tokens < 1 || s.prompt_tokens > big)
+    bad("/prompt_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.prompt_tokens));
+  if (s.output_tokens < 1 || s.output_tokens > big)
+    bad("/output_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.output_tokens));
+  if (s.concurrency && (*s.concurrency < 1 || *s.concurrency > big))
+    bad("/concurrency", "expected an integer in [1, 2^30], but got " + std::to_string(*s.concurrency));
   if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
-    bad("/gpu_memory_utilization", "expected a number in (0, 1], but got " + detail::format_number(s.gpu_memory_utilization));
-  if (s.block_size < 1 || s.block_size > 65536) bad("/block_size", "expected an integer in [1, 65536], but got " + std::to_string(s.block_size));
+    bad("/gpu_memory_utilization",
+        "expected a number in (0, 1], but got " + detail::format_number(s.gpu_memory_utilization));
+  if (s.block_size < 1 || s.block_size > 65536)
+    bad("/block_size", "expected an integer in [1, 65536], but got " + std::to_string(s.block_size));
   if (s.chunked_prefill_tokens < 0 || s.chunked_prefill_tokens > big)
-    bad("/chunked_prefill_tokens", "expected an integer in [0, 2^30], but got " + std::to_string(s.chunked_prefill_tokens));
+    bad("/chunked_prefill_tokens",
+        "expected an integer in [0, 2^30], but got " + std::to_string(s.chunked_prefill_tokens));
   if (s.draft) {
-    if (s.speculative_tokens < 1 || s.speculative_tokens > 64) bad("/speculative_tokens", "expected an integer in [1, 64], but got " + std::to_string(s.speculative_tokens));
-    if (!(s.acceptance_rate >= 0 && s.acceptance_rate <= 1)) bad("/acceptance_rate", "expected a number in [0, 1], but got " + detail::format_number(s.acceptance_rate));
+    if (s.speculative_tokens < 1 || s.speculative_tokens > 64)
+      bad("/speculative_tokens", "expected an integer in [1, 64], but got " + std::to_string(s.speculative_tokens));
+    if (!(s.acceptance_rate >= 0 && s.acceptance_rate <= 1))
+      bad("/acceptance_rate", "expected a number in [0, 1], but got " + detail::format_number(s.acceptance_rate));
     if (s.draft->arch != architecture::decoder) bad("/draft", "expected a decoder-only draft model");
   }
 }
@@ -57,7 +66,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
     const double tokens = d(P + O), blocks = std::ceil(tokens / d(s.block_size));
     per_seq *= blocks * d(s.block_size) / tokens;  // whole blocks (sliding windows: an upper bound)
   }
-  double budget = gpu.memory_bytes * s.gpu_memory_utilization - r1.parallel.weights_per_gpu - r1.parallel.activations_per_gpu;
+  double budget =
+      gpu.memory_bytes * s.gpu_memory_utilization - r1.parallel.weights_per_gpu - r1.parallel.activations_per_gpu;
   std::optional<estimate_result> draft1;
   if (s.draft) {
     settings dset = one;
@@ -88,7 +98,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   out.decode_step_s = rd.parallel.decode_latency_per_token_s;
   out.decode_bound = rd.perf.decode_bound;
   const double tp = d(replica.parallel.tensor_parallel);
-  const double comm_step = rd.parallel.tp_allreduce_decode_step_s + rd.parallel.pp_send_decode_step_s + rd.parallel.ep_alltoall_decode_step_s;
+  const double comm_step = rd.parallel.tp_allreduce_decode_step_s + rd.parallel.pp_send_decode_step_s +
+                           rd.parallel.ep_alltoall_decode_step_s;
   const double pc = rd.perf.peak_flops_per_s * ce, pm = rd.perf.memory_bandwidth_bytes_per_s * me;
 
   if (s.chunked_prefill_tokens > 0) {
@@ -120,7 +131,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
     settings ddec = dec;
     ddec.parallel = parallel_layout{};
     out.draft_step_s = estimate(*s.draft, ddec, &gpu).perf.decode_latency_per_token_s;
-    out.verify_step_s = std::max((k + 1) * rd.perf.decode_first_step_flops / pc, rd.perf.decode_first_step_bytes / pm) / tp + comm_step;
+    out.verify_step_s =
+        std::max((k + 1) * rd.perf.decode_first_step_flops / pc, rd.perf.decode_first_step_bytes / pm) / tp + comm_step;
     const double step = k * out.draft_step_s + out.verify_step_s;
     const double cycle = d(O) / out.expected_tokens_per_step * step + d(c) * out.prefill_s;
     out.speculative_tpot_s = cycle / d(O);
@@ -137,10 +149,12 @@ serving_result serve(const model_spec& m, const serving_settings& s, const hardw
   validate(s.base);
   serving_result r = run(m, s, gpu, s.base.compute_efficiency, s.base.mem_efficiency);
   if (!r.fits) return r;
-  const efficiency_spread cs = compute_spread(s.base.compute_efficiency_origin), ms = memory_spread(s.base.mem_efficiency_origin);
+  const efficiency_spread cs = compute_spread(s.base.compute_efficiency_origin),
+                          ms = memory_spread(s.base.mem_efficiency_origin);
   serving_settings fixed = s;
   fixed.concurrency = r.concurrency;  // the same load at both ends of the range
-  const serving_result fast = run(m, fixed, gpu, std::min(1.0, s.base.compute_efficiency * cs.high), std::min(1.0, s.base.mem_efficiency * ms.high));
+  const serving_result fast = run(m, fixed, gpu, std::min(1.0, s.base.compute_efficiency * cs.high),
+                                  std::min(1.0, s.base.mem_efficiency * ms.high));
   const serving_result slow = run(m, fixed, gpu, s.base.compute_efficiency * cs.low, s.base.mem_efficiency * ms.low);
   r.output_tokens_per_second_range = {slow.output_tokens_per_second, fast.output_tokens_per_second};
   r.ttft_range = {fast.ttft_s, slow.ttft_s};

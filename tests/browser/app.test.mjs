@@ -23,7 +23,11 @@ const cli = (args) => {
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 };
-const at = (obj, pointer) => pointer.split('/').slice(1).reduce((o, k) => (o == null ? undefined : o[k]), obj);
+const at = (obj, pointer) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
 async function ready(page) {
   await page.waitForFunction(() => document.body.dataset.ready === '1');
@@ -44,7 +48,8 @@ function assertSame(values, cliResult) {
     if (expected === undefined) continue;
     n++;
     if (expected === null) assert.equal(text, 'null', pointer);
-    else if (typeof expected === 'number') assert.equal(Number(text), expected, `${pointer}: page ${text}, CLI ${expected}`);
+    else if (typeof expected === 'number')
+      assert.equal(Number(text), expected, `${pointer}: page ${text}, CLI ${expected}`);
     else assert.equal(text, String(expected), pointer);
   }
   assert.ok(n >= 20, `compared ${n} displayed figures`);
@@ -61,7 +66,10 @@ test('the first estimate equals the CLI, and inputs update it', async () => {
   await page.fill('#seq', '4096');
   await page.selectOption('#precision', 'int4');
   await page.selectOption('#gpu', 'H100-SXM');
-  assertSame(await shown(page), cli(['estimate', 'mixtral-8x7b', '-b', '8', '-s', '4096', '-p', 'int4', '-g', 'H100-SXM']));
+  assertSame(
+    await shown(page),
+    cli(['estimate', 'mixtral-8x7b', '-b', '8', '-s', '4096', '-p', 'int4', '-g', 'H100-SXM']),
+  );
   assert.equal((await shown(page))['/details/memory/fits_on_gpu'], 'true');
   assert.match(await page.textContent('#fits'), /fits/i);
 
@@ -88,7 +96,15 @@ test('charts render; the URL reproduces the estimate; screenshots in light and d
   await page.fill('#model', 'qwen2.5-7b');
   await page.fill('#batch', '4');
   await page.selectOption('#gpu', 'L40S');
-  const ids = ['chart-layers', 'chart-attn-mlp', 'chart-memory', 'chart-roofline', 'chart-batch', 'chart-seq', 'chart-precision'];
+  const ids = [
+    'chart-layers',
+    'chart-attn-mlp',
+    'chart-memory',
+    'chart-roofline',
+    'chart-batch',
+    'chart-seq',
+    'chart-precision',
+  ];
   await page.waitForFunction((ids) => ids.every((id) => document.getElementById(id)?.dataset.rendered === '1'), ids);
   await page.waitForTimeout(300);
   // Each canvas has drawn pixels.
@@ -132,7 +148,10 @@ test('a bad config.json shows an error at the field and the page keeps working',
   const config = JSON.parse(readFileSync(join(root, 'data/models/llama-3-8b.json'), 'utf8')).config;
   await page.fill('#config', JSON.stringify({ ...config, hidden_size: '4096' }));
   await page.waitForFunction(() => /hidden_size/.test(document.getElementById('config-error').textContent));
-  assert.match(await page.textContent('#config-error'), /\(\/model\/hidden_size\) expected a positive integer \(at most 2\^30\), but got string "4096"/);
+  assert.match(
+    await page.textContent('#config-error'),
+    /\(\/model\/hidden_size\) expected a positive integer \(at most 2\^30\), but got string "4096"/,
+  );
   await page.fill('#config', JSON.stringify(config));
   await page.waitForFunction(() => document.getElementById('config-error').textContent === '');
   assert.equal(Number((await shown(page))['/parameters']), 8030261248);
@@ -161,7 +180,9 @@ test('a Hugging Face id is fetched from the configured Hub (a local server here)
     await page.fill('#hf-base', hub.url);
     await page.fill('#hf-id', 'Qwen/Qwen2.5-7B');
     await page.click('#hf-fetch');
-    await page.waitForFunction(() => document.querySelector('[data-field="/parameters"]')?.dataset.value === '7615616512');
+    await page.waitForFunction(
+      () => document.querySelector('[data-field="/parameters"]')?.dataset.value === '7615616512',
+    );
     assert.ok(hub.requests.includes('/Qwen/Qwen2.5-7B/resolve/main/config.json'));
     await page.fill('#hf-id', 'nobody/nothing');
     await page.click('#hf-fetch');
@@ -176,7 +197,10 @@ test('a Hugging Face id is fetched from the configured Hub (a local server here)
 test('no request leaves the page; a 100,000-point sweep keeps it responsive and downloads every point', async () => {
   const { page, context, errors } = await openPage(browser, `${site.url}/index.html`);
   const foreign = [];
-  page.on('request', (r) => { if (!r.url().startsWith(site.url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) foreign.push(r.url()); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(site.url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:'))
+      foreign.push(r.url());
+  });
   await ready(page);
   await page.fill('#sweep-models', 'llama-3-8b, mistral-7b');
   await page.fill('#sweep-batch', Array.from({ length: 50 }, (_, i) => i + 1).join(','));
@@ -187,12 +211,24 @@ test('no request leaves the page; a 100,000-point sweep keeps it responsive and 
   await page.evaluate(() => {
     window.__gaps = [];
     let last = performance.now();
-    const tick = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stopTicks) requestAnimationFrame(tick); };
+    const tick = (t) => {
+      window.__gaps.push(t - last);
+      last = t;
+      if (!window.__stopTicks) requestAnimationFrame(tick);
+    };
     requestAnimationFrame(tick);
   });
   await page.click('#sweep-run');
-  await page.waitForFunction(() => /100,?000 points/.test(document.getElementById('sweep-count').textContent), null, { timeout: 120000 });
-  const gaps = await page.evaluate(() => { window.__stopTicks = true; return window.__gaps.slice().sort((a, b) => b - a).slice(0, 3); });
+  await page.waitForFunction(() => /100,?000 points/.test(document.getElementById('sweep-count').textContent), null, {
+    timeout: 120000,
+  });
+  const gaps = await page.evaluate(() => {
+    window.__stopTicks = true;
+    return window.__gaps
+      .slice()
+      .sort((a, b) => b - a)
+      .slice(0, 3);
+  });
   console.log(`  longest frame gaps during the 100k sweep: ${gaps.map((g) => g.toFixed(0)).join(', ')} ms`);
   assert.ok(gaps[0] < 3000, `main thread blocked ${gaps[0]} ms`);
   await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length > 0);
@@ -200,7 +236,9 @@ test('no request leaves the page; a 100,000-point sweep keeps it responsive and 
   assert.ok(rows > 0 && rows <= 500);
   // Sort by tok/s descending (two clicks) and check the first row is the maximum.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#sweep-csv')]);
-  const csv = readFileSync(await download.path(), 'utf8').trimEnd().split('\n');
+  const csv = readFileSync(await download.path(), 'utf8')
+    .trimEnd()
+    .split('\n');
   assert.equal(csv.length, 1 + 100000);
   assert.match(csv[0], /^model,precision,gpu,batch_size,sequence_length,num_generated_tokens,/);
   // Spot-check a row against the CLI: the first point.
@@ -216,13 +254,17 @@ test('no request leaves the page; a 100,000-point sweep keeps it responsive and 
 });
 
 test("under CSP script-src 'self' 'wasm-unsafe-eval' (no eval) the page and its worker work", async () => {
-  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
+  const csp =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
   const strict = await serve(dist, { headers: { 'Content-Security-Policy': csp } });
   try {
     const { page, context, errors } = await openPage(browser, `${strict.url}/index.html`);
     await ready(page);
     await page.fill('#batch', '3');
-    assert.equal(Number((await shown(page))['/memory']), cli(['estimate', await page.inputValue('#model'), '-b', '3']).memory);
+    assert.equal(
+      Number((await shown(page))['/memory']),
+      cli(['estimate', await page.inputValue('#model'), '-b', '3']).memory,
+    );
     await page.fill('#sweep-models', 'gpt2');
     await page.fill('#sweep-batch', '1,2');
     await page.fill('#sweep-seq', '128');
@@ -230,7 +272,10 @@ test("under CSP script-src 'self' 'wasm-unsafe-eval' (no eval) the page and its 
     await page.fill('#sweep-gpu', 'A100');
     await page.click('#sweep-run');
     await page.waitForFunction(() => /\b2 points/.test(document.getElementById('sweep-count').textContent));
-    assert.deepEqual(errors.filter((e) => /Content Security Policy|CSP/i.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => /Content Security Policy|CSP/i.test(e)),
+      [],
+    );
     assert.deepEqual(errors, []);
     await context.close();
   } finally {
@@ -250,7 +295,10 @@ test('works offline once loaded (service worker)', async () => {
   await page.reload();
   await ready(page);
   await page.fill('#batch', '16');
-  assert.equal(Number((await shown(page))['/batch_size'] ?? (await shown(page))['/details/settings/batch_size'] ?? 16), 16);
+  assert.equal(
+    Number((await shown(page))['/batch_size'] ?? (await shown(page))['/details/settings/batch_size'] ?? 16),
+    16,
+  );
   const values = await shown(page);
   assert.equal(Number(values['/memory']), cli(['estimate', await page.inputValue('#model'), '-b', '16']).memory);
   await context.close();
@@ -260,13 +308,19 @@ test('every input is labelled and reachable by keyboard', async () => {
   const { page, context } = await openPage(browser, `${site.url}/index.html`);
   await ready(page);
   const unlabelled = await page.evaluate(() =>
-    [...document.querySelectorAll('input, select, textarea')].filter((el) => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label')).map((el) => el.id));
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((el) => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label'))
+      .map((el) => el.id),
+  );
   assert.deepEqual(unlabelled, []);
   await page.focus('#batch');
   await page.keyboard.press('Control+A');
   await page.keyboard.type('7');
   await page.waitForFunction(() => document.querySelector('[data-field="/memory"]'));
-  assert.equal(Number((await shown(page))['/memory']), cli(['estimate', await page.inputValue('#model'), '-b', '7']).memory);
+  assert.equal(
+    Number((await shown(page))['/memory']),
+    cli(['estimate', await page.inputValue('#model'), '-b', '7']).memory,
+  );
   await context.close();
 });
 
@@ -280,9 +334,17 @@ test('multi-GPU, serving, training and calibration panels show the core numbers'
   const values = await shown(page);
   assert.equal(values['/details/parallelism/fits_per_gpu'], 'true');
   assertSame(values, cli(['estimate', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2']));
-  await page.waitForFunction(() => document.querySelector('[data-serving="/tokens_per_second"]')?.dataset.value !== 'null');
+  await page.waitForFunction(
+    () => document.querySelector('[data-serving="/tokens_per_second"]')?.dataset.value !== 'null',
+  );
   const srv = await page.$eval('[data-serving="/tokens_per_second"]', (el) => el.dataset.value);
-  const cliSrv = JSON.parse(spawnSync(join(root, 'build/flopcast'), ['throughput', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2', '--no-calibration', '--json'], { encoding: 'utf8' }).stdout);
+  const cliSrv = JSON.parse(
+    spawnSync(
+      join(root, 'build/flopcast'),
+      ['throughput', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2', '--no-calibration', '--json'],
+      { encoding: 'utf8' },
+    ).stdout,
+  );
   assert.equal(Number(srv), cliSrv.tokens_per_second);
   // Calibrate to a measured decode rate: stored in local storage, applied to the estimate.
   await page.fill('#tp', '1');

@@ -23,14 +23,19 @@ try {
   await page.goto(`${site.url}/index.html`);
   await page.waitForFunction(() => document.body.dataset.ready === '1');
   await page.waitForTimeout(500);
-  let raw = 0, gz = 0;
+  let raw = 0,
+    gz = 0;
   for (const [path, body] of bodies) {
     const z = gzipSync(body, { level: 9 }).length;
     raw += body.length;
     gz += z;
-    console.log(`  ${path.padEnd(48)} ${(body.length / 1024).toFixed(1).padStart(8)} KB  gzip ${(z / 1024).toFixed(1).padStart(7)} KB`);
+    console.log(
+      `  ${path.padEnd(48)} ${(body.length / 1024).toFixed(1).padStart(8)} KB  gzip ${(z / 1024).toFixed(1).padStart(7)} KB`,
+    );
   }
-  console.log(`page transfer: ${(raw / 1024).toFixed(1)} KB raw, ${(gz / 1024).toFixed(1)} KB gzipped (goal <= 300 KB)`);
+  console.log(
+    `page transfer: ${(raw / 1024).toFixed(1)} KB raw, ${(gz / 1024).toFixed(1)} KB gzipped (goal <= 300 KB)`,
+  );
   await context.close();
 
   // First estimate on screen, fresh context each time (no cache).
@@ -43,7 +48,9 @@ try {
     firsts.push(await p.evaluate(() => window.__flopcastFirstEstimateMs));
     await ctx.close();
   }
-  console.log(`first estimate on screen: median ${median(firsts).toFixed(0)} ms after navigation (runs: ${firsts.map((x) => x.toFixed(0)).join(', ')}; goal <= 1000 ms)`);
+  console.log(
+    `first estimate on screen: median ${median(firsts).toFixed(0)} ms after navigation (runs: ${firsts.map((x) => x.toFixed(0)).join(', ')}; goal <= 1000 ms)`,
+  );
 
   // One input change: estimate + synchronous re-render.
   const ctx = await browser.newContext();
@@ -62,7 +69,9 @@ try {
     times.sort((a, b) => a - b);
     return { median: times[30], p95: times[57] };
   });
-  console.log(`estimate + re-render on input: median ${update.median.toFixed(2)} ms, p95 ${update.p95.toFixed(2)} ms (goal <= 16 ms)`);
+  console.log(
+    `estimate + re-render on input: median ${update.median.toFixed(2)} ms, p95 ${update.p95.toFixed(2)} ms (goal <= 16 ms)`,
+  );
 
   // 1,000,000 sweep points in the worker.
   const request = {
@@ -74,7 +83,9 @@ try {
   };
   const runs = [];
   for (let i = 0; i < 3; i++) runs.push(await p.evaluate((r) => window.flopcastSweep(r), request));
-  console.log(`sweep in the worker: ${runs[0].count} points, median ${median(runs.map((r) => r.ms)).toFixed(0)} ms (runs: ${runs.map((r) => r.ms.toFixed(0)).join(', ')}; goal <= 2000 ms)`);
+  console.log(
+    `sweep in the worker: ${runs[0].count} points, median ${median(runs.map((r) => r.ms)).toFixed(0)} ms (runs: ${runs.map((r) => r.ms.toFixed(0)).join(', ')}; goal <= 2000 ms)`,
+  );
   await ctx.close();
 } finally {
   await browser.close();

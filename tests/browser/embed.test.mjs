@@ -8,7 +8,7 @@ import { serve, launch, openPage, dist, root, outDir } from './harness.mjs';
 
 let site, browser;
 before(async () => {
-  site = await serve(dist, { headers: { 'Access-Control-Allow-Origin': '*' } });  // as a CDN would
+  site = await serve(dist, { headers: { 'Access-Control-Allow-Origin': '*' } }); // as a CDN would
   browser = await launch();
   mkdirSync(outDir, { recursive: true });
 });
@@ -17,10 +17,14 @@ after(async () => {
   await site?.close();
 });
 
-const cliJson = (args) => JSON.parse(spawnSync(join(root, 'build/flopcast'), [...args, '--json'], { encoding: 'utf8' }).stdout);
+const cliJson = (args) =>
+  JSON.parse(spawnSync(join(root, 'build/flopcast'), [...args, '--json'], { encoding: 'utf8' }).stdout);
 
 async function widgetValues(page, id) {
-  await page.waitForFunction((id) => document.getElementById(id)?.shadowRoot?.querySelector('[data-field], .error'), id);
+  await page.waitForFunction(
+    (id) => document.getElementById(id)?.shadowRoot?.querySelector('[data-field], .error'),
+    id,
+  );
   return page.evaluate((id) => {
     const root = document.getElementById(id).shadowRoot;
     const out = {};
@@ -38,7 +42,10 @@ test('the documentation page renders each widget in a Shadow DOM with the CLI nu
   assert.equal(Number(llama['/parameters']), cli.parameters);
   assert.equal(Number(llama['/memory']), cli.memory);
   assert.equal(Number(llama['/details/performance/prefill_latency_s']), cli.details.performance.prefill_latency_s);
-  assert.equal(Number(llama['/details/performance/decode_tokens_per_second']), cli.details.performance.decode_tokens_per_second);
+  assert.equal(
+    Number(llama['/details/performance/decode_tokens_per_second']),
+    cli.details.performance.decode_tokens_per_second,
+  );
   assert.equal(llama['/details/memory/fits_on_gpu'], 'true');
   assert.match(llama.text, /Meta-Llama-3-8B/);
   // Light DOM stays empty: the card lives in the shadow root.
@@ -47,7 +54,10 @@ test('the documentation page renders each widget in a Shadow DOM with the CLI nu
   const big = await widgetValues(page, 'example-70b');
   assert.equal(big['/details/memory/fits_on_gpu'], 'false');
   const moe = await widgetValues(page, 'example-mixtral');
-  assert.equal(Number(moe['/memory']), cliJson(['estimate', 'mixtral-8x7b', '-g', 'A100', '-p', 'int4', '-b', '8', '-s', '4096']).memory);
+  assert.equal(
+    Number(moe['/memory']),
+    cliJson(['estimate', 'mixtral-8x7b', '-g', 'A100', '-p', 'int4', '-b', '8', '-s', '4096']).memory,
+  );
 
   const bad = await widgetValues(page, 'example-error');
   assert.match(bad.error, /\[flopcast\.unknown_model\] \(\/model\) unknown model "no-such-model"/);
@@ -60,9 +70,13 @@ test('one script tag on a foreign page; attributes re-render', async () => {
   // A plain page on another origin that only adds the script tag and the element.
   const host = await serve(join(outDir), {
     routes: {
-      '/docs.html': [200, 'text/html', `<!doctype html><html><body><h1>Docs</h1>
+      '/docs.html': [
+        200,
+        'text/html',
+        `<!doctype html><html><body><h1>Docs</h1>
         <flopcast-estimate id="w" model="qwen2.5-7b" gpu="L4" precision="int4" batch="2"></flopcast-estimate>
-        <script type="module" src="${site.url}/flopcast-widget.js"></script></body></html>`],
+        <script type="module" src="${site.url}/flopcast-widget.js"></script></body></html>`,
+      ],
       '/favicon.ico': [204, 'image/x-icon', ''],
     },
   });
@@ -73,7 +87,10 @@ test('one script tag on a foreign page; attributes re-render', async () => {
     await page.evaluate(() => document.getElementById('w').setAttribute('batch', '16'));
     await page.waitForFunction(() => document.getElementById('w').result?.batch_size === 16);
     v = await widgetValues(page, 'w');
-    assert.equal(Number(v['/memory']), cliJson(['estimate', 'qwen2.5-7b', '-g', 'L4', '-p', 'int4', '-b', '16']).memory);
+    assert.equal(
+      Number(v['/memory']),
+      cliJson(['estimate', 'qwen2.5-7b', '-g', 'L4', '-p', 'int4', '-b', '16']).memory,
+    );
     await page.evaluate(() => document.getElementById('w').setAttribute('batch', '0'));
     await page.waitForFunction(() => document.getElementById('w').shadowRoot.querySelector('.error'));
     v = await widgetValues(page, 'w');

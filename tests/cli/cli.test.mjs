@@ -36,12 +36,29 @@ function execJson(args) {
   return JSON.parse(r.out);
 }
 
-
 test('the foundation example: Llama-3-8B on A100 with llm-flops keys', () => {
   const r = json(['estimate', 'meta-llama/Meta-Llama-3-8B', '-b', '4', '-s', '2048', '-p', 'bf16', '-g', 'A100']);
-  const keys = ['parameters', 'active_parameters', 'forward_flops', 'backward_flops', 'attention_flops', 'mlp_flops',
-    'embedding_flops', 'layernorm_flops', 'output_head_flops', 'memory', 'kv_cache', 'latency', 'energy', 'model',
-    'precision', 'gpu', 'batch_size', 'sequence_length', 'details'];
+  const keys = [
+    'parameters',
+    'active_parameters',
+    'forward_flops',
+    'backward_flops',
+    'attention_flops',
+    'mlp_flops',
+    'embedding_flops',
+    'layernorm_flops',
+    'output_head_flops',
+    'memory',
+    'kv_cache',
+    'latency',
+    'energy',
+    'model',
+    'precision',
+    'gpu',
+    'batch_size',
+    'sequence_length',
+    'details',
+  ];
   for (const k of keys) assert.ok(k in r, `missing ${k}`);
   assert.equal(r.parameters, 8030261248);
   assert.equal(r.gpu, 'A100-80GB-SXM');
@@ -49,13 +66,28 @@ test('the foundation example: Llama-3-8B on A100 with llm-flops keys', () => {
   assert.equal(r.backward_flops, 2 * r.forward_flops);
   const d = r.details;
   assert.equal(d.flops.layers.length, 32);
-  assert.equal(d.flops.layers.reduce((s, l) => s + l.total, 0) + r.output_head_flops + r.embedding_flops +
-    (r.layernorm_flops - d.flops.layers.reduce((s, l) => s + l.layernorm, 0)), r.forward_flops);
+  assert.equal(
+    d.flops.layers.reduce((s, l) => s + l.total, 0) +
+      r.output_head_flops +
+      r.embedding_flops +
+      (r.layernorm_flops - d.flops.layers.reduce((s, l) => s + l.layernorm, 0)),
+    r.forward_flops,
+  );
   for (const k of ['qkv_projection', 'attention_scores', 'softmax', 'attention_values', 'output_projection'])
     assert.ok(d.flops.forward_attention_detail[k] > 0, k);
   assert.equal(typeof d.memory.fits_on_gpu, 'boolean');
-  for (const k of ['prefill_latency_s', 'prefill_bound', 'decode_latency_per_token_s', 'decode_tokens_per_second',
-    'total_request_latency_s', 'energy_total_joules', 'energy_total_wh', 'energy_total_kwh', 'co2_grams', 'cost_usd'])
+  for (const k of [
+    'prefill_latency_s',
+    'prefill_bound',
+    'decode_latency_per_token_s',
+    'decode_tokens_per_second',
+    'total_request_latency_s',
+    'energy_total_joules',
+    'energy_total_wh',
+    'energy_total_kwh',
+    'co2_grams',
+    'cost_usd',
+  ])
     assert.ok(k in d.performance, k);
   assert.equal(d.performance.energy_total_wh * 3600, d.performance.energy_total_joules);
   assert.equal(d.settings.compute_efficiency, 0.5);
@@ -84,8 +116,15 @@ test('a config.json path gives the same answer as the registry', () => {
 test('human report names parameters, FLOPs, memory, fit, latency with bound, decode, energy', () => {
   const r = run(['estimate', 'mistral-7b', '-g', 'H100']);
   assert.equal(r.code, 0, r.err);
-  for (const re of [/Parameters\s+: 7\.24B\s+\(7,241,732,096\)/, /Forward\s+: [\d.]+ TFLOP/, /kv cache/, /Fits on GPU\s+: yes/,
-    /Prefill latency\s+: [\d.]+ ms\s+\[(compute|memory)-bound\]/, /Decode\/token\s+: [\d.]+ ms\s+\([\d.]+ tok\/s/, /Energy\s+: [\d.]+ J/])
+  for (const re of [
+    /Parameters\s+: 7\.24B\s+\(7,241,732,096\)/,
+    /Forward\s+: [\d.]+ TFLOP/,
+    /kv cache/,
+    /Fits on GPU\s+: yes/,
+    /Prefill latency\s+: [\d.]+ ms\s+\[(compute|memory)-bound\]/,
+    /Decode\/token\s+: [\d.]+ ms\s+\([\d.]+ tok\/s/,
+    /Energy\s+: [\d.]+ J/,
+  ])
     assert.match(r.out, re);
 });
 
@@ -96,17 +135,41 @@ test('bad input: one clear line on stderr and exit 2', () => {
   fails(['estimate', 'llama-3-8b', '-s', 'many'], /\(--seq-len\) expected an integer, but got "many"/);
   fails(['estimate', 'llama-3-8b', '-s', '1e3'], /\(--seq-len\) expected an integer, but got "1e3"/);
   fails(['estimate', 'llama-3-8b', '-n', '-1'], /\(--gen-tokens\) expected an integer in \[0, \d+\], but got -1/);
-  fails(['estimate', 'llama-3-8b', '-s', '99999999999999999999'], /\(--seq-len\) expected an integer, but got "99999999999999999999" \(out of range\)/);
-  fails(['estimate', 'llama-3-8b', '-p', 'fp12'], /\(--precision\) unknown precision "fp12": expected one of fp32, tf32, fp16, bf16, fp8, int8, int4/);
+  fails(
+    ['estimate', 'llama-3-8b', '-s', '99999999999999999999'],
+    /\(--seq-len\) expected an integer, but got "99999999999999999999" \(out of range\)/,
+  );
+  fails(
+    ['estimate', 'llama-3-8b', '-p', 'fp12'],
+    /\(--precision\) unknown precision "fp12": expected one of fp32, tf32, fp16, bf16, fp8, int8, int4/,
+  );
   fails(['estimate', 'llama-3-8b', '--kv-precision', 'q4'], /\(--kv-precision\) unknown precision "q4"/);
   fails(['estimate', 'llama-3-8b', '-g', 'H1000'], /\(--gpu\) unknown GPU "H1000"; did you mean .*"H100"/);
-  fails(['estimate', 'llama-3-8b', '--compute-efficiency', '0'], /\(--compute-efficiency\) expected a number in \(0, 1\], but got 0/);
-  fails(['estimate', 'llama-3-8b', '--mem-efficiency', '1.2'], /\(--mem-efficiency\) expected a number in \(0, 1\], but got 1\.2/);
-  fails(['estimate', 'llama-3-8b', '--power-utilization', 'high'], /\(--power-utilization\) expected a number, but got "high"/);
-  fails(['estimate', 'llama-3-8b', '--optimizer', 'lion'], /\(--optimizer\) unknown optimizer "lion": expected one of adam, adamw, sgd, none/);
+  fails(
+    ['estimate', 'llama-3-8b', '--compute-efficiency', '0'],
+    /\(--compute-efficiency\) expected a number in \(0, 1\], but got 0/,
+  );
+  fails(
+    ['estimate', 'llama-3-8b', '--mem-efficiency', '1.2'],
+    /\(--mem-efficiency\) expected a number in \(0, 1\], but got 1\.2/,
+  );
+  fails(
+    ['estimate', 'llama-3-8b', '--power-utilization', 'high'],
+    /\(--power-utilization\) expected a number, but got "high"/,
+  );
+  fails(
+    ['estimate', 'llama-3-8b', '--optimizer', 'lion'],
+    /\(--optimizer\) unknown optimizer "lion": expected one of adam, adamw, sgd, none/,
+  );
   fails(['estimate', 'llama-3-8b', '--training', '-p', 'int4'], /\(--precision\) training in int4 is not modelled/);
-  fails(['estimate', 'llama-3-8b', '-b', '1,2'], /\(--batch\) expected one value, but got a list "1,2" \(use flopcast compare\)/);
-  fails(['estimate', join(tmp, 'missing', 'config.json')], /\(MODEL\) cannot read ".*missing\/config\.json": No such file or directory/);
+  fails(
+    ['estimate', 'llama-3-8b', '-b', '1,2'],
+    /\(--batch\) expected one value, but got a list "1,2" \(use flopcast compare\)/,
+  );
+  fails(
+    ['estimate', join(tmp, 'missing', 'config.json')],
+    /\(MODEL\) cannot read ".*missing\/config\.json": No such file or directory/,
+  );
   fails(['estimate', 'llama-3-8b', '--bogus'], /--bogus/);
   fails(['frobnicate'], /frobnicate/);
 });
@@ -118,19 +181,34 @@ test('malformed and invalid config.json files are rejected with the field named'
   fails(['estimate', broken], /\[flopcast\.config\.parse\] config\.json is not valid JSON: .* in .*broken\.json$/);
   const wrong = join(dir, 'wrong.json');
   writeFileSync(wrong, JSON.stringify({ model_type: 'llama', hidden_size: '4096', num_hidden_layers: 2 }));
-  fails(['estimate', wrong], /\(\/hidden_size\) expected a positive integer \(at most 2\^30\), but got string "4096" in .*wrong\.json$/);
+  fails(
+    ['estimate', wrong],
+    /\(\/hidden_size\) expected a positive integer \(at most 2\^30\), but got string "4096" in .*wrong\.json$/,
+  );
   const unknown = join(dir, 'mamba.json');
   writeFileSync(unknown, JSON.stringify({ model_type: 'mamba' }));
   fails(['estimate', unknown], /unsupported model_type "mamba": supported are llama, mistral, .*t5/);
   const gpu = join(dir, 'gpu.json');
   writeFileSync(gpu, JSON.stringify({ name: 'X', memory_bytes: -1 }));
-  fails(['estimate', 'gpt2', '--gpu-file', gpu], /\(\/memory_bytes\) expected a positive number, but got -1 in .*gpu\.json$/);
+  fails(
+    ['estimate', 'gpt2', '--gpu-file', gpu],
+    /\(\/memory_bytes\) expected a positive number, but got -1 in .*gpu\.json$/,
+  );
 });
 
 test('a custom accelerator from --gpu-file', () => {
   const path = join(tmp, 'chip.json');
-  writeFileSync(path, JSON.stringify({ name: 'MyChip', memory_bytes: 32e9, memory_bandwidth_bytes_per_s: 1e12,
-    tdp_watts: 200, peak_flops: { bf16: 100e12, fp32: 25e12 }, cost_per_hour_usd: 1 }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      name: 'MyChip',
+      memory_bytes: 32e9,
+      memory_bandwidth_bytes_per_s: 1e12,
+      tdp_watts: 200,
+      peak_flops: { bf16: 100e12, fp32: 25e12 },
+      cost_per_hour_usd: 1,
+    }),
+  );
   const r = json(['estimate', 'llama-3-8b', '--gpu-file', path]);
   assert.equal(r.gpu, 'MyChip');
   assert.equal(r.details.performance.peak_flops_per_s, 100e12);
@@ -156,8 +234,12 @@ test('training mode reports weights, gradients, optimizer state and activations'
 test('compare: the Cartesian product, a row each, varying columns in the table', () => {
   const rows = json(['compare', 'llama-3-8b', 'mistral-7b', '-b', '1,8', '-p', 'bf16,int4', '-g', 'A100']);
   assert.equal(rows.length, 8);
-  assert.deepEqual(rows.map((r) => [r.model.split('/')[1], r.precision, r.batch_size]).slice(0, 4),
-    [['Meta-Llama-3-8B', 'bf16', 1], ['Meta-Llama-3-8B', 'bf16', 8], ['Meta-Llama-3-8B', 'int4', 1], ['Meta-Llama-3-8B', 'int4', 8]]);
+  assert.deepEqual(rows.map((r) => [r.model.split('/')[1], r.precision, r.batch_size]).slice(0, 4), [
+    ['Meta-Llama-3-8B', 'bf16', 1],
+    ['Meta-Llama-3-8B', 'bf16', 8],
+    ['Meta-Llama-3-8B', 'int4', 1],
+    ['Meta-Llama-3-8B', 'int4', 8],
+  ]);
   const single = json(['estimate', 'mistral-7b', '-b', '8', '-p', 'int4', '-g', 'A100']);
   const row = rows[7];
   assert.equal(row.memory, single.memory);
@@ -191,7 +273,8 @@ test('list-models and list-gpus', () => {
   const models = execJson(['list-models']);
   assert.ok(models.length >= 40);
   const ids = new Set(models.map((m) => m.id));
-  for (const id of ['meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'google-t5/t5-base']) assert.ok(ids.has(id), id);
+  for (const id of ['meta-llama/Meta-Llama-3-8B', 'mistralai/Mixtral-8x7B-v0.1', 'google-t5/t5-base'])
+    assert.ok(ids.has(id), id);
   for (const m of models) {
     if (!m.published_parameters) continue;
     if (m.published_significant_digits === 0) assert.equal(m.parameters, m.published_parameters, m.id);
@@ -210,7 +293,13 @@ test('list-models and list-gpus', () => {
 });
 
 test('--help on every command and --version', () => {
-  for (const args of [['--help'], ['estimate', '--help'], ['compare', '--help'], ['list-models', '--help'], ['list-gpus', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['estimate', '--help'],
+    ['compare', '--help'],
+    ['list-models', '--help'],
+    ['list-gpus', '--help'],
+  ]) {
     const r = run(args);
     assert.equal(r.code, 0, args.join(' '));
     assert.match(r.out, /Usage|Options/i);

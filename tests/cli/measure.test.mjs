@@ -40,10 +40,19 @@ function labelled(f) {
 
 const tiny = join(tmp, 'tiny', 'config.json');
 spawnSync('mkdir', ['-p', join(tmp, 'tiny')]);
-writeFileSync(tiny, JSON.stringify({
-  model_type: 'llama', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2,
-  intermediate_size: 128, vocab_size: 256, tie_word_embeddings: false,
-}));
+writeFileSync(
+  tiny,
+  JSON.stringify({
+    model_type: 'llama',
+    hidden_size: 64,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    intermediate_size: 128,
+    vocab_size: 256,
+    tie_word_embeddings: false,
+  }),
+);
 const quick = ['--quick', '--repetitions', '2'];
 
 test('a config.json: measured TTFT and TPOT beside the estimate, with the error', () => {
@@ -59,7 +68,7 @@ test('a config.json: measured TTFT and TPOT beside the estimate, with the error'
     assert.ok(h.measured.value > 0);
     assert.equal(h.estimated.label, 'ESTIMATED');
     assert.ok(h.estimated.value > 0);
-    assert.equal(h.error_pct, 100 * (h.estimated.value - h.measured.value) / h.measured.value);
+    assert.equal(h.error_pct, (100 * (h.estimated.value - h.measured.value)) / h.measured.value);
     assert.equal(h.calibrated.label, 'ESTIMATED');
     assert.equal(typeof h.calibrated_error_pct, 'number');
   }
@@ -85,16 +94,38 @@ test('a config.json: measured TTFT and TPOT beside the estimate, with the error'
   assert.ok(r.calibration.mem_efficiency > 0 && r.calibration.mem_efficiency <= 1);
   assert.equal(r.kv_cache.layers.length, 2);
   assert.equal(r.kv_cache.growth_bytes_per_token.value, r.kv_cache.estimated_bytes_per_token.value);
-  assert.deepEqual(r.tasks.map((t) => t.name), ['machine', 'generate', 'latency', 'throughput', 'kv_cache', 'estimate']);
+  assert.deepEqual(
+    r.tasks.map((t) => t.name),
+    ['machine', 'generate', 'latency', 'throughput', 'kv_cache', 'estimate'],
+  );
   for (const m of r.metrics) assert.ok(labels.has(m.label), JSON.stringify(m));
 });
 
 test('the table, CSV and the int8 KV cache', () => {
-  const t = run(['measure', tiny, '--prompt', '8', '--gen', '3', '--kv-cache', 'int8', '--precision', 'bf16', ...quick]);
+  const t = run([
+    'measure',
+    tiny,
+    '--prompt',
+    '8',
+    '--gen',
+    '3',
+    '--kv-cache',
+    'int8',
+    '--precision',
+    'bf16',
+    ...quick,
+  ]);
   assert.equal(t.code, 0, t.err);
   assert.equal(t.err, '');
-  for (const s of ['| TTFT', '| TPOT (mean)', 'estimate (peak)', 'estimate (calibrated)', 'calibration [MEASURED',
-    'Layer 0   int8', 'Compression vs fp16:'])
+  for (const s of [
+    '| TTFT',
+    '| TPOT (mean)',
+    'estimate (peak)',
+    'estimate (calibrated)',
+    'calibration [MEASURED',
+    'Layer 0   int8',
+    'Compression vs fp16:',
+  ])
     assert.ok(t.out.includes(s), `${s} in\n${t.out}`);
   const c = run(['measure', tiny, '--prompt', '8', '--gen', '3', '--csv', ...quick]);
   assert.equal(c.code, 0, c.err);
@@ -105,7 +136,18 @@ test('the table, CSV and the int8 KV cache', () => {
 });
 
 test('a registry model truncated to its first layers', () => {
-  const r = measureJson(['llama-3.2-1b', '--layers', '1', '--prompt', '8', '--gen', '3', '--precision', 'int8', ...quick]);
+  const r = measureJson([
+    'llama-3.2-1b',
+    '--layers',
+    '1',
+    '--prompt',
+    '8',
+    '--gen',
+    '3',
+    '--precision',
+    'int8',
+    ...quick,
+  ]);
   assert.equal(r.model.name, 'meta-llama/Llama-3.2-1B');
   assert.equal(r.model.layers, 1);
   assert.equal(r.model.layers_total, 16);

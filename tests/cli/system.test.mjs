@@ -47,13 +47,21 @@ test('Llama-2-70B fp16 on A100-80GB: TP=2 fits with an all-reduce time, TP=1 doe
 test('every latency and throughput figure has a range with its source', () => {
   const r = json(['estimate', 'llama-3-8b', '-g', 'H100']);
   const ranges = r.details.performance.ranges;
-  for (const k of ['prefill_latency_s', 'decode_latency_per_token_s', 'total_request_latency_s', 'energy_total_joules', 'cost_usd']) {
+  for (const k of [
+    'prefill_latency_s',
+    'decode_latency_per_token_s',
+    'total_request_latency_s',
+    'energy_total_joules',
+    'cost_usd',
+  ]) {
     const [lo, hi] = ranges[k];
     const point = k === 'energy_total_joules' ? r.details.performance.energy_total_joules : r.details.performance[k];
     assert.ok(lo <= point && point <= hi, `${k}: ${lo} <= ${point} <= ${hi}`);
   }
   const [tlo, thi] = ranges.decode_tokens_per_second;
-  assert.ok(tlo <= r.details.performance.decode_tokens_per_second && r.details.performance.decode_tokens_per_second <= thi);
+  assert.ok(
+    tlo <= r.details.performance.decode_tokens_per_second && r.details.performance.decode_tokens_per_second <= thi,
+  );
   assert.match(ranges.source, /PaLM|Megatron|Databricks/);
 });
 
@@ -62,9 +70,22 @@ test('throughput: concurrency from the KV budget, tokens/s, TTFT, TPOT, $ per 1M
   assert.ok(t.max_concurrent_batch > 100);
   assert.equal(t.kv_bytes_per_sequence, 768 * 131072);
   assert.ok(t.tokens_per_second > 0 && t.requests_per_second > 0 && t.ttft_s > 0 && t.tpot_s > 0);
-  assert.ok(Math.abs(t.cost_per_1m_tokens_usd - 1.79 / 3600 / t.tokens_per_second * 1e6) < 1e-9);
-  assert.ok(t.ranges.tokens_per_second[0] <= t.tokens_per_second && t.tokens_per_second <= t.ranges.tokens_per_second[1]);
-  const spec = json(['throughput', 'llama-3-8b', '-g', 'H100', '--concurrency', '4', '--draft', 'llama-3.2-1b', '--acceptance', '0.8']);
+  assert.ok(Math.abs(t.cost_per_1m_tokens_usd - (1.79 / 3600 / t.tokens_per_second) * 1e6) < 1e-9);
+  assert.ok(
+    t.ranges.tokens_per_second[0] <= t.tokens_per_second && t.tokens_per_second <= t.ranges.tokens_per_second[1],
+  );
+  const spec = json([
+    'throughput',
+    'llama-3-8b',
+    '-g',
+    'H100',
+    '--concurrency',
+    '4',
+    '--draft',
+    'llama-3.2-1b',
+    '--acceptance',
+    '0.8',
+  ]);
   assert.ok(Math.abs(spec.speculative.expected_tokens_per_step - (1 - 0.8 ** 5) / 0.2) < 1e-12);
   assert.ok(spec.speculative.speedup > 1);
   const big = json(['throughput', 'llama-2-70b', '-p', 'fp16', '-g', 'A100']);
@@ -85,13 +106,19 @@ test('calibrate: store, use, explicit args win, show, reset', () => {
   const explicit = json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--mem-efficiency', '0.8']);
   assert.equal(explicit.details.settings.mem_efficiency, 0.8);
   assert.equal(explicit.details.settings.mem_efficiency_origin, 'explicit');
-  assert.equal(json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--no-calibration']).details.settings.mem_efficiency, 0.5 + 0.3);
+  assert.equal(
+    json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--no-calibration']).details.settings.mem_efficiency,
+    0.5 + 0.3,
+  );
   const shown = JSON.parse(run(['calibrate', 'show', '--json']).out);
   assert.equal(shown.entries[0].gpu, 'A100-80GB-SXM');
   assert.match(run(['calibrate', 'show']).out, /A100-80GB-SXM/);
   // A CSV of measured rows.
   const csv = join(tmp, 'rows.csv');
-  writeFileSync(csv, 'model,gpu,precision,batch_size,sequence_length,decode_tokens_per_second\nmistral-7b,H100,bf16,1,512,120\nmistral-7b,H100,bf16,1,1024,110\n');
+  writeFileSync(
+    csv,
+    'model,gpu,precision,batch_size,sequence_length,decode_tokens_per_second\nmistral-7b,H100,bf16,1,512,120\nmistral-7b,H100,bf16,1,1024,110\n',
+  );
   const fromFile = json(['calibrate', '--file', csv]);
   assert.equal(fromFile.entries.length, 1);
   assert.match(fromFile.entries[0].source, /geometric mean of 2 measured rows/);
@@ -101,25 +128,51 @@ test('calibrate: store, use, explicit args win, show, reset', () => {
 });
 
 test('bad input: one line, exit 2', () => {
-  fails(['estimate', 'llama-3-8b', '--tp', '3'], /\(--tp\) expected a divisor of num_attention_heads \(32\), but got 3/);
+  fails(
+    ['estimate', 'llama-3-8b', '--tp', '3'],
+    /\(--tp\) expected a divisor of num_attention_heads \(32\), but got 3/,
+  );
   fails(['estimate', 'llama-3-8b', '--ep', '2'], /\(--ep\) expected 1 for a dense model/);
   fails(['estimate', 'llama-3-8b', '--pp', '0'], /\(--pp\) expected an integer in \[1, 65536\], but got 0/);
   fails(['estimate', 'llama-3-8b', '--tp', 'two'], /\(--tp\) expected an integer, but got "two"/);
   fails(['estimate', 'llama-3-8b', '--interconnect', '-5'], /\(--interconnect\) expected a positive bandwidth/);
-  fails(['throughput', 'llama-3-8b', '--concurrency', '0'], /\(--concurrency\) expected an integer in \[1, 2\^30\], but got 0/);
-  fails(['throughput', 'llama-3-8b', '--draft', 'llama-3.2-1b', '--acceptance', '2'], /\(--acceptance\) expected a number in \[0, 1\], but got 2/);
+  fails(
+    ['throughput', 'llama-3-8b', '--concurrency', '0'],
+    /\(--concurrency\) expected an integer in \[1, 2\^30\], but got 0/,
+  );
+  fails(
+    ['throughput', 'llama-3-8b', '--draft', 'llama-3.2-1b', '--acceptance', '2'],
+    /\(--acceptance\) expected a number in \[0, 1\], but got 2/,
+  );
   fails(['throughput', 'bert-base'], /encoder-only/);
   fails(['throughput', 'llama-3-8b', '-g', 'none'], /\(--gpu\) expected one GPU name/);
-  fails(['calibrate', 'llama-3-8b', '-g', 'A100', '--decode-tps', '5000'], /\(--decode-tps\) the measured figure is beyond the physical ceiling of this GPU \([\d.]+ tok\/s/);
+  fails(
+    ['calibrate', 'llama-3-8b', '-g', 'A100', '--decode-tps', '5000'],
+    /\(--decode-tps\) the measured figure is beyond the physical ceiling of this GPU \([\d.]+ tok\/s/,
+  );
   fails(['calibrate', 'llama-3-8b', '-g', 'A100'], /expected a measurement: --decode-tps and\/or --ttft/);
-  fails(['calibrate', 'llama-3-8b', '-g', 'A100', '--decode-tps', 'fast'], /\(--decode-tps\) expected a number, but got "fast"/);
+  fails(
+    ['calibrate', 'llama-3-8b', '-g', 'A100', '--decode-tps', 'fast'],
+    /\(--decode-tps\) expected a number, but got "fast"/,
+  );
   const bad = join(tmp, 'bad.csv');
   writeFileSync(bad, 'model,gpu,decode_tokens_per_second\nnope,H100,100\n');
   fails(['calibrate', '--file', bad], /bad\.csv:2: MODEL: unknown model "nope"/);
 });
 
-test('calibrate --from-measure stores this machine\'s efficiencies and its spec', () => {
-  const r = run(['calibrate', '--from-measure', 'qwen2.5-0.5b', '--layers', '1', '--prompt', '32', '--gen', '4', '--json']);
+test("calibrate --from-measure stores this machine's efficiencies and its spec", () => {
+  const r = run([
+    'calibrate',
+    '--from-measure',
+    'qwen2.5-0.5b',
+    '--layers',
+    '1',
+    '--prompt',
+    '32',
+    '--gen',
+    '4',
+    '--json',
+  ]);
   assert.equal(r.code, 0, r.err);
   const entry = JSON.parse(r.out).entries[0];
   assert.equal(entry.gpu, 'this-cpu');

@@ -39,7 +39,8 @@ test('done when: Llama-3-8B step total = sum of the decomposition, and the 6ND c
   assert.equal(f.within_5_percent, true);
   const phases = r.bottleneck.reduce((s, p) => s + p.flops, 0);
   assert.ok(Math.abs(phases / f.total_step - 1) < 1e-9);
-  const parts = f.forward + f.backward.total + f.recompute.total + f.optimizer + f.gradient_clipping + f.mixed_precision;
+  const parts =
+    f.forward + f.backward.total + f.recompute.total + f.optimizer + f.gradient_clipping + f.mixed_precision;
   assert.ok(Math.abs(parts / f.total_step - 1) < 1e-9);
   // 6 N T with N = all 8,030,261,248 parameters and T = 2048 tokens.
   const x = r.cross_check_6nd;
@@ -54,7 +55,8 @@ test('done when: Llama-3-8B step total = sum of the decomposition, and the 6ND c
   assert.ok(Math.abs((b.weight_gradient + b.input_gradient) / b.total - 1) < 1e-9);
   const byComponent = b.attention.total + b.mlp + b.norm + b.embedding + b.output_head + b.lora_adapters;
   assert.ok(Math.abs(byComponent / b.total - 1) < 1e-9);
-  for (const k of ['dq_dk', 'dv_dp', 'softmax', 'rotary', 'qkv_projection', 'output_projection']) assert.ok(b.attention[k] > 0, k);
+  for (const k of ['dq_dk', 'dv_dp', 'softmax', 'rotary', 'qkv_projection', 'output_projection'])
+    assert.ok(b.attention[k] > 0, k);
   // 16 bytes per parameter of mixed-precision Adam.
   assert.equal(r.memory.bytes_per_trainable_parameter, 16);
   assert.equal(r.memory.fits_on_gpu, false);
@@ -75,18 +77,33 @@ test('done when: Llama-3-8B step total = sum of the decomposition, and the 6ND c
 });
 
 test('token budget: GPU-hours at an MFU against 6ND', () => {
-  const r = json(['llama-3-8b', '-g', 'H100', '--tokens', '15T', '--mfu', '0.4', '--gpus', '1024', '-b', '4', '-s', '8192', '--causal']);
+  const r = json([
+    'llama-3-8b',
+    '-g',
+    'H100',
+    '--tokens',
+    '15T',
+    '--mfu',
+    '0.4',
+    '--gpus',
+    '1024',
+    '-b',
+    '4',
+    '-s',
+    '8192',
+    '--causal',
+  ]);
   const t = r.token_budget;
   assert.equal(t.tokens, 15e12);
   assert.equal(t.source, 'user');
   assert.equal(t.gpus, 1024);
   assert.equal(t.steps, Math.ceil(15e12 / (4 * 8192)));
   assert.ok(Math.abs(t.time_s / (t.model_flops / (1024 * 989.4e12 * 0.4)) - 1) < 1e-9);
-  assert.ok(Math.abs(t.gpu_hours - t.time_s * 1024 / 3600) < 1e-6 * t.gpu_hours);
+  assert.ok(Math.abs(t.gpu_hours - (t.time_s * 1024) / 3600) < 1e-6 * t.gpu_hours);
   assert.equal(t.flops_6nd, 6 * 8030261248 * 15e12);
   // Causal attention at 8192 tokens adds about 10% to 6ND (Llama-3-8B).
   assert.ok(t.ratio_model_to_6nd > 1 && t.ratio_model_to_6nd < 1.15, `${t.ratio_model_to_6nd}`);
-  assert.ok(t.total_flops > t.model_flops);  // recompute, optimizer, clipping, casts
+  assert.ok(t.total_flops > t.model_flops); // recompute, optimizer, clipping, casts
 });
 
 test('LoRA on q,v matches the PEFT print; QLoRA quantises the base', () => {
@@ -114,8 +131,19 @@ test('recompute policies and the readable report', () => {
   assert.ok(full.memory.activations < none.memory.activations);
   const r = run(['train', 'llama-3-8b', '-g', 'H100']);
   assert.equal(r.code, 0, r.err);
-  for (const s of ['Forward', 'Backward', 'weight gradients', 'input gradients', 'Optimizer (adam)', 'Recompute (full)',
-    'Step total', '6·N·T', 'Token budget', 'GPU-hours', 'Recommendations'])
+  for (const s of [
+    'Forward',
+    'Backward',
+    'weight gradients',
+    'input gradients',
+    'Optimizer (adam)',
+    'Recompute (full)',
+    'Step total',
+    '6·N·T',
+    'Token budget',
+    'GPU-hours',
+    'Recommendations',
+  ])
     assert.ok(r.out.includes(s), s);
   assert.match(r.out, /flopcast train: meta-llama\/Meta-Llama-3-8B/);
   assert.match(r.out, /optimizer\s+[\d.]+ GFLOP.*memory/);
@@ -123,8 +151,17 @@ test('recompute policies and the readable report', () => {
 
 test('a config.json path works like a registry name', () => {
   const path = join(tmp, 'config.json');
-  writeFileSync(path, JSON.stringify({ model_type: 'llama', hidden_size: 1024, num_hidden_layers: 4, num_attention_heads: 8,
-    intermediate_size: 2816, vocab_size: 32000 }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      model_type: 'llama',
+      hidden_size: 1024,
+      num_hidden_layers: 4,
+      num_attention_heads: 8,
+      intermediate_size: 2816,
+      vocab_size: 32000,
+    }),
+  );
   const r = json([path, '-g', 'none']);
   assert.equal(r.performance, null);
   assert.equal(r.bottleneck[0].bound, null);
@@ -140,12 +177,21 @@ test('bad input: one line on stderr, exit 2', () => {
   fails(['llama-3-8b', '--lora-rank', '-1'], /\(--lora-rank\)/);
   fails(['llama-3-8b', '--lora-rank', '8', '--lora-targets', 'qkv'], /\(--lora-targets\) unknown LoRA target "qkv"/);
   fails(['llama-3-8b', '--lora-targets', 'attention'], /\(--lora-targets\) LoRA targets apply to LoRA only/);
-  fails(['llama-3-8b', '--base-precision', 'int4'], /\(--base-precision\) a frozen base precision applies to LoRA only/);
-  fails(['llama-3-8b', '--qlora', '--base-precision', 'bf16'], /\(--base-precision\) --qlora quantises the frozen base/);
+  fails(
+    ['llama-3-8b', '--base-precision', 'int4'],
+    /\(--base-precision\) a frozen base precision applies to LoRA only/,
+  );
+  fails(
+    ['llama-3-8b', '--qlora', '--base-precision', 'bf16'],
+    /\(--base-precision\) --qlora quantises the frozen base/,
+  );
   fails(['llama-3-8b', '-p', 'int8'], /\(--precision\) training in int8 is not modelled/);
   fails(['llama-3-8b', '--optimizer', 'lion'], /\(--optimizer\) unknown optimizer "lion"/);
   fails(['llama-3-8b', '-b', 'x'], /\(--batch\) expected an integer/);
   fails(['llama-3-8b', '-g', 'Z80'], /\(--gpu\) unknown GPU "Z80"/);
   fails(['no-such-model'], /unknown model "no-such-model"/);
-  fails(['gpt2', '--lora-rank', '4', '--lora-targets', 'gate'], /\(--lora-targets\) no linear layer of openai-community\/gpt2/);
+  fails(
+    ['gpt2', '--lora-rank', '4', '--lora-targets', 'gate'],
+    /\(--lora-targets\) no linear layer of openai-community\/gpt2/,
+  );
 });

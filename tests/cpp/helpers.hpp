@@ -25,9 +25,14 @@ inline const flopcast::model_spec& model(const std::string& name) { return flopc
 
 // A small Llama-style config to vary one field at a time.
 inline json llama_config(int kv_heads = 32) {
-  return {{"model_type", "llama"},      {"hidden_size", 4096},       {"num_hidden_layers", 32},
-          {"num_attention_heads", 32},  {"num_key_value_heads", kv_heads}, {"intermediate_size", 11008},
-          {"vocab_size", 32000},        {"tie_word_embeddings", false}};
+  return {{"model_type", "llama"},
+          {"hidden_size", 4096},
+          {"num_hidden_layers", 32},
+          {"num_attention_heads", 32},
+          {"num_key_value_heads", kv_heads},
+          {"intermediate_size", 11008},
+          {"vocab_size", 32000},
+          {"tie_word_embeddings", false}};
 }
 
 inline flopcast::model_spec spec(const json& config) { return flopcast::read_hf_config(config.dump()); }

@@ -69,7 +69,8 @@ TEST_CASE("many measured rows: geometric mean per (model, gpu, precision)") {
   flopcast::measurement a, b;
   a.decode_tokens_per_second = 70;
   b.decode_tokens_per_second = 90;
-  const double ea = *flopcast::calibrate(m, {}, gpu, a).mem_efficiency, eb = *flopcast::calibrate(m, {}, gpu, b).mem_efficiency;
+  const double ea = *flopcast::calibrate(m, {}, gpu, a).mem_efficiency,
+               eb = *flopcast::calibrate(m, {}, gpu, b).mem_efficiency;
   CHECK(*entries[0].mem_efficiency == Approx(std::sqrt(ea * eb)));
 }
 
@@ -96,7 +97,9 @@ TEST_CASE("every latency and throughput figure carries a range around its point"
   s.training = false;
   const auto r = flopcast::estimate(m, s, &gpu);
   const auto& p = r.perf;
-  const auto inside = [](const flopcast::figure_range& x, double v) { return x.low <= v * (1 + 1e-12) && v <= x.high * (1 + 1e-12); };
+  const auto inside = [](const flopcast::figure_range& x, double v) {
+    return x.low <= v * (1 + 1e-12) && v <= x.high * (1 + 1e-12);
+  };
   CHECK(inside(p.prefill_latency_range, p.prefill_latency_s));
   CHECK(inside(p.decode_latency_range, p.decode_latency_per_token_s));
   CHECK(inside(p.decode_tokens_per_second_range, p.decode_tokens_per_second));

@@ -26,16 +26,18 @@ TEST_CASE("model registry: at least 40 records across the required families") {
     CHECK(m.layer_group_of.size() == static_cast<std::size_t>(layers));
     if (!m.attention.mla) CHECK(m.attention.num_heads % m.attention.num_kv_heads == 0);
   }
-  for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "phi3",
-                        "falcon", "gpt2", "gpt_neox", "opt", "bloom", "deepseek_v2", "deepseek_v3", "bert", "roberta", "t5"})
+  for (const char* t :
+       {"llama",  "mistral", "mixtral",  "qwen2", "qwen2_moe", "qwen3",       "qwen3_moe",   "gemma", "gemma2",  "phi3",
+        "falcon", "gpt2",    "gpt_neox", "opt",   "bloom",     "deepseek_v2", "deepseek_v3", "bert",  "roberta", "t5"})
     CHECK(types.count(t) == 1);
 }
 
 TEST_CASE("GPU database: dense peaks, sources, the required accelerators") {
   const auto& gpus = flopcast::gpu_records();
   CHECK(gpus.size() >= 15);
-  for (const char* name : {"A100-40GB-SXM", "A100-80GB-SXM", "A100-40GB-PCIe", "A100-80GB-PCIe", "H100-SXM", "H100-PCIe",
-                           "H200", "B200", "V100", "T4", "L4", "L40S", "A10G", "A6000", "RTX 4090", "RTX 3090", "MI300X"}) {
+  for (const char* name :
+       {"A100-40GB-SXM", "A100-80GB-SXM", "A100-40GB-PCIe", "A100-80GB-PCIe", "H100-SXM", "H100-PCIe", "H200", "B200",
+        "V100", "T4", "L4", "L40S", "A10G", "A6000", "RTX 4090", "RTX 3090", "MI300X"}) {
     INFO(name);
     CHECK_NOTHROW(flopcast::find_gpu(name));
   }
@@ -67,11 +69,13 @@ TEST_CASE("GPU database: dense peaks, sources, the required accelerators") {
 }
 
 TEST_CASE("custom accelerator from JSON") {
-  const auto g = flopcast::read_hardware(R"({"name": "MyChip", "memory_bytes": 64e9, "memory_bandwidth_bytes_per_s": 1e12,
+  const auto g =
+      flopcast::read_hardware(R"({"name": "MyChip", "memory_bytes": 64e9, "memory_bandwidth_bytes_per_s": 1e12,
       "tdp_watts": 300, "peak_flops": {"bfloat16": 400e12, "fp32": 50e12}})");
   CHECK(g.name == "MyChip");
   CHECK(*g.peak(flopcast::precision::bf16) == 400e12);
-  CHECK_THROWS_WITH(flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1, "memory_bandwidth_bytes_per_s": 1, "tdp_watts": 1,
+  CHECK_THROWS_WITH(
+      flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1, "memory_bandwidth_bytes_per_s": 1, "tdp_watts": 1,
       "peak_flops": {"fp64": 1e12}})"),
-                    Catch::Contains("(/peak_flops/fp64) unknown precision \"fp64\""));
+      Catch::Contains("(/peak_flops/fp64) unknown precision \"fp64\""));
 }

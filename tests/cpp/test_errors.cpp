@@ -28,37 +28,51 @@ std::string request_error(const test::json& request) {
 TEST_CASE("config errors name the field and what was expected") {
   auto c = test::llama_config();
   c.erase("hidden_size");
-  CHECK(message_of(c) == "[flopcast.config.missing] (/hidden_size) required field is missing: expected a positive integer (at most 2^30)");
+  CHECK(
+      message_of(c) ==
+      "[flopcast.config.missing] (/hidden_size) required field is missing: expected a positive integer (at most 2^30)");
   c = test::llama_config();
   c["hidden_size"] = "4096";
-  CHECK(message_of(c) == "[flopcast.config.type] (/hidden_size) expected a positive integer (at most 2^30), but got string \"4096\"");
+  CHECK(message_of(c) ==
+        "[flopcast.config.type] (/hidden_size) expected a positive integer (at most 2^30), but got string \"4096\"");
   c["hidden_size"] = 0;
-  CHECK(message_of(c) == "[flopcast.config.range] (/hidden_size) expected a positive integer (at most 2^30), but got 0");
+  CHECK(message_of(c) ==
+        "[flopcast.config.range] (/hidden_size) expected a positive integer (at most 2^30), but got 0");
   c["hidden_size"] = -5;
-  CHECK(message_of(c) == "[flopcast.config.range] (/hidden_size) expected a positive integer (at most 2^30), but got -5");
+  CHECK(message_of(c) ==
+        "[flopcast.config.range] (/hidden_size) expected a positive integer (at most 2^30), but got -5");
   c["hidden_size"] = 4096.5;
-  CHECK(message_of(c) == "[flopcast.config.type] (/hidden_size) expected a positive integer (at most 2^30), but got number 4096.5");
+  CHECK(message_of(c) ==
+        "[flopcast.config.type] (/hidden_size) expected a positive integer (at most 2^30), but got number 4096.5");
   c = test::llama_config(7);
-  CHECK(message_of(c) == "[flopcast.config.range] (/num_key_value_heads) expected a divisor of num_attention_heads (32), but got 7");
+  CHECK(message_of(c) ==
+        "[flopcast.config.range] (/num_key_value_heads) expected a divisor of num_attention_heads (32), but got 7");
   c = test::llama_config();
   c["num_attention_heads"] = 30;
   c["num_key_value_heads"] = 30;
-  CHECK(message_of(c) == "[flopcast.config.range] (/num_attention_heads) expected a divisor of the hidden size 4096 (no head_dim given), but got 30");
+  CHECK(message_of(c) ==
+        "[flopcast.config.range] (/num_attention_heads) expected a divisor of the hidden size 4096 (no head_dim "
+        "given), but got 30");
   c = test::llama_config();
   c["tie_word_embeddings"] = "yes";
-  CHECK(message_of(c) == "[flopcast.config.type] (/tie_word_embeddings) expected true or false, but got string \"yes\"");
+  CHECK(message_of(c) ==
+        "[flopcast.config.type] (/tie_word_embeddings) expected true or false, but got string \"yes\"");
 }
 
 TEST_CASE("unsupported and missing model_type list the supported ones") {
   auto c = test::llama_config();
   c["model_type"] = "mamba";
   const std::string msg = message_of(c);
-  CHECK(msg.rfind("[flopcast.config.unsupported_model_type] (/model_type) unsupported model_type \"mamba\": supported are llama, mistral", 0) == 0);
-  for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "phi3", "falcon",
-                        "gpt2", "gpt_neox", "opt", "bloom", "deepseek_v2", "deepseek_v3", "bert", "roberta", "t5"})
+  CHECK(msg.rfind("[flopcast.config.unsupported_model_type] (/model_type) unsupported model_type \"mamba\": supported "
+                  "are llama, mistral",
+                  0) == 0);
+  for (const char* t :
+       {"llama",  "mistral", "mixtral",  "qwen2", "qwen2_moe", "qwen3",       "qwen3_moe",   "gemma", "gemma2",  "phi3",
+        "falcon", "gpt2",    "gpt_neox", "opt",   "bloom",     "deepseek_v2", "deepseek_v3", "bert",  "roberta", "t5"})
     CHECK(msg.find(t) != std::string::npos);
   c.erase("model_type");
-  CHECK(message_of(c).rfind("[flopcast.config.missing] (/model_type) required field is missing: expected one of llama", 0) == 0);
+  CHECK(message_of(c).rfind("[flopcast.config.missing] (/model_type) required field is missing: expected one of llama",
+                            0) == 0);
 }
 
 TEST_CASE("malformed JSON") {
@@ -73,9 +87,11 @@ TEST_CASE("malformed JSON") {
 }
 
 TEST_CASE("MoE fields are checked") {
-  test::json c = {{"model_type", "mixtral"}, {"hidden_size", 512}, {"num_hidden_layers", 2}, {"num_attention_heads", 8},
-                  {"intermediate_size", 1024}, {"vocab_size", 1000}, {"num_local_experts", 4}, {"num_experts_per_tok", 5}};
-  CHECK(message_of(c) == "[flopcast.config.range] (/num_experts_per_tok) expected at most the number of experts (4), but got 5");
+  test::json c = {{"model_type", "mixtral"},  {"hidden_size", 512},        {"num_hidden_layers", 2},
+                  {"num_attention_heads", 8}, {"intermediate_size", 1024}, {"vocab_size", 1000},
+                  {"num_local_experts", 4},   {"num_experts_per_tok", 5}};
+  CHECK(message_of(c) ==
+        "[flopcast.config.range] (/num_experts_per_tok) expected at most the number of experts (4), but got 5");
 }
 
 TEST_CASE("request errors name the request field") {
@@ -86,25 +102,35 @@ TEST_CASE("request errors name the request field") {
   CHECK(request_error({{"model", "llama-3-8b"}, {"compute_efficiency", 1.5}}) ==
         "[flopcast.invalid_argument] (/compute_efficiency) expected a number in (0, 1], but got 1.5");
   CHECK(request_error({{"model", "llama-3-8b"}, {"precision", "fp12"}}) ==
-        "[flopcast.unknown_precision] (/precision) unknown precision \"fp12\": expected one of fp32, tf32, fp16, bf16, fp8, int8, int4 (or an alias such as float16, half, bfloat16, float32)");
+        "[flopcast.unknown_precision] (/precision) unknown precision \"fp12\": expected one of fp32, tf32, fp16, bf16, "
+        "fp8, int8, int4 (or an alias such as float16, half, bfloat16, float32)");
   const std::string gpu = request_error({{"model", "llama-3-8b"}, {"gpu", "A1000"}});
   CHECK(gpu.rfind("[flopcast.unknown_gpu] (/gpu) unknown GPU \"A1000\"; did you mean ", 0) == 0);
   CHECK(gpu.find("\"A100\"") != std::string::npos);
-  CHECK(request_error({{"model", "lama-3-8b"}}).rfind("[flopcast.unknown_model] (/model) unknown model \"lama-3-8b\"; did you mean \"llama-3-8b\"", 0) == 0);
+  CHECK(request_error({{"model", "lama-3-8b"}})
+            .rfind("[flopcast.unknown_model] (/model) unknown model \"lama-3-8b\"; did you mean \"llama-3-8b\"", 0) ==
+        0);
   CHECK(request_error({{"model", {{"model_type", "llama"}}}}) ==
-        "[flopcast.config.missing] (/model/hidden_size) required field is missing: expected a positive integer (at most 2^30)");
-  CHECK(request_error({{"model", "llama-3-8b"}, {"batchsize", 2}}).rfind("[flopcast.invalid_argument] (/batchsize) unknown request field", 0) == 0);
+        "[flopcast.config.missing] (/model/hidden_size) required field is missing: expected a positive integer (at "
+        "most 2^30)");
+  CHECK(request_error({{"model", "llama-3-8b"}, {"batchsize", 2}})
+            .rfind("[flopcast.invalid_argument] (/batchsize) unknown request field", 0) == 0);
   CHECK(request_error({{"model", "llama-3-8b"}, {"training", true}, {"precision", "int4"}}) ==
-        "[flopcast.invalid_argument] (/precision) training in int4 is not modelled: expected fp32, tf32, fp16 or bf16 for training");
+        "[flopcast.invalid_argument] (/precision) training in int4 is not modelled: expected fp32, tf32, fp16 or bf16 "
+        "for training");
   CHECK(request_error({{"model", "llama-3-8b"}, {"gpu", {{"name", "X"}, {"memory_bytes", 1e9}}}}) ==
-        "[flopcast.config.missing] (/gpu/memory_bandwidth_bytes_per_s) required field is missing: expected a positive number");
+        "[flopcast.config.missing] (/gpu/memory_bandwidth_bytes_per_s) required field is missing: expected a positive "
+        "number");
 }
 
 TEST_CASE("settings are validated by the core") {
   flopcast::settings s;
   s.num_generated_tokens = -1;
-  CHECK_THROWS_WITH(flopcast::validate(s), "[flopcast.invalid_argument] (/num_generated_tokens) expected an integer in [0, 1099511627776], but got -1");
+  CHECK_THROWS_WITH(
+      flopcast::validate(s),
+      "[flopcast.invalid_argument] (/num_generated_tokens) expected an integer in [0, 1099511627776], but got -1");
   s = {};
   s.mem_efficiency = 0;
-  CHECK_THROWS_WITH(flopcast::validate(s), "[flopcast.invalid_argument] (/mem_efficiency) expected a number in (0, 1], but got 0");
+  CHECK_THROWS_WITH(flopcast::validate(s),
+                    "[flopcast.invalid_argument] (/mem_efficiency) expected a number in (0, 1], but got 0");
 }

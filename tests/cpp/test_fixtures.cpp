@@ -14,9 +14,11 @@ TEST_CASE("shared reference cases match their published values") {
     const double got = result.at(test::json::json_pointer(c.at("field").get<std::string>())).get<double>();
     const double expected = c.at("expected").get<double>();
     const double tol = c.at("rel_tol").get<double>();
-    INFO(c.at("name").get<std::string>() << ": got " << std::fixed << got << ", expected " << expected << " (source: "
-                                          << c.at("source").get<std::string>() << ")");
-    if (tol == 0) CHECK(got == expected);
-    else CHECK(std::fabs(got - expected) <= tol * std::fabs(expected));
+    INFO(c.at("name").get<std::string>() << ": got " << std::fixed << got << ", expected " << expected
+                                         << " (source: " << c.at("source").get<std::string>() << ")");
+    if (tol == 0)
+      CHECK(got == expected);
+    else
+      CHECK(std::fabs(got - expected) <= tol * std::fabs(expected));
   }
 }

@@ -31,7 +31,8 @@ TEST_CASE("forward FLOPs approach 2 x non-embedding parameters x tokens at short
     const auto& m = test::model(name);
     const auto p = flopcast::count_parameters(m);
     const double tokens = 16;
-    const double n = static_cast<double>(p.total - p.embedding + (m.tie_word_embeddings ? m.vocab_size * m.hidden_size : 0));
+    const double n =
+        static_cast<double>(p.total - p.embedding + (m.tie_word_embeddings ? m.vocab_size * m.hidden_size : 0));
     const double f = forward_flops(m, 1, 16, true).parts.total;
     INFO(name << ": " << f << " vs " << 2 * n * tokens);
     CHECK(f >= 2 * n * tokens * 0.999);
@@ -54,7 +55,8 @@ TEST_CASE("FLOPs are linear in batch and increase with sequence") {
 TEST_CASE("causal counts the lower triangle, full counts the square") {
   const auto& m = test::model("meta-llama/Llama-2-7b-hf");
   const auto full = forward_flops(m, 1, 1000, false), causal = forward_flops(m, 1, 1000, true);
-  CHECK(causal.attention.attention_scores / full.attention.attention_scores == Approx(1000.0 * 1001 / 2 / 1e6).epsilon(1e-12));
+  CHECK(causal.attention.attention_scores / full.attention.attention_scores ==
+        Approx(1000.0 * 1001 / 2 / 1e6).epsilon(1e-12));
   CHECK(causal.attention.qkv_projection == full.attention.qkv_projection);
 }
 

@@ -13,7 +13,8 @@ TEST_CASE("KV cache: 2 x batch x tokens x layers x kv_heads x head_dim x bytes")
 }
 
 TEST_CASE("GQA cache = MHA cache x kv_heads / heads") {
-  const auto mha = test::spec(test::llama_config(32)), gqa = test::spec(test::llama_config(8)), mqa = test::spec(test::llama_config(1));
+  const auto mha = test::spec(test::llama_config(32)), gqa = test::spec(test::llama_config(8)),
+             mqa = test::spec(test::llama_config(1));
   const double full = kv_cache_bytes(mha, 3, 777, precision::bf16, 0);
   CHECK(kv_cache_bytes(gqa, 3, 777, precision::bf16, 0) == full * 8 / 32);
   CHECK(kv_cache_bytes(mqa, 3, 777, precision::bf16, 0) == full / 32);
@@ -40,8 +41,9 @@ TEST_CASE("weights by precision; int8/int4 are weight-only with an fp16 cache") 
   flopcast::settings s;
   s.num_generated_tokens = 0;
   const double params = 8030261248.0;
-  const std::pair<precision, double> bytes[] = {{precision::fp32, 4}, {precision::tf32, 4}, {precision::fp16, 2}, {precision::bf16, 2},
-                                                 {precision::fp8, 1},  {precision::int8, 1}, {precision::int4, 0.5}};
+  const std::pair<precision, double> bytes[] = {{precision::fp32, 4},  {precision::tf32, 4}, {precision::fp16, 2},
+                                                {precision::bf16, 2},  {precision::fp8, 1},  {precision::int8, 1},
+                                                {precision::int4, 0.5}};
   const double kv16 = kv_cache_bytes(m, 1, 2048, precision::fp16, 0);
   for (const auto& [p, b] : bytes) {
     s.weight_precision = p;

@@ -50,7 +50,8 @@ TEST_CASE("TP all-reduce: 2 per layer, ring volume 2(N-1)/N of the message (Mega
   const auto with_latency = estimate(m, s, &a100);
   CHECK(with_latency.parallel.tp_allreduce_s - r.parallel.tp_allreduce_s == Approx(80 * 2 * 14 * 1e-5).epsilon(1e-9));
   // Latency with communication: the per-GPU roofline divided by TP, plus the all-reduces.
-  CHECK(r.parallel.prefill_latency_s == Approx(r.perf.prefill_latency_s / 8 + r.parallel.tp_allreduce_s).epsilon(1e-12));
+  CHECK(r.parallel.prefill_latency_s ==
+        Approx(r.perf.prefill_latency_s / 8 + r.parallel.tp_allreduce_s).epsilon(1e-12));
 }
 
 TEST_CASE("parallel attention needs one all-reduce per layer") {
@@ -114,12 +115,16 @@ TEST_CASE("layouts are validated against the model") {
   const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
   auto s = fp16_layout(3);
   CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")),
-                    "[flopcast.invalid_argument] (/parallelism/tensor_parallel) expected a divisor of num_attention_heads (32), but got 3");
+                    "[flopcast.invalid_argument] (/parallelism/tensor_parallel) expected a divisor of "
+                    "num_attention_heads (32), but got 3");
   s = fp16_layout(1, 33);
-  CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")), Catch::Contains("(/parallelism/pipeline_parallel) expected at most the number of layers (32)"));
+  CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")),
+                    Catch::Contains("(/parallelism/pipeline_parallel) expected at most the number of layers (32)"));
   s = fp16_layout(1);
   s.parallel.expert_parallel = 2;
-  CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")), Catch::Contains("(/parallelism/expert_parallel) expected 1 for a dense model"));
+  CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")),
+                    Catch::Contains("(/parallelism/expert_parallel) expected 1 for a dense model"));
   s = fp16_layout(1, 1, 2);
-  CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")), Catch::Contains("(/parallelism/data_parallel) expected at most the batch size (1)"));
+  CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")),
+                    Catch::Contains("(/parallelism/data_parallel) expected at most the batch size (1)"));
 }

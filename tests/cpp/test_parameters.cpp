@@ -14,9 +14,12 @@ TEST_CASE("published exact counts named in the foundation issue") {
   // Sources: model cards / safetensors metadata on the Hugging Face Hub; the data/ records
   // carry each source.
   const ref refs[] = {
-      {"meta-llama/Llama-2-7b-hf", 6738415616},     {"meta-llama/Meta-Llama-3-8B", 8030261248},
-      {"mistralai/Mistral-7B-v0.1", 7241732096},    {"mistralai/Mixtral-8x7B-v0.1", 46702792704},
-      {"gpt2", 124439808},                          {"EleutherAI/gpt-neox-20b", 20554567680},
+      {"meta-llama/Llama-2-7b-hf", 6738415616},
+      {"meta-llama/Meta-Llama-3-8B", 8030261248},
+      {"mistralai/Mistral-7B-v0.1", 7241732096},
+      {"mistralai/Mixtral-8x7B-v0.1", 46702792704},
+      {"gpt2", 124439808},
+      {"EleutherAI/gpt-neox-20b", 20554567680},
       {"bigscience/bloom-7b1", 7069016064},
   };
   for (const auto& r : refs) {
@@ -71,7 +74,8 @@ TEST_CASE("config fields that change the count are honoured") {
     CHECK(base - count_parameters(test::spec(c)).total == 32000 * 4096);
   }
   SECTION("GQA shrinks k and v") {
-    CHECK(base - count_parameters(test::spec(test::llama_config(8))).total == std::int64_t{32} * 2 * 4096 * (4096 - 1024));
+    CHECK(base - count_parameters(test::spec(test::llama_config(8))).total ==
+          std::int64_t{32} * 2 * 4096 * (4096 - 1024));
   }
   SECTION("attention_bias adds q, k, v and o biases") {
     auto c = test::llama_config();
@@ -91,9 +95,9 @@ TEST_CASE("config fields that change the count are honoured") {
 }
 
 TEST_CASE("Falcon multi_query means one K/V head") {
-  const test::json falcon = {{"model_type", "falcon"}, {"hidden_size", 4544}, {"num_hidden_layers", 32},
+  const test::json falcon = {{"model_type", "falcon"},    {"hidden_size", 4544}, {"num_hidden_layers", 32},
                              {"num_attention_heads", 71}, {"vocab_size", 65024}, {"multi_query", true},
-                             {"parallel_attn", true}, {"bias", false}};
+                             {"parallel_attn", true},     {"bias", false}};
   CHECK(count_parameters(test::spec(falcon)).total == 6921720704);  // tiiuae/falcon-7b
   auto mha = falcon;
   mha["multi_query"] = false;
@@ -101,11 +105,11 @@ TEST_CASE("Falcon multi_query means one K/V head") {
 }
 
 TEST_CASE("encoder and encoder-decoder counts") {
-  const test::json bert = {{"model_type", "bert"}, {"hidden_size", 768}, {"num_hidden_layers", 12},
-                           {"num_attention_heads", 12}, {"intermediate_size", 3072}, {"vocab_size", 30522},
+  const test::json bert = {{"model_type", "bert"},           {"hidden_size", 768},        {"num_hidden_layers", 12},
+                           {"num_attention_heads", 12},      {"intermediate_size", 3072}, {"vocab_size", 30522},
                            {"max_position_embeddings", 512}, {"type_vocab_size", 2}};
   CHECK(count_parameters(test::spec(bert)).total == 109482240);  // bert-base-uncased BertModel
-  const test::json t5 = {{"model_type", "t5"}, {"d_model", 768}, {"d_kv", 64}, {"d_ff", 3072}, {"num_layers", 12},
-                         {"num_heads", 12}, {"vocab_size", 32128}, {"feed_forward_proj", "relu"}};
+  const test::json t5 = {{"model_type", "t5"}, {"d_model", 768},  {"d_kv", 64},          {"d_ff", 3072},
+                         {"num_layers", 12},   {"num_heads", 12}, {"vocab_size", 32128}, {"feed_forward_proj", "relu"}};
   CHECK(count_parameters(test::spec(t5)).total == 222903552);  // t5-base
 }

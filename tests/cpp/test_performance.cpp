@@ -101,14 +101,19 @@ TEST_CASE("every knob changes the answer it should") {
     change(t);
     return estimate(m, t, &gpu);
   };
-  CHECK(with([](auto& t) { t.compute_efficiency = 0.25; }).perf.prefill_latency_s == Approx(2 * base.perf.prefill_latency_s));
-  CHECK(with([](auto& t) { t.mem_efficiency = 0.4; }).perf.decode_first_step_s == Approx(2 * base.perf.decode_first_step_s));
-  CHECK(with([](auto& t) { t.power_utilization = 0.425; }).perf.energy_total_joules == Approx(base.perf.energy_total_joules / 2));
+  CHECK(with([](auto& t) { t.compute_efficiency = 0.25; }).perf.prefill_latency_s ==
+        Approx(2 * base.perf.prefill_latency_s));
+  CHECK(with([](auto& t) { t.mem_efficiency = 0.4; }).perf.decode_first_step_s ==
+        Approx(2 * base.perf.decode_first_step_s));
+  CHECK(with([](auto& t) { t.power_utilization = 0.425; }).perf.energy_total_joules ==
+        Approx(base.perf.energy_total_joules / 2));
   CHECK(with([](auto& t) { t.carbon_intensity_g_per_kwh = 800; }).perf.co2_grams == Approx(2 * base.perf.co2_grams));
   CHECK(with([](auto& t) { t.causal = true; }).forward.parts.attention < base.forward.parts.attention);
-  CHECK(with([](auto& t) { t.kv_cache_precision = flopcast::precision::fp8; }).memory.kv_cache == base.memory.kv_cache / 2);
+  CHECK(with([](auto& t) { t.kv_cache_precision = flopcast::precision::fp8; }).memory.kv_cache ==
+        base.memory.kv_cache / 2);
   CHECK(with([](auto& t) { t.flash_attention = false; }).memory.activations > base.memory.activations);
-  CHECK(with([](auto& t) { t.num_generated_tokens = 256; }).perf.total_request_latency_s > base.perf.total_request_latency_s);
+  CHECK(with([](auto& t) { t.num_generated_tokens = 256; }).perf.total_request_latency_s >
+        base.perf.total_request_latency_s);
   CHECK(with([](auto& t) { t.weight_precision = flopcast::precision::fp32; }).perf.peak_flops_per_s == 19.5e12);
   CHECK(with([](auto& t) { t.weight_precision = flopcast::precision::tf32; }).perf.peak_flops_per_s == 156e12);
 }

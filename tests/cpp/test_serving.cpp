@@ -80,6 +80,8 @@ TEST_CASE("a model that does not fit serves nothing; bad settings are named") {
   s.base.parallel.tensor_parallel = 4;
   CHECK(serve(big, s, flopcast::find_gpu("A100")).fits);
   s.output_tokens = 0;
-  CHECK_THROWS_WITH(serve(big, s, flopcast::find_gpu("A100")), "[flopcast.invalid_argument] (/output_tokens) expected an integer in [1, 2^30], but got 0");
-  CHECK_THROWS_WITH(serve(test::model("bert-base"), serving_settings{}, flopcast::find_gpu("A100")), Catch::Contains("encoder-only"));
+  CHECK_THROWS_WITH(serve(big, s, flopcast::find_gpu("A100")),
+                    "[flopcast.invalid_argument] (/output_tokens) expected an integer in [1, 2^30], but got 0");
+  CHECK_THROWS_WITH(serve(test::model("bert-base"), serving_settings{}, flopcast::find_gpu("A100")),
+                    Catch::Contains("encoder-only"));
 }

@@ -20,10 +20,13 @@ function runCli(args) {
 // JS request object.
 function* cases(count) {
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const models = fc.listModels();
-  const gpus = fc.listGpus().map((g) => g.name).concat(['none', 'A100', 'H100']);
+  const gpus = fc
+    .listGpus()
+    .map((g) => g.name)
+    .concat(['none', 'A100', 'H100']);
   const precisions = fc.precisions();
   for (let i = 0; i < count; i++) {
     const m = models[i % models.length];
@@ -37,22 +40,61 @@ function* cases(count) {
       gpu: pick(gpus),
       training,
     };
-    const args = ['estimate', req.model, '-b', req.batch_size, '-s', req.sequence_length, '-n', req.num_generated_tokens,
-      '-p', req.precision, '-g', req.gpu];
+    const args = [
+      'estimate',
+      req.model,
+      '-b',
+      req.batch_size,
+      '-s',
+      req.sequence_length,
+      '-n',
+      req.num_generated_tokens,
+      '-p',
+      req.precision,
+      '-g',
+      req.gpu,
+    ];
     if (training) {
       args.push('--training');
       req.optimizer = pick(fc.optimizers());
       args.push('--optimizer', req.optimizer);
-      if (rand() < 0.5) { req.gradient_checkpointing = false; args.push('--no-checkpointing'); }
+      if (rand() < 0.5) {
+        req.gradient_checkpointing = false;
+        args.push('--no-checkpointing');
+      }
     }
-    if (rand() < 0.3) { req.causal = true; args.push('--causal'); }
-    if (rand() < 0.2) { req.flash_attention = false; args.push('--no-flash-attention'); }
-    if (rand() < 0.2) { req.kv_cache_precision = pick(['fp16', 'fp8', 'int8', 'int4']); args.push('--kv-precision', req.kv_cache_precision); }
-    if (rand() < 0.3) { req.compute_efficiency = pick([0.3, 0.55, 1]); args.push('--compute-efficiency', req.compute_efficiency); }
-    if (rand() < 0.3) { req.mem_efficiency = pick([0.6, 0.95]); args.push('--mem-efficiency', req.mem_efficiency); }
-    if (rand() < 0.2) { req.power_utilization = pick([0.5, 1]); args.push('--power-utilization', req.power_utilization); }
-    if (rand() < 0.2) { req.carbon_intensity = pick([0, 50, 700]); args.push('--carbon-intensity', req.carbon_intensity); }
-    if (rand() < 0.2) { req.cost_per_hour = pick([0.5, 12.25]); args.push('--cost-per-hour', req.cost_per_hour); }
+    if (rand() < 0.3) {
+      req.causal = true;
+      args.push('--causal');
+    }
+    if (rand() < 0.2) {
+      req.flash_attention = false;
+      args.push('--no-flash-attention');
+    }
+    if (rand() < 0.2) {
+      req.kv_cache_precision = pick(['fp16', 'fp8', 'int8', 'int4']);
+      args.push('--kv-precision', req.kv_cache_precision);
+    }
+    if (rand() < 0.3) {
+      req.compute_efficiency = pick([0.3, 0.55, 1]);
+      args.push('--compute-efficiency', req.compute_efficiency);
+    }
+    if (rand() < 0.3) {
+      req.mem_efficiency = pick([0.6, 0.95]);
+      args.push('--mem-efficiency', req.mem_efficiency);
+    }
+    if (rand() < 0.2) {
+      req.power_utilization = pick([0.5, 1]);
+      args.push('--power-utilization', req.power_utilization);
+    }
+    if (rand() < 0.2) {
+      req.carbon_intensity = pick([0, 50, 700]);
+      args.push('--carbon-intensity', req.carbon_intensity);
+    }
+    if (rand() < 0.2) {
+      req.cost_per_hour = pick([0.5, 12.25]);
+      args.push('--cost-per-hour', req.cost_per_hour);
+    }
     if (req.gpu === 'none') req.gpu = null;
     yield { req, args: [...args.map(String), '--json'] };
   }
@@ -72,13 +114,35 @@ test('WASM results equal the native CLI JSON over 240 varied inputs', () => {
 test('inline config.json objects and custom GPUs match the CLI reading the same files', () => {
   const dir = join(tmp, 'my-model');
   mkdirSync(dir);
-  for (const alias of ['llama-3-8b', 'mixtral-8x7b', 'deepseek-v2-lite', 't5-small', 'bert-base', 'gemma-2-9b', 'falcon-7b']) {
+  for (const alias of [
+    'llama-3-8b',
+    'mixtral-8x7b',
+    'deepseek-v2-lite',
+    't5-small',
+    'bert-base',
+    'gemma-2-9b',
+    'falcon-7b',
+  ]) {
     const config = JSON.parse(readFileSync(join(root, 'data/models', `${alias}.json`), 'utf8')).config;
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-    const gpu = { name: 'Chip', memory_bytes: 48e9, memory_bandwidth_bytes_per_s: 1.5e12, tdp_watts: 250,
-      peak_flops: { fp32: 40e12, bf16: 300e12, fp8: 600e12 }, cost_per_hour_usd: 2 };
+    const gpu = {
+      name: 'Chip',
+      memory_bytes: 48e9,
+      memory_bandwidth_bytes_per_s: 1.5e12,
+      tdp_watts: 250,
+      peak_flops: { fp32: 40e12, bf16: 300e12, fp8: 600e12 },
+      cost_per_hour_usd: 2,
+    };
     writeFileSync(join(tmp, 'chip.json'), JSON.stringify(gpu));
-    const native = runCli(['estimate', join(dir, 'config.json'), '--gpu-file', join(tmp, 'chip.json'), '-b', '3', '--json']);
+    const native = runCli([
+      'estimate',
+      join(dir, 'config.json'),
+      '--gpu-file',
+      join(tmp, 'chip.json'),
+      '-b',
+      '3',
+      '--json',
+    ]);
     assert.equal(native.code, 0, native.err);
     const a = fc.estimate({ model: config, gpu, batch_size: 3 });
     const b = JSON.parse(native.out);
@@ -89,8 +153,25 @@ test('inline config.json objects and custom GPUs match the CLI reading the same 
 });
 
 test('compare equals `flopcast compare --json`', () => {
-  const req = { model: ['llama-3-8b', 'qwen3-30b-a3b', 'bert-base'], batch_size: [1, 16], precision: ['bf16', 'int4'], gpu: ['A100', 'L4'] };
-  const native = runCli(['compare', 'llama-3-8b', 'qwen3-30b-a3b', 'bert-base', '-b', '1,16', '-p', 'bf16,int4', '-g', 'A100,L4', '--json']);
+  const req = {
+    model: ['llama-3-8b', 'qwen3-30b-a3b', 'bert-base'],
+    batch_size: [1, 16],
+    precision: ['bf16', 'int4'],
+    gpu: ['A100', 'L4'],
+  };
+  const native = runCli([
+    'compare',
+    'llama-3-8b',
+    'qwen3-30b-a3b',
+    'bert-base',
+    '-b',
+    '1,16',
+    '-p',
+    'bf16,int4',
+    '-g',
+    'A100,L4',
+    '--json',
+  ]);
   assert.equal(native.code, 0, native.err);
   const rows = fc.compare(req);
   assert.equal(rows.length, 24);
@@ -98,7 +179,12 @@ test('compare equals `flopcast compare --json`', () => {
 });
 
 test('sweep values equal compare rows, NaN where a figure does not apply', () => {
-  const req = { model: ['llama-3-8b', 'bert-base'], batch_size: [1, 4, 64], sequence_length: [128, 4096], gpu: ['H100', null] };
+  const req = {
+    model: ['llama-3-8b', 'bert-base'],
+    batch_size: [1, 4, 64],
+    sequence_length: [128, 4096],
+    gpu: ['H100', null],
+  };
   const rows = fc.compare(req);
   let progress = [];
   const s = fc.sweep(req, { chunk: 5, onProgress: (done, total) => progress.push([done, total]) });
@@ -108,7 +194,14 @@ test('sweep values equal compare rows, NaN where a figure does not apply', () =>
   rows.forEach((row, i) => {
     s.fields.forEach((f, j) => {
       const v = s.values[i * s.fields.length + j];
-      const expected = row[f] === null ? NaN : typeof row[f] === 'boolean' ? Number(row[f]) : f === 'prefill_bound' ? Number(row[f] === 'compute') : row[f];
+      const expected =
+        row[f] === null
+          ? NaN
+          : typeof row[f] === 'boolean'
+            ? Number(row[f])
+            : f === 'prefill_bound'
+              ? Number(row[f] === 'compute')
+              : row[f];
       assert.ok(Object.is(v, expected) || v === expected, `${f} of row ${i}: ${v} vs ${expected}`);
     });
   });
@@ -122,44 +215,82 @@ test('errors are FlopcastError with the CLI message, and the module keeps workin
     [{ model: 'llama-3-8b', batch_size: 0 }, ['estimate', 'llama-3-8b', '-b', '0'], 'config.range'],
     [{ model: 'llama-3-8b', precision: 'fp12' }, ['estimate', 'llama-3-8b', '-p', 'fp12'], 'unknown_precision'],
     [{ model: 'llama-3-8b', gpu: 'H1000' }, ['estimate', 'llama-3-8b', '-g', 'H1000'], 'unknown_gpu'],
-    [{ model: 'llama-3-8b', compute_efficiency: 1.5 }, ['estimate', 'llama-3-8b', '--compute-efficiency', '1.5'], 'invalid_argument'],
-    [{ model: 'llama-3-8b', training: true, precision: 'int4' }, ['estimate', 'llama-3-8b', '--training', '-p', 'int4'], 'invalid_argument'],
+    [
+      { model: 'llama-3-8b', compute_efficiency: 1.5 },
+      ['estimate', 'llama-3-8b', '--compute-efficiency', '1.5'],
+      'invalid_argument',
+    ],
+    [
+      { model: 'llama-3-8b', training: true, precision: 'int4' },
+      ['estimate', 'llama-3-8b', '--training', '-p', 'int4'],
+      'invalid_argument',
+    ],
   ];
   for (const [req, args, code] of bad) {
     let caught;
-    try { fc.estimate(req); } catch (e) { caught = e; }
+    try {
+      fc.estimate(req);
+    } catch (e) {
+      caught = e;
+    }
     assert.ok(caught instanceof FlopcastError, JSON.stringify(req));
     assert.ok(caught instanceof Error);
     assert.equal(caught.code, code);
     const native = runCli(args);
     assert.equal(native.code, 2);
     // Same text after the field: the CLI names its option, the API its request field.
-    const body = (m) => m.replace(/^flopcast: error: /, '').replace(/^\[[^\]]+\] (\([^)]*\) )?/, '').trim();
+    const body = (m) =>
+      m
+        .replace(/^flopcast: error: /, '')
+        .replace(/^\[[^\]]+\] (\([^)]*\) )?/, '')
+        .trim();
     if (code !== 'config.range') assert.equal(body(caught.message), body(native.err), JSON.stringify(req));
     assert.equal(fc.estimate({ model: 'llama-3-8b' }).parameters, 8030261248);
   }
   // Config errors name the field under /model.
-  assert.throws(() => fc.estimate({ model: { model_type: 'llama', hidden_size: '4096' } }),
-    { name: 'FlopcastError', code: 'config.type', pointer: '/model/hidden_size',
-      message: '[flopcast.config.type] (/model/hidden_size) expected a positive integer (at most 2^30), but got string "4096"' });
-  assert.throws(() => fc.estimate({ model: 'llama-3-8b', batch_size: NaN }), { code: 'invalid_argument', pointer: '/batch_size' });
+  assert.throws(() => fc.estimate({ model: { model_type: 'llama', hidden_size: '4096' } }), {
+    name: 'FlopcastError',
+    code: 'config.type',
+    pointer: '/model/hidden_size',
+    message:
+      '[flopcast.config.type] (/model/hidden_size) expected a positive integer (at most 2^30), but got string "4096"',
+  });
+  assert.throws(() => fc.estimate({ model: 'llama-3-8b', batch_size: NaN }), {
+    code: 'invalid_argument',
+    pointer: '/batch_size',
+  });
   assert.throws(() => fc.estimate({ model: 'llama-3-8b', sequence_length: Infinity }), { pointer: '/sequence_length' });
   assert.throws(() => fc.estimate({ model: 'llama-3-8b', batch_size: '8' }), { code: 'config.type' });
   assert.throws(() => fc.estimate(null), FlopcastError);
   assert.throws(() => fc.estimate('{not json'), { code: 'config.parse' });
   assert.throws(() => fc.compare({ model: [] }), { pointer: '/model', message: /non-empty list/ });
   assert.throws(() => fc.estimate({ model: ['llama-3-8b'] }), { code: 'config.type', pointer: '/model' });
-  assert.throws(() => fc.compare({ model: 'gpt2', batch_size: Array.from({ length: 400 }, (_, i) => i + 1), sequence_length: Array.from({ length: 300 }, (_, i) => i + 1) }),
-    { message: /120000 combinations: expected at most 100000/ });
+  assert.throws(
+    () =>
+      fc.compare({
+        model: 'gpt2',
+        batch_size: Array.from({ length: 400 }, (_, i) => i + 1),
+        sequence_length: Array.from({ length: 300 }, (_, i) => i + 1),
+      }),
+    { message: /120000 combinations: expected at most 100000/ },
+  );
 });
 
 test('memory does not grow over 100,000 calls', () => {
   const req = JSON.stringify({ model: 'mixtral-8x7b', batch_size: 8, gpu: 'H100' });
-  for (let i = 0; i < 2000; i++) { fc.estimate(req); try { fc.estimate({ model: 'nope' }); } catch {} }
+  for (let i = 0; i < 2000; i++) {
+    fc.estimate(req);
+    try {
+      fc.estimate({ model: 'nope' });
+    } catch {}
+  }
   const before = fc.heapUsed();
   for (let i = 0; i < 100000; i++) {
-    if (i % 10 === 0) { try { fc.estimate({ model: 'llama-3-8b', batch_size: -1 }); } catch {} }
-    else fc.estimate(req);
+    if (i % 10 === 0) {
+      try {
+        fc.estimate({ model: 'llama-3-8b', batch_size: -1 });
+      } catch {}
+    } else fc.estimate(req);
   }
   const after = fc.heapUsed();
   assert.ok(after - before < 64 * 1024, `heap grew by ${after - before} bytes`);
@@ -183,7 +314,9 @@ test('defaults and lists come from the core', () => {
 
 test('the .d.ts types the API (tsc --noEmit)', () => {
   const file = join(tmp, 'use.ts');
-  writeFileSync(file, `
+  writeFileSync(
+    file,
+    `
 import createFlopcast, { FlopcastError, type EstimateResult, type CompareRow } from ${JSON.stringify(join(wasmDir, 'flopcast.js'))};
 async function main(): Promise<number> {
   const fc = await createFlopcast({ wasmBinary: new Uint8Array(0) });
@@ -195,13 +328,17 @@ async function main(): Promise<number> {
   return r.parameters + (perf ? perf.prefill_latency_s : 0) + rows.length + s.values.length + fc.defaults().max_compare_rows;
 }
 void main;
-`);
+`,
+  );
   const bad = join(tmp, 'bad.ts');
-  writeFileSync(bad, `
+  writeFileSync(
+    bad,
+    `
 import createFlopcast from ${JSON.stringify(join(wasmDir, 'flopcast.js'))};
 async function main() { const fc = await createFlopcast(); const n: string = fc.estimate({ model: 'x', batch_size: 'four' }).parameters; return n; }
 void main;
-`);
+`,
+  );
   const tsc = join(root, 'node_modules/typescript/bin/tsc');
   const opts = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext'];
   const ok = spawnSync(process.execPath, [tsc, ...opts, file], { encoding: 'utf8' });
@@ -212,18 +349,66 @@ void main;
 });
 
 test('throughput, training analysis and calibration equal the CLI', () => {
-  const t = fc.throughput({ model: 'llama-3-8b', gpu: 'H100', precision: 'bf16', serving: { prompt_tokens: 1024, output_tokens: 128, concurrency: 32 } });
-  const tc = JSON.parse(runCli(['throughput', 'llama-3-8b', '-g', 'H100', '--prompt', '1024', '--output', '128', '--concurrency', '32', '--no-calibration', '--json']).out);
+  const t = fc.throughput({
+    model: 'llama-3-8b',
+    gpu: 'H100',
+    precision: 'bf16',
+    serving: { prompt_tokens: 1024, output_tokens: 128, concurrency: 32 },
+  });
+  const tc = JSON.parse(
+    runCli([
+      'throughput',
+      'llama-3-8b',
+      '-g',
+      'H100',
+      '--prompt',
+      '1024',
+      '--output',
+      '128',
+      '--concurrency',
+      '32',
+      '--no-calibration',
+      '--json',
+    ]).out,
+  );
   assert.deepStrictEqual(t, tc);
   const tr = fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024, training: true });
   const trc = JSON.parse(runCli(['train', 'llama-3-8b', '-g', 'A100', '-b', '2', '-s', '1024', '--json']).out);
   assert.deepStrictEqual(tr, trc);
-  const cal = fc.calibrate({ model: 'llama-3-8b', gpu: 'A100', sequence_length: 512, measured: { decode_tokens_per_second: 80 } });
+  const cal = fc.calibrate({
+    model: 'llama-3-8b',
+    gpu: 'A100',
+    sequence_length: 512,
+    measured: { decode_tokens_per_second: 80 },
+  });
   assert.equal(cal.entries.length, 1);
   const calibrated = fc.estimate({ model: 'llama-3-8b', gpu: 'A100', sequence_length: 512, calibration: cal.entries });
   assert.ok(Math.abs(calibrated.details.performance.decode_tokens_per_second - 80) < 1e-4);
   assert.equal(calibrated.details.settings.mem_efficiency_origin, 'calibrated');
-  const par = fc.estimate({ model: 'meta-llama/Llama-2-70b-hf', precision: 'fp16', gpu: 'A100-80GB-SXM', parallelism: { tensor_parallel: 2 } });
-  assert.deepStrictEqual(par, JSON.parse(runCli(['estimate', 'meta-llama/Llama-2-70b-hf', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2', '--no-calibration', '--json']).out));
-  assert.throws(() => fc.throughput({ model: 'llama-3-8b', serving: { concurrency: 0 } }), { pointer: '/serving/concurrency' });
+  const par = fc.estimate({
+    model: 'meta-llama/Llama-2-70b-hf',
+    precision: 'fp16',
+    gpu: 'A100-80GB-SXM',
+    parallelism: { tensor_parallel: 2 },
+  });
+  assert.deepStrictEqual(
+    par,
+    JSON.parse(
+      runCli([
+        'estimate',
+        'meta-llama/Llama-2-70b-hf',
+        '-p',
+        'fp16',
+        '-g',
+        'A100-80GB-SXM',
+        '--tp',
+        '2',
+        '--no-calibration',
+        '--json',
+      ]).out,
+    ),
+  );
+  assert.throws(() => fc.throughput({ model: 'llama-3-8b', serving: { concurrency: 0 } }), {
+    pointer: '/serving/concurrency',
+  });
 });

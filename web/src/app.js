@@ -56,7 +56,7 @@ const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
   .map((el) => el.id.slice(0, -'-error'.length))
   .filter((id) => $(id) && !id.startsWith('sweep-'));
 const HUB_DEFAULT = $('hf-base').value;
-const EXAMPLE_MODEL = 'llama-3-8b';  // the first model shown; any registry name works
+const EXAMPLE_MODEL = 'llama-3-8b'; // the first model shown; any registry name works
 
 // ---------- options from the core ----------
 function option(value, text, label) {
@@ -111,10 +111,17 @@ for (const f of FIELDS) {
 }
 $('compute-eff').placeholder = `default ${S.compute_efficiency}`;
 $('mem-eff').placeholder = `default ${S.mem_efficiency}`;
-for (const [id, key] of [['tp', 'tp'], ['pp', 'pp'], ['dp', 'dp'], ['ep', 'ep']]) if (q.has(key)) $(id).value = q.get(key);
+for (const [id, key] of [
+  ['tp', 'tp'],
+  ['pp', 'pp'],
+  ['dp', 'dp'],
+  ['ep', 'ep'],
+])
+  if (q.has(key)) $(id).value = q.get(key);
 const source = ['registry', 'config', 'hub'].includes(q.get('src')) ? q.get('src') : 'registry';
 form.querySelector(`input[name="model-source"][value="${source}"]`).checked = true;
-$('model').value = q.get('model') ?? (models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id);
+$('model').value =
+  q.get('model') ?? (models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id);
 if (q.has('cfg')) $('config').value = pretty(q.get('cfg'));
 if (q.has('hf')) $('hf-id').value = q.get('hf');
 if (q.has('hfbase')) $('hf-base').value = q.get('hfbase');
@@ -198,7 +205,12 @@ function buildRequest(raw, errors) {
     }
   }
   const layout = {};
-  for (const [id, key] of [['tp', 'tensor_parallel'], ['pp', 'pipeline_parallel'], ['dp', 'data_parallel'], ['ep', 'expert_parallel']]) {
+  for (const [id, key] of [
+    ['tp', 'tensor_parallel'],
+    ['pp', 'pipeline_parallel'],
+    ['dp', 'data_parallel'],
+    ['ep', 'expert_parallel'],
+  ]) {
     const v = $(id).value.trim();
     if (v === '') continue;
     const n = Number(v);
@@ -238,7 +250,11 @@ function showErrors(errors) {
 // ---------- rendering ----------
 const fieldEls = [...resultsEl.querySelectorAll('[data-field]')];
 const modeLabels = [...document.querySelectorAll('.mode-label')];
-const at = (obj, pointer) => pointer.split('/').slice(1).reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
+const at = (obj, pointer) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
 
 function render(r) {
   for (const el of fieldEls) {
@@ -266,9 +282,11 @@ function render(r) {
 }
 
 function syncVisibility(raw) {
-  for (const el of form.querySelectorAll('[data-source]')) el.hidden = !el.dataset.source.split(' ').includes(raw.source);
+  for (const el of form.querySelectorAll('[data-source]'))
+    el.hidden = !el.dataset.source.split(' ').includes(raw.source);
   $('gpu-custom-field').hidden = raw.gpu !== 'custom';
-  for (const r of form.querySelectorAll('input[name="model-source"]')) r.parentElement.classList.toggle('on', r.checked);
+  for (const r of form.querySelectorAll('input[name="model-source"]'))
+    r.parentElement.classList.toggle('on', r.checked);
   form.classList.toggle('no-training', !raw.training);
 }
 
@@ -349,12 +367,18 @@ function update(force = false) {
     charts?.schedule(result, req);
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
-    setStatus(`Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${ms.toFixed(1)} ms.`, 'ok');
+    setStatus(
+      `Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${ms.toFixed(1)} ms.`,
+      'ok',
+    );
   } else {
     resultsEl.classList.add('stale');
     charts?.stale(true);
     const list = [...errors].map(([id, msg]) => (id ? `${labelOf(id)}: ${msg}` : msg).replace(/\.$/, ''));
-    setStatus(`${list.length === 1 ? 'Invalid input' : `${list.length} invalid inputs`} — ${list.join(' · ')}${lastGood ? ' (showing the last valid estimate, dimmed)' : ''}.`, 'bad');
+    setStatus(
+      `${list.length === 1 ? 'Invalid input' : `${list.length} invalid inputs`} — ${list.join(' · ')}${lastGood ? ' (showing the last valid estimate, dimmed)' : ''}.`,
+      'bad',
+    );
   }
   if (!ready) {
     ready = true;
@@ -432,9 +456,12 @@ $('hf-fetch').addEventListener('click', async () => {
       throw new Error(`Could not reach ${base} (offline, or blocked by the network or by CORS): ${e.message}`);
     }
     if (!res.ok) {
-      const why = res.status === 404 ? 'no such model, or it has no config.json'
-        : res.status === 401 || res.status === 403 ? 'the model is gated or private: download its config.json and paste it instead'
-        : res.statusText || 'request failed';
+      const why =
+        res.status === 404
+          ? 'no such model, or it has no config.json'
+          : res.status === 401 || res.status === 403
+            ? 'the model is gated or private: download its config.json and paste it instead'
+            : res.statusText || 'request failed';
       throw new Error(`HTTP ${res.status} for ${url}: ${why}.`);
     }
     const text = await res.text();

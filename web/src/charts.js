@@ -1,15 +1,40 @@
 // The page's charts (Chart.js 4, tree-shaken). Every plotted number comes from the core:
 // the estimate result, or fc.compare over one varied input (batch, prompt length, precision).
 import {
-  Chart, BarController, BarElement, DoughnutController, ArcElement, LineController, LineElement, PointElement,
-  ScatterController, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip,
+  Chart,
+  BarController,
+  BarElement,
+  DoughnutController,
+  ArcElement,
+  LineController,
+  LineElement,
+  PointElement,
+  ScatterController,
+  CategoryScale,
+  LinearScale,
+  LogarithmicScale,
+  Legend,
+  Tooltip,
 } from 'chart.js';
 import { FlopcastError } from './engine.js';
 import { show, si, tick } from './app/fmt.js';
 import { formatSeconds } from './format.js';
 
-Chart.register(BarController, BarElement, DoughnutController, ArcElement, LineController, LineElement, PointElement,
-  ScatterController, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
+Chart.register(
+  BarController,
+  BarElement,
+  DoughnutController,
+  ArcElement,
+  LineController,
+  LineElement,
+  PointElement,
+  ScatterController,
+  CategoryScale,
+  LinearScale,
+  LogarithmicScale,
+  Legend,
+  Tooltip,
+);
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 Chart.defaults.animation = false;
 
@@ -20,14 +45,22 @@ const SEQS = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
 function palette() {
   const cs = getComputedStyle(document.documentElement);
   const v = (n) => cs.getPropertyValue(n).trim();
-  return { text: v('--muted'), grid: v('--grid'), panel: v('--panel'), c: [1, 2, 3, 4, 5, 6].map((i) => v(`--chart-${i}`)) };
+  return {
+    text: v('--muted'),
+    grid: v('--grid'),
+    panel: v('--panel'),
+    c: [1, 2, 3, 4, 5, 6].map((i) => v(`--chart-${i}`)),
+  };
 }
 
 const isPow10 = (x) => x > 0 && Math.abs(Math.log10(x) - Math.round(Math.log10(x))) < 1e-9;
 
 function axis(p, { type = 'linear', title, fmt, stacked, position, grid = true, display = true } = {}) {
   const a = {
-    type, display, stacked, position,
+    type,
+    display,
+    stacked,
+    position,
     title: title ? { display: true, text: title, color: p.text } : undefined,
     grid: { color: p.grid, display: grid },
     border: { color: p.grid },
@@ -89,26 +122,50 @@ function oneByOne(fc, req, key, list) {
 }
 
 const line = (label, data, color, extra = {}) => ({
-  label, data, borderColor: color, backgroundColor: color, pointRadius: 3, borderWidth: 2, spanGaps: false, ...extra,
+  label,
+  data,
+  borderColor: color,
+  backgroundColor: color,
+  pointRadius: 3,
+  borderWidth: 2,
+  spanGaps: false,
+  ...extra,
 });
 const bar = (label, data, color, extra = {}) => ({ label, data, backgroundColor: color, borderColor: color, ...extra });
 
 const SPECS = {
   'chart-layers': {
     type: 'bar',
-    options: (p) => base(p, {
-      x: axis(p, { type: 'category', stacked: true, title: 'layer', grid: false }),
-      y: axis(p, { stacked: true, fmt: tick('FLOP'), title: 'forward FLOPs' }),
-    }, { label: tipBy('flops') }),
+    options: (p) =>
+      base(
+        p,
+        {
+          x: axis(p, { type: 'category', stacked: true, title: 'layer', grid: false }),
+          y: axis(p, { stacked: true, fmt: tick('FLOP'), title: 'forward FLOPs' }),
+        },
+        { label: tipBy('flops') },
+      ),
     data(r, req, p) {
       const L = r.details.flops.layers;
       const enc = L.some((l) => l.stack === 'encoder');
       return {
         labels: L.map((l) => (enc ? `${l.stack === 'encoder' ? 'enc' : 'dec'} ${l.layer}` : String(l.layer))),
         datasets: [
-          bar('Attention', L.map((l) => l.attention), p.c[0]),
-          bar('MLP', L.map((l) => l.mlp), p.c[1]),
-          bar('Norms', L.map((l) => l.layernorm), p.c[2]),
+          bar(
+            'Attention',
+            L.map((l) => l.attention),
+            p.c[0],
+          ),
+          bar(
+            'MLP',
+            L.map((l) => l.mlp),
+            p.c[1],
+          ),
+          bar(
+            'Norms',
+            L.map((l) => l.layernorm),
+            p.c[2],
+          ),
         ],
       };
     },
@@ -126,18 +183,29 @@ const SPECS = {
       const f = r.details.flops.forward;
       return {
         labels: ['Attention', 'MLP', 'Norms', 'Embedding', 'Output head'],
-        datasets: [{ label: 'forward FLOPs', data: [f.attention, f.mlp, f.layernorm, f.embedding, f.output_head],
-          backgroundColor: p.c.slice(0, 5), borderColor: p.panel, borderWidth: 2 }],
+        datasets: [
+          {
+            label: 'forward FLOPs',
+            data: [f.attention, f.mlp, f.layernorm, f.embedding, f.output_head],
+            backgroundColor: p.c.slice(0, 5),
+            borderColor: p.panel,
+            borderWidth: 2,
+          },
+        ],
       };
     },
   },
   'chart-memory': {
     type: 'bar',
     options: (p) => ({
-      ...base(p, {
-        x: axis(p, { stacked: true, fmt: tick('B'), title: 'bytes' }),
-        y: axis(p, { type: 'category', stacked: true, grid: false }),
-      }, { label: tipX('bytes') }),
+      ...base(
+        p,
+        {
+          x: axis(p, { stacked: true, fmt: tick('B'), title: 'bytes' }),
+          y: axis(p, { type: 'category', stacked: true, grid: false }),
+        },
+        { label: tipX('bytes') },
+      ),
       indexAxis: 'y',
     }),
     data(r, req, p) {
@@ -146,8 +214,17 @@ const SPECS = {
       const gpu = m.gpu_memory;
       const labels = gpu === null ? ['Needed'] : ['Needed', 'GPU'];
       const parts = t
-        ? [['Weights', t.weights], ['Gradients', t.gradients], ['Optimizer state', t.optimizer_state], ['Activations (est.)', t.activations]]
-        : [['Weights', m.weights], ['KV cache', m.kv_cache], ['Activations (est.)', m.activations]];
+        ? [
+            ['Weights', t.weights],
+            ['Gradients', t.gradients],
+            ['Optimizer state', t.optimizer_state],
+            ['Activations (est.)', t.activations],
+          ]
+        : [
+            ['Weights', m.weights],
+            ['KV cache', m.kv_cache],
+            ['Activations (est.)', m.activations],
+          ];
       const datasets = parts.map(([label, v], i) => bar(label, [v, null], p.c[i]));
       if (gpu !== null) datasets.push(bar(`GPU memory (${r.gpu})`, [null, gpu], p.c[5]));
       return { labels, datasets };
@@ -156,17 +233,29 @@ const SPECS = {
   'chart-roofline': {
     type: 'scatter',
     perf: true,
-    options: (p) => base(p, {
-      x: axis(p, { type: 'logarithmic', fmt: tick('FLOP/B'), title: 'arithmetic intensity (FLOP/byte)' }),
-      y: axis(p, { type: 'logarithmic', fmt: tick('FLOP/s'), title: 'attained FLOP/s' }),
-    }, { label: (ctx) => `${ctx.dataset.label}: ${si(ctx.parsed.x, 'FLOP/B')}, ${si(ctx.parsed.y, 'FLOP/s')}` }),
+    options: (p) =>
+      base(
+        p,
+        {
+          x: axis(p, { type: 'logarithmic', fmt: tick('FLOP/B'), title: 'arithmetic intensity (FLOP/byte)' }),
+          y: axis(p, { type: 'logarithmic', fmt: tick('FLOP/s'), title: 'attained FLOP/s' }),
+        },
+        { label: (ctx) => `${ctx.dataset.label}: ${si(ctx.parsed.x, 'FLOP/B')}, ${si(ctx.parsed.y, 'FLOP/s')}` },
+      ),
     data(r, req, p) {
       const f = r.details.performance;
       const peak = f.peak_flops_per_s;
       const bw = f.memory_bandwidth_bytes_per_s;
-      const pts = [{ label: 'Prefill', x: f.prefill_flops / f.prefill_bytes, y: f.prefill_flops / f.prefill_latency_s, c: p.c[0] }];
+      const pts = [
+        { label: 'Prefill', x: f.prefill_flops / f.prefill_bytes, y: f.prefill_flops / f.prefill_latency_s, c: p.c[0] },
+      ];
       if (f.decode_first_step_flops !== null)
-        pts.push({ label: 'Decode (first step)', x: f.decode_first_step_flops / f.decode_first_step_bytes, y: f.decode_first_step_flops / f.decode_first_step_s, c: p.c[1] });
+        pts.push({
+          label: 'Decode (first step)',
+          x: f.decode_first_step_flops / f.decode_first_step_bytes,
+          y: f.decode_first_step_flops / f.decode_first_step_s,
+          c: p.c[1],
+        });
       const ridge = peak / bw;
       const xs = [ridge, ...pts.map((q) => q.x)];
       const lo = 10 ** Math.floor(Math.log10(Math.min(...xs)) - 1);
@@ -174,10 +263,23 @@ const SPECS = {
       const roof = [lo, ridge, hi].map((x) => ({ x, y: Math.min(peak, bw * x) }));
       return {
         datasets: [
-          { label: `Roofline (${si(peak, 'FLOP/s')} ${f.compute_precision}, ${si(bw, 'B/s')})`, data: roof, showLine: true,
-            pointRadius: 0, borderColor: p.c[5], backgroundColor: p.c[5], borderWidth: 2 },
-          ...pts.map((q) => ({ label: q.label, data: [{ x: q.x, y: q.y }], pointRadius: 7, pointHoverRadius: 9,
-            backgroundColor: q.c, borderColor: q.c })),
+          {
+            label: `Roofline (${si(peak, 'FLOP/s')} ${f.compute_precision}, ${si(bw, 'B/s')})`,
+            data: roof,
+            showLine: true,
+            pointRadius: 0,
+            borderColor: p.c[5],
+            backgroundColor: p.c[5],
+            borderWidth: 2,
+          },
+          ...pts.map((q) => ({
+            label: q.label,
+            data: [{ x: q.x, y: q.y }],
+            pointRadius: 7,
+            pointHoverRadius: 9,
+            backgroundColor: q.c,
+            borderColor: q.c,
+          })),
         ],
       };
     },
@@ -185,51 +287,105 @@ const SPECS = {
   'chart-batch': {
     type: 'line',
     perf: true,
-    options: (p) => base(p, {
-      x: axis(p, { type: 'category', title: 'batch size', grid: false }),
-      y: axis(p, { type: 'logarithmic', fmt: formatSeconds, title: 'seconds' }),
-    }, { label: tipBy('seconds') }),
+    options: (p) =>
+      base(
+        p,
+        {
+          x: axis(p, { type: 'category', title: 'batch size', grid: false }),
+          y: axis(p, { type: 'logarithmic', fmt: formatSeconds, title: 'seconds' }),
+        },
+        { label: tipBy('seconds') },
+      ),
     data(r, req, p, fc) {
       const { values, rows } = compareOver(fc, req, 'batch_size', BATCHES);
       return {
         labels: values.map(String),
         datasets: [
-          line('Prefill (TTFT)', rows.map((x) => x.prefill_latency_s), p.c[0]),
-          line('Decode per token', rows.map((x) => x.decode_latency_per_token_s), p.c[1]),
+          line(
+            'Prefill (TTFT)',
+            rows.map((x) => x.prefill_latency_s),
+            p.c[0],
+          ),
+          line(
+            'Decode per token',
+            rows.map((x) => x.decode_latency_per_token_s),
+            p.c[1],
+          ),
         ],
       };
     },
   },
   'chart-seq': {
     type: 'line',
-    options: (p) => base(p, {
-      x: axis(p, { type: 'category', title: 'prompt tokens', grid: false }),
-      y: axis(p, { type: 'logarithmic', fmt: tick('FLOP'), title: 'forward FLOPs', position: 'left' }),
-      y1: axis(p, { type: 'logarithmic', fmt: tick('B'), title: 'KV cache', position: 'right', grid: false }),
-    }, { label: (ctx) => `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'bytes' : 'flops', ctx.parsed.y)}` }),
+    options: (p) =>
+      base(
+        p,
+        {
+          x: axis(p, { type: 'category', title: 'prompt tokens', grid: false }),
+          y: axis(p, { type: 'logarithmic', fmt: tick('FLOP'), title: 'forward FLOPs', position: 'left' }),
+          y1: axis(p, { type: 'logarithmic', fmt: tick('B'), title: 'KV cache', position: 'right', grid: false }),
+        },
+        {
+          label: (ctx) =>
+            `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'bytes' : 'flops', ctx.parsed.y)}`,
+        },
+      ),
     data(r, req, p, fc) {
       const { values, rows } = compareOver(fc, req, 'sequence_length', SEQS);
       return {
         labels: values.map(String),
         datasets: [
-          line('Forward FLOPs', rows.map((x) => x.forward_flops), p.c[0], { yAxisID: 'y' }),
-          line('KV cache', rows.map((x) => x.kv_cache), p.c[3], { yAxisID: 'y1', borderDash: [6, 4] }),
+          line(
+            'Forward FLOPs',
+            rows.map((x) => x.forward_flops),
+            p.c[0],
+            { yAxisID: 'y' },
+          ),
+          line(
+            'KV cache',
+            rows.map((x) => x.kv_cache),
+            p.c[3],
+            { yAxisID: 'y1', borderDash: [6, 4] },
+          ),
         ],
       };
     },
   },
   'chart-precision': {
     type: 'bar',
-    options: (p) => base(p, {
-      x: axis(p, { type: 'category', title: 'precision', grid: false }),
-      y: axis(p, { fmt: tick('B'), title: 'memory', position: 'left' }),
-      y1: axis(p, { fmt: (v) => `${si(v, '', 2)}`, title: 'decode tok/s', position: 'right', grid: false }),
-    }, { label: (ctx) => `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'rate' : 'bytes', ctx.parsed.y)}` }),
+    options: (p) =>
+      base(
+        p,
+        {
+          x: axis(p, { type: 'category', title: 'precision', grid: false }),
+          y: axis(p, { fmt: tick('B'), title: 'memory', position: 'left' }),
+          y1: axis(p, { fmt: (v) => `${si(v, '', 2)}`, title: 'decode tok/s', position: 'right', grid: false }),
+        },
+        {
+          label: (ctx) =>
+            `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'rate' : 'bytes', ctx.parsed.y)}`,
+        },
+      ),
     data(r, req, p, fc) {
       const { values, rows } = compareOver(fc, req, 'precision', fc.precisions());
       const perf = r.details.performance !== null;
-      const datasets = [bar('Memory', rows.map((x) => x.memory), p.c[2], { yAxisID: 'y' })];
-      if (perf) datasets.push(bar('Decode tok/s', rows.map((x) => x.decode_tokens_per_second), p.c[4], { yAxisID: 'y1' }));
+      const datasets = [
+        bar(
+          'Memory',
+          rows.map((x) => x.memory),
+          p.c[2],
+          { yAxisID: 'y' },
+        ),
+      ];
+      if (perf)
+        datasets.push(
+          bar(
+            'Decode tok/s',
+            rows.map((x) => x.decode_tokens_per_second),
+            p.c[4],
+            { yAxisID: 'y1' },
+          ),
+        );
       return { labels: values, datasets };
     },
     after(chart, r) {

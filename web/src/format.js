@@ -33,20 +33,31 @@ export function formatCount(n) {
   return String(n);
 }
 export const formatInteger = (n) => (n === null || n === undefined ? '–' : Math.round(n).toLocaleString('en-US'));
-export const formatUsd = (v) => (v === null || Number.isNaN(v) ? '–' : `$${v < 0.01 ? v.toPrecision(3) : v.toFixed(2)}`);
+export const formatUsd = (v) =>
+  v === null || Number.isNaN(v) ? '–' : `$${v < 0.01 ? v.toPrecision(3) : v.toFixed(2)}`;
 
 /** Formats a value by the core's field kind (defaults().row_fields[].kind). */
 export function formatByKind(kind, v) {
   switch (kind) {
-    case 'count': return formatCount(v);
-    case 'flops': return formatFlops(v);
-    case 'bytes': return formatBytes(v);
-    case 'seconds': return formatSeconds(v);
-    case 'rate': return formatRate(v);
-    case 'joules': return formatJoules(v);
-    case 'boolean': return v === null || Number.isNaN(v) ? '–' : v ? 'yes' : 'no';
-    case 'bound': return v === null || Number.isNaN(v) ? '–' : typeof v === 'string' ? v : v ? 'compute' : 'memory';
-    case 'number': return formatUsd(v);
-    default: return v === null || v === undefined ? '–' : String(v);
+    case 'count':
+      return formatCount(v);
+    case 'flops':
+      return formatFlops(v);
+    case 'bytes':
+      return formatBytes(v);
+    case 'seconds':
+      return formatSeconds(v);
+    case 'rate':
+      return formatRate(v);
+    case 'joules':
+      return formatJoules(v);
+    case 'boolean':
+      return v === null || Number.isNaN(v) ? '–' : v ? 'yes' : 'no';
+    case 'bound':
+      return v === null || Number.isNaN(v) ? '–' : typeof v === 'string' ? v : v ? 'compute' : 'memory';
+    case 'number':
+      return formatUsd(v);
+    default:
+      return v === null || v === undefined ? '–' : String(v);
   }
 }

@@ -14,8 +14,18 @@ self.onmessage = async ({ data: msg }) => {
         chunk: 20000,
         onProgress: (done, total) => postMessage({ type: 'progress', id, done, total }),
       });
-      postMessage({ type: 'done', id, fields: r.fields, total: r.total, count: r.count, ms: performance.now() - t0, values: r.values },
-        [r.values.buffer]);
+      postMessage(
+        {
+          type: 'done',
+          id,
+          fields: r.fields,
+          total: r.total,
+          count: r.count,
+          ms: performance.now() - t0,
+          values: r.values,
+        },
+        [r.values.buffer],
+      );
     }
   } catch (e) {
     postMessage({ type: 'error', id, message: e.message, pointer: e.pointer ?? '', code: e.code ?? '' });

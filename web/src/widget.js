@@ -45,8 +45,12 @@ class FlopcastEstimate extends HTMLElement {
     this._pending = false;
   }
 
-  connectedCallback() { this._schedule(); }
-  attributeChangedCallback() { this._schedule(); }
+  connectedCallback() {
+    this._schedule();
+  }
+  attributeChangedCallback() {
+    this._schedule();
+  }
 
   /** The request this element's attributes describe. */
   get request() {
@@ -61,7 +65,10 @@ class FlopcastEstimate extends HTMLElement {
     this._pending = true;
     queueMicrotask(() => {
       this._pending = false;
-      engine().then((fc) => this._render(fc), (e) => this._fail(e));
+      engine().then(
+        (fc) => this._render(fc),
+        (e) => this._fail(e),
+      );
     });
   }
 
@@ -88,16 +95,36 @@ class FlopcastEstimate extends HTMLElement {
     const perf = r.details.performance;
     const mem = r.details.memory;
     const rows = [
-      ['Parameters', `${formatCount(r.parameters)}${r.active_parameters !== r.parameters ? ` (${formatCount(r.active_parameters)} active)` : ''}`, '/parameters', r.parameters],
+      [
+        'Parameters',
+        `${formatCount(r.parameters)}${r.active_parameters !== r.parameters ? ` (${formatCount(r.active_parameters)} active)` : ''}`,
+        '/parameters',
+        r.parameters,
+      ],
       ['Forward FLOPs', formatFlops(r.forward_flops), '/forward_flops', r.forward_flops],
       ['Memory', formatBytes(r.memory), '/memory', r.memory],
       ['KV cache', formatBytes(r.kv_cache), '/kv_cache', r.kv_cache],
     ];
     if (perf) {
-      rows.push(['Time to first token', `${formatSeconds(perf.prefill_latency_s)} (${perf.prefill_bound}-bound)`, '/details/performance/prefill_latency_s', perf.prefill_latency_s]);
+      rows.push([
+        'Time to first token',
+        `${formatSeconds(perf.prefill_latency_s)} (${perf.prefill_bound}-bound)`,
+        '/details/performance/prefill_latency_s',
+        perf.prefill_latency_s,
+      ]);
       if (perf.decode_tokens_per_second !== null)
-        rows.push(['Decode', formatRate(perf.decode_tokens_per_second), '/details/performance/decode_tokens_per_second', perf.decode_tokens_per_second]);
-      rows.push(['Energy per request', formatJoules(perf.energy_total_joules), '/details/performance/energy_total_joules', perf.energy_total_joules]);
+        rows.push([
+          'Decode',
+          formatRate(perf.decode_tokens_per_second),
+          '/details/performance/decode_tokens_per_second',
+          perf.decode_tokens_per_second,
+        ]);
+      rows.push([
+        'Energy per request',
+        formatJoules(perf.energy_total_joules),
+        '/details/performance/energy_total_joules',
+        perf.energy_total_joules,
+      ]);
     }
     const card = this.shadowRoot.querySelector('.card');
     card.innerHTML = '';

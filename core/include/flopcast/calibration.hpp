@@ -18,7 +18,7 @@ struct calibration_entry {
   std::string precision = "*";  // precision name, or "*"
   std::optional<double> compute_efficiency;
   std::optional<double> mem_efficiency;
-  std::string source;           // what it was derived from
+  std::string source;  // what it was derived from
 };
 
 // The most specific entry for (model, gpu, precision): exact model before "*", exact

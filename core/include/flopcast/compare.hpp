@@ -16,7 +16,7 @@ struct compare_plan {
   std::vector<std::int64_t> batch_sizes;
   std::vector<std::int64_t> sequence_lengths;
   std::vector<std::int64_t> generated_tokens;
-  settings base;  // everything that is not swept
+  settings base;                                // everything that is not swept
   std::vector<calibration_entry> calibrations;  // applied per point where efficiencies are not explicit
 
   // Number of combinations (0 if any list is empty).

@@ -1,18 +1,17 @@
 #pragma once
 // Reading model and hardware descriptions from JSON text.
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <deque>
-
 #include "flopcast/calibration.hpp"
 #include "flopcast/compare.hpp"
 #include "flopcast/estimate.hpp"
-#include "flopcast/serving.hpp"
-#include "flopcast/training.hpp"
 #include "flopcast/hardware.hpp"
 #include "flopcast/model.hpp"
+#include "flopcast/serving.hpp"
+#include "flopcast/training.hpp"
 
 namespace flopcast {
 
@@ -70,6 +69,7 @@ struct calibration_request {
 
 // A calibration store: {"entries": [{model, gpu, precision, compute_efficiency,
 // mem_efficiency, source}]} (or the bare array). `where` names the source in errors.
-[[nodiscard]] std::vector<calibration_entry> read_calibration(std::string_view json_text, const std::string& where = "");
+[[nodiscard]] std::vector<calibration_entry> read_calibration(std::string_view json_text,
+                                                              const std::string& where = "");
 
 }  // namespace flopcast

@@ -9,17 +9,17 @@
 namespace flopcast {
 
 enum class error_code {
-  config_missing,      // a required config.json field is absent
-  config_type,         // a field has the wrong JSON type
-  config_range,        // a field's value is out of range or inconsistent
-  config_parse,        // the text is not JSON at all
-  unsupported_model,   // model_type is not one flopcast knows
-  unknown_model,       // registry lookup failed
-  unknown_gpu,         // GPU lookup failed
-  unknown_precision,   // precision name not recognised
-  unknown_optimizer,   // optimizer name not recognised
-  invalid_argument,    // a request/CLI value is out of range
-  io,                  // a file could not be read
+  config_missing,     // a required config.json field is absent
+  config_type,        // a field has the wrong JSON type
+  config_range,       // a field's value is out of range or inconsistent
+  config_parse,       // the text is not JSON at all
+  unsupported_model,  // model_type is not one flopcast knows
+  unknown_model,      // registry lookup failed
+  unknown_gpu,        // GPU lookup failed
+  unknown_precision,  // precision name not recognised
+  unknown_optimizer,  // optimizer name not recognised
+  invalid_argument,   // a request/CLI value is out of range
+  io,                 // a file could not be read
 };
 
 [[nodiscard]] std::string_view to_string(error_code code) noexcept;

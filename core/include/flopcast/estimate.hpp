@@ -22,10 +22,10 @@ struct parallel_layout {
   std::int64_t pipeline_parallel = 1;
   std::int64_t data_parallel = 1;
   std::int64_t expert_parallel = 1;
-  bool sequence_parallel = false;    // training: shard norm/residual activations over TP ranks
-  std::int64_t num_microbatches = 1; // pipeline microbatches per step (training bubble)
+  bool sequence_parallel = false;                            // training: shard norm/residual activations over TP ranks
+  std::int64_t num_microbatches = 1;                         // pipeline microbatches per step (training bubble)
   std::optional<double> interconnect_bandwidth_bytes_per_s;  // per direction; default: GPU's / 2
-  double link_latency_s = 2e-6;      // per ring step / point-to-point message
+  double link_latency_s = 2e-6;                              // per ring step / point-to-point message
   [[nodiscard]] std::int64_t total_gpus() const {
     return tensor_parallel * pipeline_parallel * data_parallel * expert_parallel;
   }
@@ -34,20 +34,20 @@ struct parallel_layout {
 
 struct settings {
   std::int64_t batch_size = 1;
-  std::int64_t sequence_length = 2048;     // prompt (encoder input) tokens
+  std::int64_t sequence_length = 2048;  // prompt (encoder input) tokens
   std::int64_t num_generated_tokens = 128;
   precision weight_precision = precision::bf16;
   std::optional<precision> kv_cache_precision;  // default: weights', fp16 for int8/int4
   bool training = false;
   optimizer optim = optimizer::adam;
   bool gradient_checkpointing = true;
-  bool causal = false;           // count only the attention pairs a causal mask keeps
-  bool flash_attention = true;   // activation estimate without the score matrix
+  bool causal = false;              // count only the attention pairs a causal mask keeps
+  bool flash_attention = true;      // activation estimate without the score matrix
   double compute_efficiency = 0.5;  // fraction of peak FLOP/s achieved
   double mem_efficiency = 0.8;      // fraction of peak memory bandwidth achieved
   efficiency_origin compute_efficiency_origin = efficiency_origin::default_value;
   efficiency_origin mem_efficiency_origin = efficiency_origin::default_value;
-  std::string calibration_source;   // set when an efficiency was calibrated
+  std::string calibration_source;  // set when an efficiency was calibrated
   double power_utilization = 0.85;
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's
@@ -75,20 +75,20 @@ void validate(const settings& s);
 
 // FLOPs of one pass by component.
 struct flops_breakdown {
-  double embedding = 0;    // position/type additions and scaling; the table lookup is 0
-  double attention = 0;    // = sum of attention_detail
-  double mlp = 0;          // dense MLP, experts on the active path, router
+  double embedding = 0;  // position/type additions and scaling; the table lookup is 0
+  double attention = 0;  // = sum of attention_detail
+  double mlp = 0;        // dense MLP, experts on the active path, router
   double norm = 0;
   double output_head = 0;  // LM head (or pooler) and, for OPT-350m, the output projection
   double total = 0;
 };
 
 struct attention_detail {
-  double qkv_projection = 0;     // incl. MLA low-rank paths, q/k norms and biases
-  double rotary = 0;             // RoPE rotations
-  double attention_scores = 0;   // Q x K^T (+ ALiBi / relative bias additions)
-  double softmax = 0;            // scale, max, exp, sum, normalise: 5 per score
-  double attention_values = 0;   // scores x V
+  double qkv_projection = 0;    // incl. MLA low-rank paths, q/k norms and biases
+  double rotary = 0;            // RoPE rotations
+  double attention_scores = 0;  // Q x K^T (+ ALiBi / relative bias additions)
+  double softmax = 0;           // scale, max, exp, sum, normalise: 5 per score
+  double attention_values = 0;  // scores x V
   double output_projection = 0;
   double cross_kv_projection = 0;  // encoder-decoder: K/V of the encoder output
 };
@@ -116,12 +116,12 @@ struct memory_breakdown {
   // Training (when settings.training): replaces total for fits_on_gpu.
   double train_weights = 0;
   double train_gradients = 0;
-  double train_optimizer_state = 0;  // incl. fp32 master weights under mixed precision
-  double train_activations = 0;      // ESTIMATE
+  double train_optimizer_state = 0;                  // incl. fp32 master weights under mixed precision
+  double train_activations = 0;                      // ESTIMATE
   double train_activations_replicated_fraction = 0;  // the part TP leaves unsharded without SP
   double train_total = 0;
   double gpu_memory = 0;
-  bool fits_on_gpu = false;          // only meaningful with a GPU
+  bool fits_on_gpu = false;  // only meaningful with a GPU
 };
 
 enum class bound : std::uint8_t { compute, memory };
@@ -141,27 +141,27 @@ struct performance {
   double prefill_bytes = 0;
   double prefill_compute_s = 0;
   double prefill_memory_s = 0;
-  double prefill_latency_s = 0;      // time to first token
+  double prefill_latency_s = 0;  // time to first token
   bound prefill_bound = bound::compute;
-  std::int64_t decode_steps = 0;     // num_generated_tokens - 1 (the first token comes from prefill)
-  double decode_first_step_s = 0;    // step at context = sequence_length
+  std::int64_t decode_steps = 0;   // num_generated_tokens - 1 (the first token comes from prefill)
+  double decode_first_step_s = 0;  // step at context = sequence_length
   double decode_first_step_flops = 0;
   double decode_first_step_bytes = 0;
-  bound decode_bound = bound::memory;  // of the first step
-  double decode_total_s = 0;         // all decode steps, exact sum over the growing context
-  double decode_latency_per_token_s = 0;   // mean step time (first step if no steps)
-  double decode_tokens_per_second = 0;     // batch / mean step time
+  bound decode_bound = bound::memory;           // of the first step
+  double decode_total_s = 0;                    // all decode steps, exact sum over the growing context
+  double decode_latency_per_token_s = 0;        // mean step time (first step if no steps)
+  double decode_tokens_per_second = 0;          // batch / mean step time
   double decode_ceiling_tokens_per_second = 0;  // batch x bandwidth / bytes of the first step
   double total_request_latency_s = 0;
-  double training_step_s = 0;        // forward + backward (+ recompute) at compute_efficiency
+  double training_step_s = 0;  // forward + backward (+ recompute) at compute_efficiency
   double energy_prefill_joules = 0;
-  double energy_total_joules = 0;    // whole request (training: one step)
+  double energy_total_joules = 0;  // whole request (training: one step)
   double co2_grams = 0;
   double cost_usd = 0;
   double cost_per_hour_usd = 0;
   // Ranges over the efficiency spread.
-  figure_range prefill_latency_range, decode_latency_range, decode_tokens_per_second_range,
-      total_request_latency_range, training_step_range, energy_total_range, cost_range;
+  figure_range prefill_latency_range, decode_latency_range, decode_tokens_per_second_range, total_request_latency_range,
+      training_step_range, energy_total_range, cost_range;
   double compute_efficiency_low = 0, compute_efficiency_high = 0;
   double mem_efficiency_low = 0, mem_efficiency_high = 0;
 };
@@ -171,67 +171,65 @@ struct parallel_result {
   parallel_layout layout;
   double interconnect_bandwidth_bytes_per_s = 0;  // per direction, as used
   std::int64_t total_gpus = 1;
-  std::int64_t layers_per_stage = 0;       // the largest stage
+  std::int64_t layers_per_stage = 0;  // the largest stage
   std::int64_t batch_per_replica = 0;
   double weights_per_gpu = 0;
   double kv_cache_per_gpu = 0;
-  double activations_per_gpu = 0;          // ESTIMATE
-  double training_state_per_gpu = 0;       // weights + gradients + optimizer state (training)
+  double activations_per_gpu = 0;     // ESTIMATE
+  double training_state_per_gpu = 0;  // weights + gradients + optimizer state (training)
   double memory_per_gpu = 0;
   bool fits_per_gpu = false;
   // Communication (seconds).
-  double tp_allreduce_bytes = 0;           // one all-reduce message in prefill
-  double tp_allreduce_s = 0;               // all TP all-reduces of the prefill
-  double tp_allreduce_decode_step_s = 0;   // all TP all-reduces of one decode step
-  double pp_send_s = 0;                    // stage-to-stage sends of the prefill
+  double tp_allreduce_bytes = 0;          // one all-reduce message in prefill
+  double tp_allreduce_s = 0;              // all TP all-reduces of the prefill
+  double tp_allreduce_decode_step_s = 0;  // all TP all-reduces of one decode step
+  double pp_send_s = 0;                   // stage-to-stage sends of the prefill
   double pp_send_decode_step_s = 0;
-  double pp_bubble_fraction = 0;           // training: (pp-1)/(m+pp-1)
-  double ep_alltoall_s = 0;                // prefill dispatch + combine
+  double pp_bubble_fraction = 0;  // training: (pp-1)/(m+pp-1)
+  double ep_alltoall_s = 0;       // prefill dispatch + combine
   double ep_alltoall_decode_step_s = 0;
-  double dp_allreduce_s = 0;               // training: gradient all-reduce per step
+  double dp_allreduce_s = 0;  // training: gradient all-reduce per step
   // Latency with communication included.
   double prefill_latency_s = 0;
   double decode_latency_per_token_s = 0;
-  double decode_tokens_per_second = 0;     // whole batch over all replicas
+  double decode_tokens_per_second = 0;  // whole batch over all replicas
   double total_request_latency_s = 0;
   double training_step_s = 0;
 };
 
 enum note : std::uint32_t {
   note_none = 0,
-  note_compute_fallback = 1u << 0,   // GPU lacks the precision: a slower peak is used
+  note_compute_fallback = 1u << 0,  // GPU lacks the precision: a slower peak is used
   note_mla_absorbed_decode = 1u << 1,
   note_encoder_no_decode = 1u << 2,
   note_causal_ignored_encoder = 1u << 3,
   note_sliding_window = 1u << 4,
   note_moe_expected_experts = 1u << 5,
   note_calibrated = 1u << 6,
-  note_kv_replicated = 1u << 7,      // more TP ranks than KV heads: heads replicated
+  note_kv_replicated = 1u << 7,  // more TP ranks than KV heads: heads replicated
 };
 
 struct estimate_result {
   parameter_breakdown parameters;
-  pass_flops forward;          // one forward pass over batch x sequence (training-style)
-  double backward_flops = 0;   // 2 x forward
-  pass_flops prefill;          // inference prefill (head on the last position only)
-  pass_flops decode_step;      // one decode step at context = sequence_length, whole batch
+  pass_flops forward;         // one forward pass over batch x sequence (training-style)
+  double backward_flops = 0;  // 2 x forward
+  pass_flops prefill;         // inference prefill (head on the last position only)
+  pass_flops decode_step;     // one decode step at context = sequence_length, whole batch
   memory_breakdown memory;
   bool has_performance = false;  // false without a GPU
   performance perf;
-  parallel_result parallel;      // with a GPU
+  parallel_result parallel;  // with a GPU
   precision kv_precision = precision::bf16;
   std::uint32_t notes = note_none;
 };
 
-[[nodiscard]] estimate_result estimate(const model_spec& model, const settings& s,
-                                       const hardware_spec* gpu);
+[[nodiscard]] estimate_result estimate(const model_spec& model, const settings& s, const hardware_spec* gpu);
 
 // The pieces, for callers who need one number (all per whole batch).
-[[nodiscard]] pass_flops forward_flops(const model_spec& m, std::int64_t batch,
-                                       std::int64_t tokens, bool causal);
+[[nodiscard]] pass_flops forward_flops(const model_spec& m, std::int64_t batch, std::int64_t tokens, bool causal);
 // KV cache bytes for `tokens` cached tokens per sequence.
-[[nodiscard]] double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens,
-                                    precision kv, std::int64_t encoder_tokens);
+[[nodiscard]] double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, precision kv,
+                                    std::int64_t encoder_tokens);
 
 // Human-readable text for a note bit.
 [[nodiscard]] const char* note_text(note n) noexcept;

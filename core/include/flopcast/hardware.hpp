@@ -23,9 +23,7 @@ struct hardware_spec {
   double cost_per_hour_usd = 0;
   std::string source_note;  // where the figures come from
 
-  [[nodiscard]] std::optional<double> peak(precision p) const {
-    return peak_flops_per_s[static_cast<std::size_t>(p)];
-  }
+  [[nodiscard]] std::optional<double> peak(precision p) const { return peak_flops_per_s[static_cast<std::size_t>(p)]; }
 };
 
 }  // namespace flopcast

@@ -19,12 +19,12 @@ struct attention_spec {
   std::int64_t v_head_dim = 0;    // value head size (== head_dim except MLA)
   bool qkv_bias = false;
   bool o_bias = false;
-  bool qk_norm = false;           // per-head RMSNorm on q and k (Qwen3)
-  std::int64_t rotary_dim = 0;    // dims per head that RoPE rotates (partial rotary: NeoX)
+  bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3)
+  std::int64_t rotary_dim = 0;  // dims per head that RoPE rotates (partial rotary: NeoX)
   // Multi-head latent attention (DeepSeek-V2/V3). When mla is true, head_dim is
   // qk_nope_head_dim + qk_rope_head_dim and num_kv_heads is ignored.
   bool mla = false;
-  std::int64_t q_lora_rank = 0;   // 0: q is a plain projection
+  std::int64_t q_lora_rank = 0;  // 0: q is a plain projection
   std::int64_t kv_lora_rank = 0;
   std::int64_t qk_nope_head_dim = 0;
   std::int64_t qk_rope_head_dim = 0;
@@ -34,11 +34,11 @@ struct mlp_spec {
   std::int64_t intermediate_size = 0;  // dense MLP width
   bool gated = false;                  // SwiGLU/GeGLU: gate, up, down projections
   bool bias = false;
-  std::string activation;              // as named in the config (silu, gelu_new, relu, ...)
+  std::string activation;  // as named in the config (silu, gelu_new, relu, ...)
 };
 
 struct moe_spec {
-  std::int64_t num_experts = 0;            // routed experts
+  std::int64_t num_experts = 0;  // routed experts
   std::int64_t experts_per_token = 0;
   std::int64_t expert_intermediate_size = 0;
   std::int64_t shared_intermediate_size = 0;  // total width of always-on shared experts
@@ -73,23 +73,23 @@ struct model_spec {
   moe_spec moe;
 
   norm_kind norm = norm_kind::rmsnorm;
-  std::int64_t norms_per_layer = 2;      // hidden-size norms in one (self-attention) layer
-  bool final_norm = true;                // norm before the head (per stack for enc-dec)
-  bool embedding_norm = false;           // LayerNorm right after the embedding (BLOOM, BERT)
-  bool parallel_attention = false;       // attention and MLP read the same input (Falcon, NeoX)
+  std::int64_t norms_per_layer = 2;  // hidden-size norms in one (self-attention) layer
+  bool final_norm = true;            // norm before the head (per stack for enc-dec)
+  bool embedding_norm = false;       // LayerNorm right after the embedding (BLOOM, BERT)
+  bool parallel_attention = false;   // attention and MLP read the same input (Falcon, NeoX)
 
   position_kind position = position_kind::rotary;
-  std::int64_t learned_positions = 0;    // rows of the learned position table (incl. OPT's +2)
-  std::int64_t token_type_vocab = 0;     // BERT token-type table rows
-  std::int64_t relative_buckets = 0;     // T5 relative-attention buckets
-  bool scale_embeddings = false;         // Gemma multiplies embeddings by sqrt(hidden)
+  std::int64_t learned_positions = 0;  // rows of the learned position table (incl. OPT's +2)
+  std::int64_t token_type_vocab = 0;   // BERT token-type table rows
+  std::int64_t relative_buckets = 0;   // T5 relative-attention buckets
+  bool scale_embeddings = false;       // Gemma multiplies embeddings by sqrt(hidden)
 
   bool tie_word_embeddings = false;
-  bool lm_head = true;                   // a vocabulary head exists (false for BERT-like encoders)
-  bool pooler = false;                   // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
-  std::int64_t embed_proj_dim = 0;       // OPT-350m word_embed_proj_dim when != hidden_size
+  bool lm_head = true;              // a vocabulary head exists (false for BERT-like encoders)
+  bool pooler = false;              // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
+  std::int64_t embed_proj_dim = 0;  // OPT-350m word_embed_proj_dim when != hidden_size
 
-  std::vector<layer_group> groups;       // at most max_layer_groups
+  std::vector<layer_group> groups;           // at most max_layer_groups
   std::vector<std::uint8_t> layer_group_of;  // per layer in execution order: index into groups
 };
 
@@ -101,7 +101,7 @@ struct parameter_breakdown {
   std::int64_t norm = 0;         // every norm's weights (and biases)
   std::int64_t output_head = 0;  // untied LM head, OPT projections, BERT pooler
   std::int64_t total = 0;
-  std::int64_t active = 0;       // per token: MoE counts only the experts a token uses
+  std::int64_t active = 0;                                 // per token: MoE counts only the experts a token uses
   std::array<std::int64_t, max_layer_groups> per_layer{};  // one layer of each group
   std::array<std::int64_t, max_layer_groups> per_layer_active{};
 };

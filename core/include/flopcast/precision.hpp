@@ -9,9 +9,9 @@ namespace flopcast {
 // (activations stay 16-bit) and, unless set, the KV cache is fp16.
 enum class precision : std::uint8_t { fp32, tf32, fp16, bf16, fp8, int8, int4 };
 
-inline constexpr std::array<precision, 7> all_precisions{
-    precision::fp32, precision::tf32, precision::fp16, precision::bf16,
-    precision::fp8,  precision::int8, precision::int4};
+inline constexpr std::array<precision, 7> all_precisions{precision::fp32, precision::tf32, precision::fp16,
+                                                         precision::bf16, precision::fp8,  precision::int8,
+                                                         precision::int4};
 
 [[nodiscard]] std::string_view to_string(precision p) noexcept;
 // Accepts canonical names and aliases (float16, half, bfloat16, float32, fp8_e4m3, ...),
@@ -21,12 +21,16 @@ inline constexpr std::array<precision, 7> all_precisions{
 [[nodiscard]] constexpr int storage_bits(precision p) noexcept {
   switch (p) {
     case precision::fp32:
-    case precision::tf32: return 32;
+    case precision::tf32:
+      return 32;
     case precision::fp16:
-    case precision::bf16: return 16;
+    case precision::bf16:
+      return 16;
     case precision::fp8:
-    case precision::int8: return 8;
-    case precision::int4: return 4;
+    case precision::int8:
+      return 8;
+    case precision::int4:
+      return 4;
   }
   return 32;
 }
@@ -37,8 +41,8 @@ inline constexpr std::array<precision, 7> all_precisions{
 }
 
 enum class optimizer : std::uint8_t { adam, adamw, sgd, none };
-inline constexpr std::array<optimizer, 4> all_optimizers{optimizer::adam, optimizer::adamw,
-                                                         optimizer::sgd, optimizer::none};
+inline constexpr std::array<optimizer, 4> all_optimizers{optimizer::adam, optimizer::adamw, optimizer::sgd,
+                                                         optimizer::none};
 [[nodiscard]] std::string_view to_string(optimizer o) noexcept;
 [[nodiscard]] optimizer parse_optimizer(std::string_view name, std::string_view field = "/optimizer");
 

@@ -14,7 +14,7 @@ struct model_record {
   std::string id;                    // Hugging Face id
   std::vector<std::string> aliases;  // short names
   std::string family;
-  std::string source;                // where the config.json comes from
+  std::string source;                     // where the config.json comes from
   std::int64_t published_parameters = 0;  // 0: none published
   int published_significant_digits = 0;   // 0: the published count is exact
   std::string published_source;

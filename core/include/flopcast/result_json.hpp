@@ -26,7 +26,7 @@ struct estimate_context {
 enum class field_kind { text, count, flops, bytes, seconds, rate, joules, boolean, number, bound };
 struct field_value {
   field_kind kind = field_kind::number;
-  double number = 0;     // for every kind but text; NaN never appears (absent -> has_value false)
+  double number = 0;  // for every kind but text; NaN never appears (absent -> has_value false)
   bool has_value = true;
   std::string text;
 };

@@ -11,32 +11,32 @@
 namespace flopcast {
 
 struct serving_settings {
-  settings base;                        // precision, kv precision, efficiencies, layout, cost
+  settings base;  // precision, kv precision, efficiencies, layout, cost
   std::int64_t prompt_tokens = 512;
   std::int64_t output_tokens = 256;
   std::optional<std::int64_t> concurrency;  // default: the most the KV budget holds
-  double gpu_memory_utilization = 0.9;  // share of GPU memory the server may use
-  bool paged = true;                    // paged KV cache: whole blocks per sequence
+  double gpu_memory_utilization = 0.9;      // share of GPU memory the server may use
+  bool paged = true;                        // paged KV cache: whole blocks per sequence
   std::int64_t block_size = 16;
   std::int64_t chunked_prefill_tokens = 0;  // prefill tokens per step; 0 = prefill runs alone
-  const model_spec* draft = nullptr;    // speculative decoding: the draft model
-  std::int64_t speculative_tokens = 4;  // draft tokens per verification step
-  double acceptance_rate = 0.7;         // chance each draft token is accepted (i.i.d.)
+  const model_spec* draft = nullptr;        // speculative decoding: the draft model
+  std::int64_t speculative_tokens = 4;      // draft tokens per verification step
+  double acceptance_rate = 0.7;             // chance each draft token is accepted (i.i.d.)
 };
 
 struct serving_result {
   std::int64_t gpus = 1;
-  double kv_budget_bytes = 0;           // per GPU, after weights and activations
-  double kv_bytes_per_sequence = 0;     // per GPU, prompt + output (whole blocks if paged)
-  std::int64_t max_concurrency = 0;     // sequences all replicas hold at once
-  std::int64_t concurrency = 0;         // the one evaluated
+  double kv_budget_bytes = 0;        // per GPU, after weights and activations
+  double kv_bytes_per_sequence = 0;  // per GPU, prompt + output (whole blocks if paged)
+  std::int64_t max_concurrency = 0;  // sequences all replicas hold at once
+  std::int64_t concurrency = 0;      // the one evaluated
   bool fits = false;
-  double prefill_s = 0;                 // one request's prefill
-  double decode_step_s = 0;             // one step of the batch at the mean context
+  double prefill_s = 0;      // one request's prefill
+  double decode_step_s = 0;  // one step of the batch at the mean context
   bound decode_bound = bound::memory;
-  double cycle_s = 0;                   // time in which `concurrency` requests complete
+  double cycle_s = 0;  // time in which `concurrency` requests complete
   double output_tokens_per_second = 0;
-  double total_tokens_per_second = 0;   // prompt + output
+  double total_tokens_per_second = 0;  // prompt + output
   double requests_per_second = 0;
   double ttft_s = 0;
   double tpot_s = 0;

@@ -1,6 +1,15 @@
 // Display formatting for the page, on top of ../format.js (which the widget shares).
 // Formatting only: every value arrives from the core in SI base units.
-import { formatByKind, formatCount, formatInteger, formatUsd, formatRate, formatFlops, formatBytes, formatSeconds } from '../format.js';
+import {
+  formatByKind,
+  formatCount,
+  formatInteger,
+  formatUsd,
+  formatRate,
+  formatFlops,
+  formatBytes,
+  formatSeconds,
+} from '../format.js';
 
 const isNum = (v) => typeof v === 'number' && !Number.isNaN(v);
 const trim = (s) => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
@@ -15,11 +24,17 @@ export function si(v, unit, digits = 3) {
   let p = '';
   if (x >= 1000) {
     let i = 0;
-    while (x >= 1000 && i < BIG.length - 1) { x /= 1000; i++; }
+    while (x >= 1000 && i < BIG.length - 1) {
+      x /= 1000;
+      i++;
+    }
     p = BIG[i];
   } else if (x < 1) {
     let i = 0;
-    while (x < 1 && i < SMALL.length - 1) { x *= 1000; i++; }
+    while (x < 1 && i < SMALL.length - 1) {
+      x *= 1000;
+      i++;
+    }
     p = SMALL[i];
   }
   const text = x >= 10 ** digits ? String(Math.round(x)) : trim(x.toPrecision(digits));
@@ -36,20 +51,34 @@ const FITS = { true: 'Fits in GPU memory', false: 'Does not fit in GPU memory' }
 export function show(fmt, v) {
   if (v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v))) return NULLS[fmt] ?? '–';
   switch (fmt) {
-    case 'int': return formatInteger(v);
-    case 'count': return formatCount(v);
-    case 'flops': return formatFlops(v);
-    case 'bytes': return formatBytes(v);
-    case 'flops/s': return si(v, 'FLOP/s', 4);
-    case 'bytes/s': return si(v, 'B/s', 4);
-    case 'wh': return si(v, 'Wh');
-    case 'joules': return si(v, 'J');
-    case 'grams': return si(v, 'g');
-    case 'usd': return formatUsd(v);
-    case 'rate': return formatRate(v);
-    case 'fits': return FITS[v] ?? String(v);
-    case 'seconds': return formatSeconds(v);
-    default: return String(v);
+    case 'int':
+      return formatInteger(v);
+    case 'count':
+      return formatCount(v);
+    case 'flops':
+      return formatFlops(v);
+    case 'bytes':
+      return formatBytes(v);
+    case 'flops/s':
+      return si(v, 'FLOP/s', 4);
+    case 'bytes/s':
+      return si(v, 'B/s', 4);
+    case 'wh':
+      return si(v, 'Wh');
+    case 'joules':
+      return si(v, 'J');
+    case 'grams':
+      return si(v, 'g');
+    case 'usd':
+      return formatUsd(v);
+    case 'rate':
+      return formatRate(v);
+    case 'fits':
+      return FITS[v] ?? String(v);
+    case 'seconds':
+      return formatSeconds(v);
+    default:
+      return String(v);
   }
 }
 

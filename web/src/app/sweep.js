@@ -5,7 +5,7 @@
 import { formatByKind } from '../format.js';
 
 const MAX_ROWS = 200;
-const MAX_POINTS = 2_000_000;  // the page keeps every point in memory (17 doubles each)
+const MAX_POINTS = 2_000_000; // the page keeps every point in memory (17 doubles each)
 const LISTS = [
   { id: 'sweep-models', key: 'model', type: 'text' },
   { id: 'sweep-precision', key: 'precision', type: 'text' },
@@ -37,12 +37,14 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
         if (!p) return;
         if (data.type === 'progress') return p.onProgress?.(data.done, data.total);
         pending.delete(data.id);
-        if (data.type === 'error') p.reject(Object.assign(new Error(data.message), { pointer: data.pointer, code: data.code }));
+        if (data.type === 'error')
+          p.reject(Object.assign(new Error(data.message), { pointer: data.pointer, code: data.code }));
         else p.resolve(data);
       };
       worker.onerror = (e) => {
         e.preventDefault?.();
-        for (const p of pending.values()) p.reject(new Error(`The sweep worker failed: ${e.message ?? 'could not start'}`));
+        for (const p of pending.values())
+          p.reject(new Error(`The sweep worker failed: ${e.message ?? 'could not start'}`));
         pending.clear();
         worker.terminate();
         worker = null;
@@ -76,7 +78,10 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     const out = {};
     let ok = true;
     for (const l of LISTS) {
-      const items = $(l.id).value.split(',').map((s) => s.trim()).filter(Boolean);
+      const items = $(l.id)
+        .value.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (!items.length) {
         setError(l.id, 'Enter at least one value (comma-separated).');
         ok = false;
@@ -104,7 +109,7 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
   }
 
   // ---- results ----
-  let st = null;  // the current sweep
+  let st = null; // the current sweep
   let runId = 0;
 
   function value(i, f) {
@@ -152,10 +157,13 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
       html += '</tr>';
     }
     tbody.innerHTML = html;
-    const sorted = s.sortKey ? `, sorted by ${fields.find((f) => f.key === s.sortKey).header} (${s.dir > 0 ? 'ascending' : 'descending'})` : '';
-    noteEl.textContent = s.total > MAX_ROWS
-      ? `Showing the top ${MAX_ROWS} of ${s.total} points${sorted}. The CSV and JSON downloads hold all ${s.total}.`
-      : `All ${s.total} points${sorted}.`;
+    const sorted = s.sortKey
+      ? `, sorted by ${fields.find((f) => f.key === s.sortKey).header} (${s.dir > 0 ? 'ascending' : 'descending'})`
+      : '';
+    noteEl.textContent =
+      s.total > MAX_ROWS
+        ? `Showing the top ${MAX_ROWS} of ${s.total} points${sorted}. The CSV and JSON downloads hold all ${s.total}.`
+        : `All ${s.total} points${sorted}.`;
     return Promise.resolve();
   }
 
@@ -177,7 +185,7 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     order.sort((a, b) => {
       const x = col[a];
       const y = col[b];
-      if (x !== x) return y !== y ? a - b : 1;  // not applicable: always last
+      if (x !== x) return y !== y ? a - b : 1; // not applicable: always last
       if (y !== y) return -1;
       return dir * (x - y) || a - b;
     });
@@ -235,7 +243,8 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     // this also validates the names before the worker starts.
     let labels;
     try {
-      labels = fc.compare({ ...request, batch_size: [lists.batch_size[0]], sequence_length: [lists.sequence_length[0]] })
+      labels = fc
+        .compare({ ...request, batch_size: [lists.batch_size[0]], sequence_length: [lists.sequence_length[0]] })
         .map((r) => ({ model: r.model, precision: r.precision, gpu: r.gpu }));
     } catch (e) {
       return showCoreError(e);
@@ -263,10 +272,16 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
     if (id !== runId) return;
     const ms = performance.now() - t0;
     st = {
-      request, labels, total: r.total, values: r.values, stride: r.fields.length,
+      request,
+      labels,
+      total: r.total,
+      values: r.values,
+      stride: r.fields.length,
       index: Object.fromEntries(r.fields.map((k, j) => [k, j])),
       inner: lists.batch_size.length * lists.sequence_length.length,
-      order: null, sortKey: null, dir: 1,
+      order: null,
+      sortKey: null,
+      dir: 1,
       summary: `${r.total} points in ${ms.toFixed(0)} ms`,
     };
     progress.max = Math.max(1, r.total);

@@ -4,7 +4,11 @@ import { show } from './fmt.js';
 
 const $ = (id) => document.getElementById(id);
 const STORE = 'flopcast.calibration';
-const at = (obj, pointer) => pointer.split('/').slice(1).reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
+const at = (obj, pointer) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
 
 /** Calibration entries stored in this browser (the core's store format, entries only). */
 export function loadCalibration() {
@@ -40,15 +44,23 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       return;
     }
     const s = {};
-    for (const [id, key] of [['srv-prompt', 'prompt_tokens'], ['srv-output', 'output_tokens'], ['srv-concurrency', 'concurrency'], ['srv-chunk', 'chunked_prefill_tokens']]) {
+    for (const [id, key] of [
+      ['srv-prompt', 'prompt_tokens'],
+      ['srv-output', 'output_tokens'],
+      ['srv-concurrency', 'concurrency'],
+      ['srv-chunk', 'chunked_prefill_tokens'],
+    ]) {
       const v = $(id).value.trim();
       if (v !== '') s[key] = Number(v);
     }
-    const { batch_size, sequence_length, num_generated_tokens, training, optimizer, gradient_checkpointing, ...rest } = req;
+    const { batch_size, sequence_length, num_generated_tokens, training, optimizer, gradient_checkpointing, ...rest } =
+      req;
     try {
       const r = fc.throughput({ ...rest, serving: s });
       fill('data-serving', r);
-      if (!r.fits) err.textContent = 'Does not fit: weights leave no room for one sequence’s KV cache (try tensor parallel or a lower precision).';
+      if (!r.fits)
+        err.textContent =
+          'Does not fit: weights leave no room for one sequence’s KV cache (try tensor parallel or a lower precision).';
     } catch (e) {
       fill('data-serving', null);
       err.textContent = e instanceof FlopcastError ? e.message : String(e);
@@ -68,7 +80,11 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       const { parallelism, calibration, num_generated_tokens, kv_cache_precision, ...rest } = req;
       const r = fc.train(rest);
       fill('data-train', r);
-      list.replaceChildren(...(r.recommendations ?? []).map((x) => Object.assign(document.createElement('li'), { textContent: `${x.action} — ${x.reason}` })));
+      list.replaceChildren(
+        ...(r.recommendations ?? []).map((x) =>
+          Object.assign(document.createElement('li'), { textContent: `${x.action} — ${x.reason}` }),
+        ),
+      );
     } catch (e) {
       fill('data-train', null);
       list.replaceChildren();
@@ -78,9 +94,13 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
 
   function renderEntries() {
     const entries = loadCalibration();
-    $('cal-entries').replaceChildren(...entries.map((e) => Object.assign(document.createElement('li'), {
-      textContent: `${e.model} on ${e.gpu} (${e.precision}): compute ${e.compute_efficiency ?? '–'}, memory ${e.mem_efficiency ?? '–'} — ${e.source}`,
-    })));
+    $('cal-entries').replaceChildren(
+      ...entries.map((e) =>
+        Object.assign(document.createElement('li'), {
+          textContent: `${e.model} on ${e.gpu} (${e.precision}): compute ${e.compute_efficiency ?? '–'}, memory ${e.mem_efficiency ?? '–'} — ${e.source}`,
+        }),
+      ),
+    );
   }
 
   $('serving-form').addEventListener('submit', (e) => e.preventDefault());
@@ -91,13 +111,16 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
     err.textContent = '';
     if (!last) return;
     const measured = {};
-    const tps = $('cal-decode').value.trim(), ttft = $('cal-ttft').value.trim();
+    const tps = $('cal-decode').value.trim(),
+      ttft = $('cal-ttft').value.trim();
     if (tps !== '') measured.decode_tokens_per_second = Number(tps);
     if (ttft !== '') measured.time_to_first_token_s = Number(ttft);
     const { calibration, compute_efficiency, mem_efficiency, parallelism, ...req } = last.req;
     try {
       const { entries } = fc.calibrate({ ...req, measured });
-      const stored = loadCalibration().filter((x) => !entries.some((e) => e.model === x.model && e.gpu === x.gpu && e.precision === x.precision));
+      const stored = loadCalibration().filter(
+        (x) => !entries.some((e) => e.model === x.model && e.gpu === x.gpu && e.precision === x.precision),
+      );
       saveCalibration([...stored, ...entries]);
       renderEntries();
       onCalibrated();
