@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "common.hpp"
 #include "flopcast/measure/measure.hpp"
+#include "flopcast/request_json.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -23,7 +25,7 @@ std::string trim(std::string s) {
 // Rows of measurements from a CSV (header: model,gpu,precision,batch_size,sequence_length,
 // num_generated_tokens,decode_tokens_per_second,ttft_s; empty cells allowed) or a JSON array
 // of objects with the same keys (any order).
-std::vector<measured_row> read_rows(const std::string& path, owned_specs& owned, bool all_models) {
+std::vector<measured_row> read_rows(const std::string& path, std::deque<calibration_request>& owned) {
   const std::string text = read_file(path, "--file");
   std::vector<std::vector<std::pair<std::string, std::string>>> records;
   const auto first = text.find_first_not_of(" \t\r\n");
@@ -63,33 +65,29 @@ std::vector<measured_row> read_rows(const std::string& path, owned_specs& owned,
       return std::string();
     };
     const std::string where = path + ":" + get("#line");
-    options o;
-    o.models = {get("model")};
-    o.gpu = get("gpu");
-    if (!get("precision").empty()) o.precision = get("precision");
-    if (!get("batch_size").empty()) o.batch = get("batch_size");
-    if (!get("sequence_length").empty()) o.seq = get("sequence_length");
-    if (!get("num_generated_tokens").empty()) o.gen = get("num_generated_tokens");
-    o.no_calibration = true;
     measured_row row{};
     try {
-      const compare_plan plan = make_plan(o, false, owned);
-      const compare_plan::point p = plan.at(0);
-      if (p.gpu == nullptr) bad("gpu", "expected a GPU name");
+      // Each row is a calibration request: the cells are its fields, read as JSON would be.
+      nlohmann::json req = {{"model", model_value(get("model"), "/model")}, {"gpu", get("gpu")}};
+      for (const char* key : {"precision", "batch_size", "sequence_length", "num_generated_tokens"})
+        if (!get(key).empty()) req[key] = typed_value(*find_request_field(std::string("/") + key), get(key));
+      const std::pair<const char*, const char*> measured[] = {{"decode_tokens_per_second", "decode_tokens_per_second"},
+                                                              {"ttft_s", "time_to_first_token_s"}};
+      for (const auto& [column, key] : measured)
+        if (!get(column).empty())
+          req["measured"][key] = typed_value(*find_request_field(std::string("/measured/") + key), get(column));
+      if (!req.contains("measured")) req["measured"] = nlohmann::json::object();
+      owned.push_back(read_calibration_request(req));
+      const compare_plan::point p = owned.back().request.plan.at(0);
       row.model = p.model;
       row.gpu = p.gpu;
       row.config = p.config;
-      if (!get("decode_tokens_per_second").empty())
-        row.measured.decode_tokens_per_second =
-            parse_number(get("decode_tokens_per_second"), "decode_tokens_per_second");
-      if (!get("ttft_s").empty()) row.measured.time_to_first_token_s = parse_number(get("ttft_s"), "ttft_s");
-      validate(row.config);
+      row.measured = owned.back().measured;
     } catch (const error& e) {
-      throw error(e.code(), "--file", where + ": " + as_cli_error(e).pointer() + ": " + e.message());
+      throw error(e.code(), "--file", where + ": " + cli_message(e));
     }
     rows.push_back(row);
   }
-  (void)all_models;
   return rows;
 }
 
@@ -111,43 +109,40 @@ void print_entries(const std::vector<calibration_entry>& entries) {
 
 calibrate_command add_calibrate_command(CLI::App& parent) {
   struct state {
-    options o;
-    std::string model, decode_tps, ttft, file;
-    bool all_models = false, show_json = false, from_measure = false;
+    request_options o;
+    std::string file;
+    bool show_json = false, from_measure = false;
     std::string layers = "4", prompt = "128", gen = "32", threads = "0";
   };
   auto st = std::make_shared<state>();
+  st->o.command = command_calibrate;
   calibrate_command cmd;
   cmd.app = parent.add_subcommand("calibrate",
                                   "Pin compute/memory efficiency to measured figures (stored for later estimates)");
   CLI::App& a = *cmd.app;
   a.require_subcommand(0, 1);
-  a.add_option("MODEL", st->model, "The measured model (registry name or config.json path)");
-  a.add_option("-b,--batch", st->o.batch, "Batch size of the measurement [1]");
-  a.add_option("-s,--seq-len", st->o.seq, "Prompt length of the measurement [2048]");
-  a.add_option("-n,--gen-tokens", st->o.gen, "Generated tokens of the measurement [128]");
-  a.add_option("-p,--precision", st->o.precision, "Precision of the measurement [bf16]");
-  a.add_option("--kv-precision", st->o.kv_precision, "KV-cache precision of the measurement");
-  a.add_option("-g,--gpu", st->o.gpu, "GPU of the measurement [A100]");
-  a.add_option("--gpu-file", st->o.gpu_file, "Custom accelerator JSON");
-  a.add_option("--decode-tps", st->decode_tps, "Measured decode tokens/s (whole batch)");
-  a.add_option("--ttft,--prefill-latency", st->ttft, "Measured time to first token (prefill latency), seconds");
+  a.add_option("MODEL", st->o.models, "The measured model (registry name or config.json path)")->expected(0, 1);
+  add_request_options(a, st->o);
+  a.add_option("--calibration", st->o.calibration_file,
+               "The calibration store [$FLOPCAST_CALIBRATION_FILE, else ~/.config/flopcast/calibration.json]");
   a.add_option("--file", st->file,
                "CSV of measured rows "
                "(model,gpu,precision,batch_size,sequence_length,num_generated_tokens,decode_tokens_per_second,ttft_s)");
-  a.add_flag("--all-models", st->all_models, "Store for every model on this GPU and precision (model \"*\")");
   a.add_flag("--from-measure", st->from_measure,
              "Measure MODEL on this machine (flopcast measure) and store the result for \"this-cpu\"");
   a.add_option("--layers", st->layers, "With --from-measure: layers of MODEL to run [4]");
   a.add_option("--prompt", st->prompt, "With --from-measure: prompt tokens [128]");
   a.add_option("--gen", st->gen, "With --from-measure: generated tokens [32]");
   a.add_option("--threads", st->threads, "With --from-measure: threads, 0 = all [0]");
-  a.add_flag("--json", st->o.json, "Print the stored entries as JSON");
   auto* show = a.add_subcommand("show", "Show the stored calibration");
   show->add_flag("--json", st->show_json, "Print JSON");
   auto* reset = a.add_subcommand("reset", "Delete the stored calibration");
 
   cmd.run = [st, show, reset] {
+    if (!st->o.calibration_file.empty()) set_calibration_file(st->o.calibration_file);
+    const bool all_models = st->o.flags["/all_models"];
+    const std::string model = st->o.models.empty() ? std::string() : st->o.models.front();
+    const auto given = [&](const char* ptr) { return !st->o.text[ptr].empty(); };
     if (*show) {
       const auto entries = load_calibration();
       if (st->show_json)
@@ -162,12 +157,14 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
       std::cout << (existed ? "removed " : "nothing to remove at ") << path << "\n";
       return 0;
     }
-    owned_specs owned;
+    std::deque<calibration_request> owned;
     std::vector<calibration_entry> entries = load_calibration();
     std::vector<calibration_entry> added;
     if (st->from_measure) {
-      if (st->model.empty()) bad("MODEL", "expected the model to measure with --from-measure");
-      const model_spec& spec = resolve_model(st->model, owned);
+      if (model.empty()) bad("MODEL", "expected the model to measure with --from-measure");
+      const compare_request measured =
+          read_compare_request(nlohmann::json{{"model", model_value(model, "/model")}, {"gpu", nullptr}}, false);
+      const model_spec& spec = *measured.plan.models.front();
       measure::measure_options mo;
       mo.layers = parse_int(st->layers, "--layers");
       mo.prompt_tokens = parse_int(st->prompt, "--prompt");
@@ -195,30 +192,14 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
       if (out) out << hardware_to_json(r.hardware) << "\n";
       std::cerr << "this machine's spec: " << spec_path << " (use --gpu-file " << spec_path << ")\n";
     } else if (!st->file.empty()) {
-      if (!st->model.empty() || !st->decode_tps.empty() || !st->ttft.empty())
+      if (!model.empty() || given("/measured/decode_tokens_per_second") || given("/measured/time_to_first_token_s"))
         bad("--file", "expected either --file or MODEL with --decode-tps/--ttft, not both");
-      added = calibrate_rows(read_rows(st->file, owned, st->all_models), st->all_models);
+      added = calibrate_rows(read_rows(st->file, owned), all_models);
     } else {
-      if (st->model.empty()) bad("MODEL", "expected the measured model (or --file, show, reset)");
-      if (st->decode_tps.empty() && st->ttft.empty())
-        bad("--decode-tps", "expected a measurement: --decode-tps and/or --ttft");
-      options& o = st->o;
-      if (o.gpu == "none") bad("--gpu", "expected the GPU the measurement ran on");
-      o.models = {st->model};
-      o.no_calibration = true;
-      const compare_plan plan = make_plan(o, false, owned);
-      const compare_plan::point p = plan.at(0);
-      measurement m;
-      if (!st->decode_tps.empty()) m.decode_tokens_per_second = parse_number(st->decode_tps, "--decode-tps");
-      if (!st->ttft.empty()) m.time_to_first_token_s = parse_number(st->ttft, "--ttft");
-      try {
-        added.push_back(calibrate(*p.model, p.config, *p.gpu, m, st->all_models));
-      } catch (const error& e) {
-        const std::string opt = e.pointer() == "/measured/decode_tokens_per_second" ? "--decode-tps"
-                                : e.pointer() == "/measured/time_to_first_token_s"  ? "--ttft"
-                                                                                    : e.pointer();
-        throw error(e.code(), opt, e.message());
-      }
+      if (model.empty()) bad("MODEL", "expected the measured model (or --file, show, reset)");
+      const calibration_request q = read_calibration_request(build_request(st->o));
+      const compare_plan::point p = q.request.plan.at(0);
+      added.push_back(calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models));
     }
     for (const auto& e : added) upsert(entries, e);
     save_calibration(entries);

@@ -1,8 +1,11 @@
 #pragma once
-// Helpers shared by the CLI's commands: option parsing with errors that name the option,
-// model and GPU resolution, the options of estimate-like commands, the calibration store.
+// Helpers shared by the CLI's commands. Options come from the core's request table
+// (flopcast/request.hpp): each command's flags are the table's fields for that command, their
+// text becomes a JSON request, and the core reads it exactly as it reads a request from JSON or
+// WASM, so a bad value gets the same code and message on every path.
 #include <CLI/CLI.hpp>
-#include <memory>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -10,51 +13,42 @@
 
 namespace flopcast::cli {
 
-// Options of estimate-like commands, as typed (strings: parsed and checked here so every
-// error names its option).
-struct options {
-  std::vector<std::string> models;
-  std::string batch = "1", seq = "2048", gen = "128", precision = "bf16", gpu = "A100";
-  std::string kv_precision, gpu_file, optimizer = "adam";
-  bool training = false, causal = false, no_checkpointing = false, no_flash = false;
-  std::string compute_eff, mem_eff, power_util, carbon, cost;
-  // Parallel layout.
-  std::string tp = "1", pp = "1", dp = "1", ep = "1", microbatches = "1", interconnect, link_latency;
-  bool sequence_parallel = false;
-  bool no_calibration = false;
-  bool json = false, csv = false;
+// The typed flags of one command, keyed by the field's JSON pointer.
+struct request_options {
+  std::uint32_t command = command_estimate;
+  bool lists = false;                       // comma lists allowed (compare)
+  std::map<std::string, std::string> text;  // value fields as typed
+  std::map<std::string, bool> flags;        // boolean fields: the flag was given
+  std::vector<std::string> models;          // MODEL arguments
+  std::string gpu_file, calibration_file;
+  bool no_calibration = false, json = false, csv = false;
 };
+
+// Adds the table's fields for `o.command` (except MODEL, which each command names itself).
+void add_request_options(CLI::App& cmd, request_options& o, bool output_flags = true);
+
+// The request the options describe, as the core reads it. Config files named as models and
+// --gpu-file are read and embedded; the calibration store is embedded unless disabled.
+[[nodiscard]] nlohmann::json build_request(const request_options& o);
 
 std::vector<std::string> split(const std::string& s);
 [[noreturn]] void bad(const std::string& option, const std::string& message);
 std::int64_t parse_int(const std::string& text, const std::string& option);
-double parse_number(const std::string& text, const std::string& option);
 std::string read_file(const std::string& path, const std::string& option);
+// A typed CLI text as the JSON value of a field of `type` (a number where it reads as one,
+// else the string, so the core reports the type error as JSON would).
+[[nodiscard]] nlohmann::json typed_value(const request_field& f, const std::string& text);
+// A model argument as a request value: a registry name, or a config.json path read into an object.
+[[nodiscard]] nlohmann::json model_value(const std::string& name, const std::string& pointer);
 
-// Models and GPUs loaded from files live in these owners for the command's duration.
-struct owned_specs {
-  std::vector<std::unique_ptr<model_spec>> models;
-  std::vector<std::unique_ptr<hardware_spec>> gpus;
-};
-// A registry name or alias, or a config.json path.
-const model_spec& resolve_model(const std::string& name, owned_specs& owned, const std::string& option = "MODEL");
-// The GPUs of -g (comma list, "none" = no GPU) or --gpu-file.
-std::vector<const hardware_spec*> resolve_gpus(const options& o, owned_specs& owned);
+// The error as the CLI prints it: the flag it was given as beside the JSON pointer,
+// "[flopcast.config.range] (--batch, /batch_size) expected ...", and the file a nested
+// pointer came from.
+[[nodiscard]] std::string cli_message(const error& e);
 
-settings base_settings(const options& o);
-// The comparison the options describe (a single point for estimate); applies the
-// calibration store unless --no-calibration.
-compare_plan make_plan(const options& o, bool allow_lists, owned_specs& owned);
-// Adds the estimate-like options (lists: comma lists allowed).
-void add_estimate_options(CLI::App& cmd, options& o, bool lists, bool output_flags = true);
-// Only precision, GPU, efficiencies, energy/cost and the parallel layout.
-void add_hardware_options(CLI::App& cmd, options& o, bool lists);
-
-// Rewrites the core's request-field pointer into the CLI option the user typed.
-error as_cli_error(const error& e);
-
-// The calibration store: $FLOPCAST_CALIBRATION_FILE, else $XDG_CONFIG_HOME/flopcast/
-// calibration.json, else ~/.config/flopcast/calibration.json.
+// The calibration store: --calibration FILE, else $FLOPCAST_CALIBRATION_FILE, else
+// $XDG_CONFIG_HOME/flopcast/calibration.json, else ~/.config/flopcast/calibration.json.
+void set_calibration_file(const std::string& path);
 std::string calibration_path();
 std::vector<calibration_entry> load_calibration();
 void save_calibration(const std::vector<calibration_entry>& entries);

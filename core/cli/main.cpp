@@ -1,8 +1,10 @@
 // flopcast: the native command-line interface.
 //   flopcast estimate MODEL [options] [--json|--csv]
 //   flopcast compare MODEL... [-b 1,8] [-s 512,2048] [-p bf16,int4] [-g A100,H100] [--json|--csv]
+//   flopcast throughput | train | calibrate | measure MODEL [options]
 //   flopcast list-models [--json] | list-gpus [--json]
-// Bad input prints one line on stderr and exits 2.
+// Every command's options come from the core's request table; bad input prints one line on
+// stderr (the error code, the flag and JSON pointer, the message) and exits 2.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,7 @@
 #include "calibrate_cmd.hpp"
 #include "common.hpp"
 #include "flopcast/flopcast.hpp"
+#include "flopcast/request_json.hpp"
 #include "measure_cmd.hpp"
 #include "report_text.hpp"
 #include "throughput_cmd.hpp"
@@ -33,16 +36,19 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("flopcast ") + flopcast::version());
   app.require_subcommand(1);
 
-  options est, cmp;
+  request_options est, cmp;
+  est.command = command_estimate;
+  cmp.command = command_compare;
+  cmp.lists = true;
   auto* estimate_cmd = app.add_subcommand("estimate", "Estimate one model on one GPU");
   estimate_cmd->add_option("MODEL", est.models, "Registry name or alias, or a path to a config.json")
       ->required()
       ->expected(1);
-  add_estimate_options(*estimate_cmd, est, false);
+  add_request_options(*estimate_cmd, est);
 
   auto* compare_cmd = app.add_subcommand("compare", "Estimate the Cartesian product of models and settings");
   compare_cmd->add_option("MODEL", cmp.models, "Registry names or config.json paths")->required()->expected(1, -1);
-  add_estimate_options(*compare_cmd, cmp, true);
+  add_request_options(*compare_cmd, cmp);
 
   bool models_json = false, gpus_json = false;
   auto* lm = app.add_subcommand("list-models", "List the bundled models");
@@ -113,9 +119,9 @@ int run(int argc, char** argv) {
   }
 
   const bool comparing = static_cast<bool>(*compare_cmd);
-  const options& o = comparing ? cmp : est;
-  owned_specs owned;
-  const compare_plan plan = make_plan(o, comparing, owned);
+  const request_options& o = comparing ? cmp : est;
+  const compare_request q = read_compare_request(build_request(o), comparing);
+  const compare_plan& plan = q.plan;
   if (!comparing) {
     const compare_plan::point p = plan.at(0);
     const estimate_result r = estimate(*p.model, p.config, p.gpu);
@@ -166,7 +172,7 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const flopcast::error& e) {
-    std::cerr << "flopcast: error: " << flopcast::cli::as_cli_error(e).what() << "\n";
+    std::cerr << "flopcast: error: " << flopcast::cli::cli_message(e) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "flopcast: internal error: " << e.what() << "\n";

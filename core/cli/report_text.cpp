@@ -171,6 +171,9 @@ std::string report(const estimate_context& c) {
     o += thin + "\n";
     o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {:.0f}% , bandwidth at {:.0f}%)\n",
                      to_string(p.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100);
+    if (!s.calibration_store.empty())
+      o += fmt::format("   calibrated efficiencies applied from {}{}\n", s.calibration_store,
+                       s.calibration_source.empty() ? "" : " (" + s.calibration_source + ")");
     if (s.training) line("  Training step", format_seconds(p.training_step_s));
     line("  Prefill latency",
          fmt::format("{}  [{}-bound]", format_seconds(p.prefill_latency_s), to_string(p.prefill_bound)));

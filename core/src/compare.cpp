@@ -35,6 +35,9 @@ compare_plan::point compare_plan::at(std::size_t i) const {
   i /= precisions.size();
   p.model = models[i];
   apply_calibration(p.config, calibrations, *p.model, p.gpu);
+  if (!p.config.calibration_source.empty() || p.config.compute_efficiency_origin == efficiency_origin::calibrated ||
+      p.config.mem_efficiency_origin == efficiency_origin::calibrated)
+    p.config.calibration_store = calibration_store;
   return p;
 }
 

@@ -8,6 +8,7 @@
 
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
+#include "json_reader.hpp"
 
 namespace flopcast {
 namespace detail {
@@ -102,7 +103,7 @@ std::vector<model_record> load_models() {
       r.published_source = p.value("source", "");
       r.published_text = p.value("text", "");
     }
-    r.spec = read_hf_config(j.at("config").dump(), r.id);
+    r.spec = detail::read_hf_config(j.at("config"), r.id);  // parsed once, never re-serialised
     out.push_back(std::move(r));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return lower(a.id) < lower(b.id); });
@@ -112,7 +113,7 @@ std::vector<model_record> load_models() {
 std::vector<hardware_spec> load_gpus() {
   std::vector<hardware_spec> out;
   const json j = json::parse(detail::k_gpu_records);
-  for (const json& g : j.at("gpus")) out.push_back(read_hardware(g.dump()));
+  for (const json& g : j.at("gpus")) out.push_back(detail::read_hardware(g));
   return out;
 }
 

@@ -1,4 +1,4 @@
-// Writes results as JSON (and CSV). With config_reader.cpp, the only user of nlohmann_json.
+// Writes results as JSON (and CSV). Requests are read by request_reader.cpp.
 #include "flopcast/result_json.hpp"
 
 #include <cmath>
@@ -314,6 +314,7 @@ std::string to_json(const estimate_context& c, int indent) {
   settings_out["compute_efficiency_origin"] = origin_name(s.compute_efficiency_origin);
   settings_out["mem_efficiency_origin"] = origin_name(s.mem_efficiency_origin);
   settings_out["calibration_source"] = s.calibration_source.empty() ? json(nullptr) : json(s.calibration_source);
+  settings_out["calibration_store"] = s.calibration_store.empty() ? json(nullptr) : json(s.calibration_store);
   settings_out["cost_per_hour"] =
       perf ? json(p.cost_per_hour_usd) : (s.cost_per_hour_usd ? json(*s.cost_per_hour_usd) : json(nullptr));
   details["settings"] = settings_out;
@@ -377,48 +378,6 @@ std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const
   return out;
 }
 
-std::string estimate_json(std::string_view request_json, int indent) {
-  const compare_request q = read_compare_request(request_json, false);
-  const compare_plan::point p = q.plan.at(0);
-  const estimate_result r = estimate(*p.model, p.config, p.gpu);
-  return to_json({*p.model, p.config, p.gpu, r}, indent);
-}
-
-std::string compare_json(std::string_view request_json, int indent) {
-  const compare_request q = read_compare_request(request_json, true);
-  const auto rows = compare_rows(q.plan, max_compare_rows);
-  std::vector<std::size_t> columns(row_fields().size());
-  for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = i;
-  return rows_to_json(rows, columns, indent);
-}
-
-std::string defaults_json(int indent) {
-  const settings s;
-  json out;
-  out["version"] = FLOPCAST_VERSION;
-  out["settings"] = settings_json(s);
-  out["settings"]["kv_cache_precision"] = nullptr;
-  out["settings"]["gpu"] = find_gpu("A100").name;
-  out["settings"]["cost_per_hour"] = nullptr;
-  json precisions = json::array(), optimizers = json::array(), fields = json::array(), sweep = json::array();
-  for (precision p : all_precisions)
-    precisions.push_back({{"name", to_string(p)}, {"bits", storage_bits(p)}, {"weight_only", is_weight_only(p)}});
-  for (optimizer o : all_optimizers) optimizers.push_back(to_string(o));
-  static const char* const kinds[] = {"text", "count",  "flops",   "bytes",  "seconds",
-                                      "rate", "joules", "boolean", "number", "bound"};
-  for (const auto& f : row_fields()) {
-    fields.push_back({{"key", f.key}, {"header", f.header}, {"kind", kinds[static_cast<int>(f.kind)]}});
-    if (f.kind != field_kind::text) sweep.push_back(f.key);
-  }
-  out["precisions"] = precisions;
-  out["optimizers"] = optimizers;
-  out["row_fields"] = fields;
-  out["sweep_fields"] = sweep;
-  out["model_types"] = supported_model_types();
-  out["max_compare_rows"] = max_compare_rows;
-  return out.dump(indent);
-}
-
 std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
                             const serving_result& r, int indent) {
   const auto range = [](const figure_range& x) { return json::array({x.low, x.high}); };
@@ -476,29 +435,6 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
       {"expert_parallel", s.base.parallel.expert_parallel},
       {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
   return out.dump(indent);
-}
-
-std::string throughput_json(std::string_view request_json, int indent) {
-  const serving_request q = read_serving_request(request_json);
-  const compare_plan::point p = q.request.plan.at(0);
-  if (p.gpu == nullptr)
-    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
-  const serving_result r = serve(*p.model, q.serving, *p.gpu);
-  return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
-}
-
-std::string train_json(std::string_view request_json, int indent) {
-  const training_request q = read_training_request(request_json);
-  const compare_plan::point p = q.request.plan.at(0);
-  const training_analysis a = analyze_training(*p.model, q.training, p.gpu);
-  return training_to_json(*p.model, p.gpu, a, indent);
-}
-
-std::string calibrate_json(std::string_view request_json, int indent) {
-  const calibration_request q = read_calibration_request(request_json);
-  const compare_plan::point p = q.request.plan.at(0);
-  if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
-  return calibration_to_json({calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models)}, indent);
 }
 
 std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent) {

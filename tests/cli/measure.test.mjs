@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '../..');
 const bin = resolve(root, process.env.FLOPCAST_BIN ?? 'build/flopcast');
 const tmp = mkdtempSync(join(tmpdir(), 'flopcast-measure-'));
+// Every suite has its own calibration store: nothing the user stored can change a result here.
+process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
 
 function run(args) {
   const r = spawnSync(bin, args, { encoding: 'utf8', cwd: tmp, maxBuffer: 64 << 20 });

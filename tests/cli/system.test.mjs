@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
 const tmp = mkdtempSync(join(tmpdir(), 'flopcast-system-'));
+// Every suite has its own calibration store: nothing the user stored can change a result here.
+process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
 const store = join(tmp, 'calibration.json');
 const env = { ...process.env, FLOPCAST_CALIBRATION_FILE: store };
 
@@ -128,36 +130,27 @@ test('calibrate: store, use, explicit args win, show, reset', () => {
 });
 
 test('bad input: one line, exit 2', () => {
+  // Request-field errors are the shared fixture's (bad_inputs.test.mjs); these are command-level ones.
   fails(
-    ['estimate', 'llama-3-8b', '--tp', '3'],
-    /\(--tp\) expected a divisor of num_attention_heads \(32\), but got 3/,
-  );
-  fails(['estimate', 'llama-3-8b', '--ep', '2'], /\(--ep\) expected 1 for a dense model/);
-  fails(['estimate', 'llama-3-8b', '--pp', '0'], /\(--pp\) expected an integer in \[1, 65536\], but got 0/);
-  fails(['estimate', 'llama-3-8b', '--tp', 'two'], /\(--tp\) expected an integer, but got "two"/);
-  fails(['estimate', 'llama-3-8b', '--interconnect', '-5'], /\(--interconnect\) expected a positive bandwidth/);
-  fails(
-    ['throughput', 'llama-3-8b', '--concurrency', '0'],
-    /\(--concurrency\) expected an integer in \[1, 2\^30\], but got 0/,
-  );
-  fails(
-    ['throughput', 'llama-3-8b', '--draft', 'llama-3.2-1b', '--acceptance', '2'],
-    /\(--acceptance\) expected a number in \[0, 1\], but got 2/,
+    ['estimate', 'llama-3-8b', '--ep', '2'],
+    /\(--ep, \/parallelism\/expert_parallel\) expected 1 for a dense model/,
   );
   fails(['throughput', 'bert-base'], /encoder-only/);
-  fails(['throughput', 'llama-3-8b', '-g', 'none'], /\(--gpu\) expected one GPU name/);
+  fails(['throughput', 'llama-3-8b', '-g', 'none'], /\(--gpu, \/gpu\) expected a GPU: serving throughput needs one/);
   fails(
     ['calibrate', 'llama-3-8b', '-g', 'A100', '--decode-tps', '5000'],
-    /\(--decode-tps\) the measured figure is beyond the physical ceiling of this GPU \([\d.]+ tok\/s/,
+    /\(--decode-tps, \/measured\/decode_tokens_per_second\) the measured figure is beyond the physical ceiling of this GPU \([\d.]+ tok\/s/,
   );
-  fails(['calibrate', 'llama-3-8b', '-g', 'A100'], /expected a measurement: --decode-tps and\/or --ttft/);
   fails(
-    ['calibrate', 'llama-3-8b', '-g', 'A100', '--decode-tps', 'fast'],
-    /\(--decode-tps\) expected a number, but got "fast"/,
+    ['calibrate', 'llama-3-8b', '-g', 'A100'],
+    /\(\/measured\) expected \{decode_tokens_per_second, time_to_first_token_s\}/,
   );
   const bad = join(tmp, 'bad.csv');
   writeFileSync(bad, 'model,gpu,decode_tokens_per_second\nnope,H100,100\n');
-  fails(['calibrate', '--file', bad], /bad\.csv:2: MODEL: unknown model "nope"/);
+  fails(
+    ['calibrate', '--file', bad],
+    /bad\.csv:2: \[flopcast\.unknown_model\] \(MODEL, \/model\) unknown model "nope"/,
+  );
 });
 
 test("calibrate --from-measure stores this machine's efficiencies and its spec", () => {
@@ -186,4 +179,36 @@ test("calibrate --from-measure stores this machine's efficiencies and its spec",
   assert.equal(e.details.settings.compute_efficiency_origin, 'calibrated');
   assert.equal(e.details.settings.compute_efficiency, entry.compute_efficiency);
   run(['calibrate', 'reset']);
+});
+
+test('a stored calibration is applied only from the chosen store, and the output says so', () => {
+  const store = join(tmp, 'explicit-store.json');
+  const plain = JSON.parse(spawnSync(bin, ['estimate', 'llama-3-8b', '--json'], { encoding: 'utf8' }).stdout);
+  writeFileSync(
+    store,
+    JSON.stringify({
+      entries: [{ model: '*', gpu: plain.gpu, precision: 'bf16', mem_efficiency: 0.5, source: 'test' }],
+    }),
+  );
+  const r = spawnSync(bin, ['estimate', 'llama-3-8b', '--json', '--calibration', store], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const cal = JSON.parse(r.stdout);
+  assert.equal(cal.details.settings.calibration_store, store);
+  assert.equal(cal.details.settings.mem_efficiency, 0.5);
+  assert.equal(plain.details.settings.calibration_store, null);
+  assert.notEqual(cal.latency, plain.latency);
+  const text = spawnSync(bin, ['estimate', 'llama-3-8b', '--calibration', store], { encoding: 'utf8' }).stdout;
+  assert.match(
+    text,
+    new RegExp(`calibrated efficiencies applied from ${store.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`),
+  );
+  const off = spawnSync(bin, ['estimate', 'llama-3-8b', '--json', '--calibration', store, '--no-calibration'], {
+    encoding: 'utf8',
+  });
+  assert.equal(JSON.parse(off.stdout).latency, plain.latency);
+  const missing = spawnSync(bin, ['estimate', 'llama-3-8b', '--calibration', join(tmp, 'nope.json')], {
+    encoding: 'utf8',
+  });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /\(--calibration\) cannot read .*nope\.json/);
 });

@@ -100,7 +100,7 @@ TEST_CASE("request errors name the request field") {
   CHECK(request_error({{"model", "llama-3-8b"}, {"batch_size", "8"}}) ==
         "[flopcast.config.type] (/batch_size) expected a positive integer (at most 2^40), but got string \"8\"");
   CHECK(request_error({{"model", "llama-3-8b"}, {"compute_efficiency", 1.5}}) ==
-        "[flopcast.invalid_argument] (/compute_efficiency) expected a number in (0, 1], but got 1.5");
+        "[flopcast.config.range] (/compute_efficiency) expected a number in (0, 1], but got 1.5");
   CHECK(request_error({{"model", "llama-3-8b"}, {"precision", "fp12"}}) ==
         "[flopcast.unknown_precision] (/precision) unknown precision \"fp12\": expected one of fp32, tf32, fp16, bf16, "
         "fp8, int8, int4 (or an alias such as float16, half, bfloat16, float32)");

@@ -18,6 +18,7 @@ struct compare_plan {
   std::vector<std::int64_t> generated_tokens;
   settings base;                                // everything that is not swept
   std::vector<calibration_entry> calibrations;  // applied per point where efficiencies are not explicit
+  std::string calibration_store;                // where they came from (a file path, or "request")
 
   // Number of combinations (0 if any list is empty).
   [[nodiscard]] std::size_t size() const;

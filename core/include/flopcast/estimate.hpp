@@ -48,6 +48,7 @@ struct settings {
   efficiency_origin compute_efficiency_origin = efficiency_origin::default_value;
   efficiency_origin mem_efficiency_origin = efficiency_origin::default_value;
   std::string calibration_source;  // set when an efficiency was calibrated
+  std::string calibration_store;   // where that calibration was read from (a file path, or "request")
   double power_utilization = 0.85;
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's

@@ -1,0 +1,307 @@
+// Reads requests (request.hpp) and calibration stores. Which fields a request may hold, their
+// types, bounds and messages come from the request table (request_fields.cpp); this file
+// resolves the values that are not scalars (models, GPUs, calibration stores) and the lists
+// of a comparison.
+#include <algorithm>
+
+#include "detail.hpp"
+#include "flopcast/registry.hpp"
+#include "flopcast/request_json.hpp"
+#include "json_reader.hpp"
+#include "request_state.hpp"
+
+namespace flopcast {
+namespace detail {
+namespace {
+
+std::string part_base(std::string_view part) { return part.empty() ? "" : "/" + std::string(part); }
+
+std::vector<std::string_view> known_keys(std::string_view part, std::uint32_t command) {
+  std::vector<std::string_view> out;
+  for (const auto& f : request_fields())
+    if (f.part == part && (f.commands & command)) out.push_back(f.key);
+  return out;
+}
+
+// A part's object ({} when absent); anything else is a type error at its pointer.
+const json& part_object(const json& j, std::string_view part) {
+  static const json empty = json::object();
+  if (part.empty()) return j;
+  const auto it = j.find(std::string(part));
+  if (it == j.end() || it->is_null()) return empty;
+  if (!it->is_object()) {
+    std::string keys;
+    for (auto k : known_keys(part, ~0u)) keys += (keys.empty() ? "" : ", ") + std::string(k);
+    throw error(error_code::config_type, part_base(part),
+                "expected an object {" + keys + "}, but got " + describe(*it));
+  }
+  return *it;
+}
+
+// Reads one part's scalar fields into `state`: unknown keys are errors, each value is type-
+// and range-checked by the table. List-valued fields (when lists are allowed) are the
+// caller's; so are models, GPUs and calibration stores.
+void read_scalars(const json& obj, std::string_view part, std::uint32_t command, request_state& state,
+                  bool allow_lists) {
+  const reader r(obj, part_base(part));
+  r.only(known_keys(part, command), part.empty() ? "request field" : "field");
+  for (const auto& f : request_fields()) {
+    if (f.part != part || !(f.commands & command) || !r.has(f.key)) continue;
+    const field_access* a = access(f.pointer);
+    if (!a) continue;
+    const json& v = r.at(f.key);
+    if (f.listable && v.is_array()) {
+      if (allow_lists) continue;
+      throw error(error_code::invalid_argument, std::string(f.pointer),
+                  "expected one value, but got a list " + describe(v) + " (a comparison takes lists)");
+    }
+    check_value(f, v, std::string(f.pointer));
+    a->set(state, v);
+  }
+}
+
+// Calls read(value, pointer) for a scalar, or for each element of an array when lists are allowed.
+template <class F>
+void each(const json& j, const request_field& f, bool allow_lists, F&& read) {
+  const json& v = j.at(std::string(f.key));
+  const std::string ptr(f.pointer);
+  if (v.is_array() && allow_lists && f.listable) {
+    if (v.empty()) throw error(error_code::invalid_argument, ptr, "expected a non-empty list");
+    for (std::size_t i = 0; i < v.size(); ++i) read(v[i], ptr + "/" + std::to_string(i));
+  } else {
+    read(v, ptr);
+  }
+}
+
+const request_field& field(std::string_view pointer) { return *find_request_field(pointer); }
+
+// A registry name or an inline config; errors of a name lookup take the name's pointer.
+const model_spec& resolve_model(const json& v, const std::string& ptr, std::deque<model_spec>& inline_models) {
+  if (v.is_string()) {
+    try {
+      return find_model(v.get<std::string>()).spec;
+    } catch (const error& e) {
+      throw error(e.code(), ptr, e.message());
+    }
+  }
+  if (v.is_object()) {
+    inline_models.push_back(nested(ptr, [&] { return read_hf_config(v); }));
+    return inline_models.back();
+  }
+  throw error(error_code::config_type, ptr, "expected a model name or a config.json object, but got " + describe(v));
+}
+
+const hardware_spec* resolve_gpu(const json& v, const std::string& ptr, std::deque<hardware_spec>& inline_gpus) {
+  if (v.is_null()) return nullptr;
+  if (v.is_string()) {
+    std::string lower = v.get<std::string>();
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "none") return nullptr;
+    try {
+      return &find_gpu(v.get<std::string>());
+    } catch (const error& e) {
+      throw error(e.code(), ptr, e.message());
+    }
+  }
+  if (v.is_object()) {
+    inline_gpus.push_back(nested(ptr, [&] { return read_hardware(v); }));
+    return &inline_gpus.back();
+  }
+  throw error(error_code::config_type, ptr, "expected a GPU name, a GPU object or null, but got " + describe(v));
+}
+
+std::vector<calibration_entry> read_calibration_value(const json& j, const std::string& where) {
+  const json* list = &j;
+  std::string base;
+  if (j.is_object()) {
+    if (!j.contains("entries"))
+      throw error(error_code::config_missing, "/entries",
+                  "required field is missing: expected an array of calibration entries");
+    list = &j.at("entries");
+    base = "/entries";
+  }
+  if (!list->is_array())
+    throw error(error_code::config_type, base, "expected an array of calibration entries, but got " + describe(*list));
+  std::vector<calibration_entry> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const json& item = (*list)[i];
+    const std::string ptr = base + "/" + std::to_string(i);
+    if (!item.is_object())
+      throw error(error_code::config_type, ptr, "expected a calibration entry object, but got " + describe(item));
+    const reader r(item, ptr);
+    calibration_entry e;
+    e.model = r.string_or("model", "*");
+    e.gpu = r.string_or("gpu", "");
+    if (e.gpu.empty())
+      throw error(error_code::config_missing, ptr + "/gpu", "required field is missing: expected a GPU name");
+    e.precision = r.string_or("precision", "*");
+    if (e.precision != "*") e.precision = std::string(to_string(parse_precision(e.precision, ptr + "/precision")));
+    for (const char* key : {"compute_efficiency", "mem_efficiency"}) {
+      if (!r.has(key)) continue;
+      const double v = r.number_or(key, 0, -1e300, 1e300);
+      if (!(v > 0 && v <= 1))
+        throw error(error_code::config_range, r.ptr(key),
+                    "expected a number in (0, 1], but got " + format_number(v) + (where.empty() ? "" : " in " + where));
+      (std::string(key) == "compute_efficiency" ? e.compute_efficiency : e.mem_efficiency) = v;
+    }
+    e.source = r.string_or("source", "");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+compare_request read_request(const json& j, bool allow_lists, std::uint32_t command, request_state& state) {
+  if (!j.is_object())
+    throw error(error_code::config_type, "", "expected the request to be a JSON object, but got " + describe(j));
+  compare_request q;
+  compare_plan& plan = q.plan;
+  read_scalars(j, "", command, state, allow_lists);
+  if (j.contains("parallelism") && (command & field("/parallelism").commands))
+    read_scalars(part_object(j, "parallelism"), "parallelism", command, state, false);
+
+  const reader r(j);
+  if (!r.has("model"))
+    throw error(error_code::config_missing, "/model",
+                "required field is missing: expected a model name or a config.json object");
+  each(j, field("/model"), allow_lists,
+       [&](const json& v, const std::string& ptr) { plan.models.push_back(&resolve_model(v, ptr, q.inline_models)); });
+  // The swept dimensions: a list, or the one value read_scalars stored.
+  const auto sweep = [&](std::string_view pointer, auto&& push) {
+    const request_field& f = field(pointer);
+    if (!r.has(f.key) || !j.at(std::string(f.key)).is_array() || !allow_lists) return push(state);
+    each(j, f, allow_lists, [&](const json& v, const std::string& ptr) {
+      check_value(f, v, ptr);
+      request_state one;
+      access(f.pointer)->set(one, v);
+      push(one);
+    });
+  };
+  sweep("/batch_size", [&](const request_state& s) { plan.batch_sizes.push_back(s.base.batch_size); });
+  sweep("/sequence_length", [&](const request_state& s) { plan.sequence_lengths.push_back(s.base.sequence_length); });
+  sweep("/num_generated_tokens",
+        [&](const request_state& s) { plan.generated_tokens.push_back(s.base.num_generated_tokens); });
+  sweep("/precision", [&](const request_state& s) { plan.precisions.push_back(s.base.weight_precision); });
+  if (r.has("compute_efficiency")) state.base.compute_efficiency_origin = efficiency_origin::explicit_value;
+  if (r.has("mem_efficiency")) state.base.mem_efficiency_origin = efficiency_origin::explicit_value;
+
+  if (!j.contains("gpu")) {
+    plan.gpus.push_back(&find_gpu(default_gpu_name));
+  } else {
+    each(j, field("/gpu"), allow_lists,
+         [&](const json& v, const std::string& ptr) { plan.gpus.push_back(resolve_gpu(v, ptr, q.inline_gpus)); });
+  }
+  if (r.has("calibration")) {
+    plan.calibrations = nested("/calibration", [&] { return read_calibration_value(j.at("calibration"), ""); });
+    const json& c = j.at("calibration");
+    plan.calibration_store = c.is_object() && c.contains("origin") && c.at("origin").is_string()
+                                 ? c.at("origin").get<std::string>()
+                                 : "request";
+  }
+
+  plan.base = state.base;
+  settings& s = plan.base;
+  s.batch_size = plan.batch_sizes.front();
+  s.sequence_length = plan.sequence_lengths.front();
+  s.num_generated_tokens = plan.generated_tokens.front();
+  s.weight_precision = plan.precisions.front();
+  validate(s);
+  return q;
+}
+
+}  // namespace detail
+
+compare_request read_compare_request(const nlohmann::json& j, bool allow_lists) {
+  detail::request_state state;
+  return detail::read_request(j, allow_lists, allow_lists ? command_compare : command_estimate, state);
+}
+compare_request read_compare_request(std::string_view json_text, bool allow_lists) {
+  return read_compare_request(detail::parse_object(json_text, "the request"), allow_lists);
+}
+serving_request read_serving_request(std::string_view json_text) {
+  return read_serving_request(detail::parse_object(json_text, "the request"));
+}
+training_request read_training_request(std::string_view json_text) {
+  return read_training_request(detail::parse_object(json_text, "the request"));
+}
+calibration_request read_calibration_request(std::string_view json_text) {
+  return read_calibration_request(detail::parse_object(json_text, "the request"));
+}
+
+serving_request read_serving_request(const nlohmann::json& j) {
+  using namespace detail;
+  request_state state;
+  serving_request q;
+  q.request = read_request(j, false, command_throughput, state);
+  if (q.request.plan.gpus.front() == nullptr)
+    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
+  const json& part = part_object(j, "serving");
+  read_scalars(part, "serving", command_throughput, state, false);
+  serving_settings& s = q.serving;
+  s = state.serving;
+  s.base = q.request.plan.at(0).config;
+  if (reader(part).has("draft")) {
+    const json& d = part.at("draft");
+    if (d.is_string() || d.is_object()) {
+      s.draft = &resolve_model(d, "/serving/draft", q.drafts);
+    } else {
+      throw error(error_code::config_type, "/serving/draft",
+                  "expected a model name or a config.json object, but got " + describe(d));
+    }
+  }
+  return q;
+}
+
+training_request read_training_request(const nlohmann::json& j) {
+  using namespace detail;
+  request_state state;
+  training_request q;
+  q.request = read_request(j, false, command_train, state);
+  const json& part = part_object(j, "training_analysis");
+  read_scalars(part, "training_analysis", command_train, state, false);
+  training_settings& t = q.training;
+  t = state.training;
+  t.base = q.request.plan.at(0).config;
+  t.base.training = true;
+  const reader r(part, "/training_analysis");
+  if (r.has("lora_targets") && t.lora.rank == 0 && !state.qlora)
+    throw error(error_code::invalid_argument, "/training_analysis/lora_targets",
+                "LoRA targets apply to LoRA only: expected lora_rank > 0 (or qlora) with them");
+  if (state.qlora) {
+    if (t.lora.base_precision && !is_weight_only(*t.lora.base_precision))
+      throw error(error_code::invalid_argument, "/training_analysis/base_precision",
+                  "qlora quantises the frozen base: expected int8 or int4, but got \"" +
+                      std::string(to_string(*t.lora.base_precision)) + "\"");
+    if (!t.lora.base_precision) t.lora.base_precision = precision::int4;
+    if (!r.has("lora_rank")) t.lora.rank = 64;  // the QLoRA paper's rank
+    if (t.lora.rank == 0)
+      throw error(error_code::invalid_argument, "/training_analysis/lora_rank",
+                  "qlora trains LoRA adapters: expected a rank > 0, but got 0");
+  }
+  return q;
+}
+
+calibration_request read_calibration_request(const nlohmann::json& j) {
+  using namespace detail;
+  request_state state;
+  calibration_request q;
+  q.request = read_request(j, false, command_calibrate, state);
+  if (q.request.plan.gpus.front() == nullptr)
+    throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
+  const json& part = part_object(j, "measured");
+  if (part.empty())
+    throw error(error_code::config_missing, "/measured",
+                "expected {decode_tokens_per_second, time_to_first_token_s} with at least one measured figure");
+  read_scalars(part, "measured", command_calibrate, state, false);
+  q.measured = state.measured;
+  q.all_models = state.all_models;
+  return q;
+}
+
+std::vector<calibration_entry> read_calibration(std::string_view json_text, const std::string& where) {
+  const std::string what = where.empty() ? std::string("the calibration store") : "the calibration store " + where;
+  return detail::read_calibration_value(detail::parse_json(json_text, what.c_str()), where);
+}
+
+}  // namespace flopcast

@@ -1,0 +1,33 @@
+// The shared bad-input fixture through the WASM API: each case throws a FlopcastError with
+// exactly the fixture's code, pointer and message (the C++ and CLI suites check the same file),
+// and failing calls leave the module's heap flat.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load, root } from './load.mjs';
+
+const { cases } = JSON.parse(readFileSync(join(root, 'tests/fixtures/bad_inputs.json'), 'utf8'));
+
+test('the bad-input fixture gives the same code, pointer and message through WASM', async () => {
+  const { fc, FlopcastError } = await load();
+  assert.ok(cases.length >= 60);
+  const run = (c) => fc[c.entry](c.request);
+  for (const c of cases) assert.throws(() => run(c)); // warm the allocator once
+  for (const c of cases) {
+    assert.throws(
+      () => run(c),
+      (e) => {
+        assert.ok(e instanceof FlopcastError, `${c.name}: a FlopcastError, got ${e}`);
+        assert.equal(e.code, c.code, `${c.name}: code`);
+        assert.equal(e.pointer, c.pointer, `${c.name}: pointer`);
+        assert.equal(e.message, `[flopcast.${c.code}] ${c.pointer ? `(${c.pointer}) ` : ''}${c.message}`, c.name);
+        return true;
+      },
+      c.name,
+    );
+  }
+  const before = fc.heapUsed();
+  for (let i = 0; i < 5; i++) for (const c of cases) assert.throws(() => run(c));
+  assert.ok(fc.heapUsed() - before <= 64 * 1024, `heap grew by ${fc.heapUsed() - before} bytes`);
+});
