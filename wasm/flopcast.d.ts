@@ -1,8 +1,17 @@
 // Types of flopcast's JavaScript API (hand-written: Emscripten 3.1.6 cannot emit them).
 // Units are SI base units: FLOPs are counts, memory bytes, time seconds, energy joules.
 
-export type Precision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | (string & {});
+/** A precision as results name it. */
+export type PrecisionName = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4';
+/** A precision as requests may name it (aliases such as "float16" or "half" are accepted). */
+export type Precision = PrecisionName | (string & {});
 export type Optimizer = 'adam' | 'adamw' | 'sgd' | 'none';
+/** Which roofline limit a phase hits. */
+export type Bound = 'compute' | 'memory';
+/** Where an efficiency came from: the default, the request, or a stored calibration. */
+export type EfficiencyOrigin = 'default' | 'explicit' | 'calibrated';
+/** A low-high range of a figure. */
+export type Range = [number, number];
 
 /** A Hugging Face config.json object, as published. */
 export type HfConfig = { model_type: string } & Record<string, unknown>;
@@ -100,7 +109,7 @@ export interface ThroughputResult {
   concurrency: number;
   prefill_s: number | null;
   decode_step_s: number | null;
-  decode_bound: 'compute' | 'memory' | null;
+  decode_bound: Bound | null;
   cycle_s: number | null;
   tokens_per_second: number | null;
   total_tokens_per_second: number | null;
@@ -108,28 +117,253 @@ export interface ThroughputResult {
   ttft_s: number | null;
   tpot_s: number | null;
   cost_per_1m_tokens_usd: number | null;
+  /** null when it does not fit. */
   ranges: {
-    tokens_per_second: [number, number];
-    ttft_s: [number, number];
-    tpot_s: [number, number];
+    tokens_per_second: Range;
+    ttft_s: Range;
+    tpot_s: Range;
     source: string;
   } | null;
-  speculative: {
-    draft_model: string;
-    speculative_tokens: number;
-    acceptance_rate: number;
-    expected_tokens_per_step: number;
-    draft_step_s: number;
-    verify_step_s: number;
-    tpot_s: number;
-    tokens_per_second: number;
-    speedup: number;
-  } | null;
-  settings: Record<string, unknown>;
+  /** null without a draft model. */
+  speculative: SpeculativeResult | null;
+  settings: ServingResultSettings;
+}
+export interface SpeculativeResult {
+  draft_model: string | null;
+  speculative_tokens: number;
+  acceptance_rate: number;
+  expected_tokens_per_step: number;
+  draft_step_s: number;
+  verify_step_s: number;
+  tpot_s: number;
+  tokens_per_second: number;
+  speedup: number;
+}
+/** The serving settings a throughput result used, defaults included. */
+export interface ServingResultSettings {
+  gpu_memory_utilization: number;
+  paged: boolean;
+  block_size: number;
+  /** 0: no chunked prefill. */
+  chunked_prefill_tokens: number;
+  compute_efficiency: number;
+  mem_efficiency: number;
+  compute_efficiency_origin: EfficiencyOrigin;
+  mem_efficiency_origin: EfficiencyOrigin;
+  tensor_parallel: number;
+  pipeline_parallel: number;
+  data_parallel: number;
+  expert_parallel: number;
+  /** null: the weights' precision (fp16 for int8/int4). */
+  kv_cache_precision: PrecisionName | null;
 }
 export interface CalibrationRequest extends EstimateRequest {
   measured: { decode_tokens_per_second?: number; time_to_first_token_s?: number };
   all_models?: boolean;
+}
+/** A calibration store (the format of ~/.config/flopcast/calibration.json): calibrate()'s result. */
+export interface CalibrationStore {
+  version: number;
+  entries: CalibrationEntry[];
+}
+
+/** Options of the training-step analysis (train()). */
+export interface TrainingAnalysisOptions {
+  recompute?: RecomputePolicy;
+  gradient_clipping?: boolean;
+  fused_optimizer?: boolean;
+  /** The token budget (default: 20 tokens per parameter, Chinchilla). */
+  tokens?: number;
+  /** Model FLOPs utilization for the token budget's time. */
+  mfu?: number;
+  gpus?: number;
+  /** 0: full fine-tuning. */
+  lora_rank?: number;
+  /** "all" (default), "attention", "mlp", or a list such as "q,v" or "q_proj,v_proj". */
+  lora_targets?: string;
+  /** The frozen base's precision; int8/int4 make it QLoRA. */
+  base_precision?: Precision;
+}
+export interface TrainRequest extends EstimateRequest {
+  training_analysis?: TrainingAnalysisOptions;
+}
+export type RecomputePolicy = 'none' | 'selective' | 'full';
+/** The phases of one training step, in execution order; they partition the step's FLOPs. */
+export type TrainingPhase =
+  | 'forward'
+  | 'backward_input_gradients'
+  | 'backward_attention_core'
+  | 'backward_weight_gradients'
+  | 'recompute'
+  | 'gradient_clipping'
+  | 'mixed_precision'
+  | 'optimizer';
+export interface MemoryTraffic {
+  read_bytes: number;
+  write_bytes: number;
+  bytes: number;
+  arithmetic_intensity: number;
+}
+/** One phase's roofline; bound and times are null without a GPU. */
+export interface PhaseCost {
+  phase: TrainingPhase;
+  bound: Bound | null;
+  time_s: number | null;
+  compute_s: number | null;
+  memory_s: number | null;
+  flops: number;
+  bytes: number;
+  arithmetic_intensity: number;
+}
+/** train(): the CLI's `train --json` object (FLOPs are counts, bytes, seconds). */
+export interface TrainResult {
+  model: string;
+  settings: {
+    batch_size: number;
+    sequence_length: number;
+    precision: PrecisionName;
+    gpu: string | null;
+    optimizer: Optimizer;
+    fused_optimizer: boolean;
+    recompute: RecomputePolicy;
+    gradient_clipping: boolean;
+    causal: boolean;
+    flash_attention: boolean;
+    compute_efficiency: number;
+    mem_efficiency: number;
+    mfu: number;
+    gpus: number;
+    tokens: number;
+    lora_rank: number;
+    /** null without LoRA. */
+    lora_targets: string | null;
+    /** null without LoRA. */
+    base_precision: PrecisionName | null;
+  };
+  parameters: { total: number; trainable: number; frozen: number };
+  flops: {
+    forward: number;
+    forward_base: number;
+    lora_forward: number;
+    backward: {
+      total: number;
+      weight_gradient: number;
+      input_gradient: number;
+      attention: {
+        qkv_projection: number;
+        output_projection: number;
+        cross_kv_projection: number;
+        dq_dk: number;
+        dv_dp: number;
+        softmax: number;
+        rotary: number;
+        total: number;
+      };
+      mlp: number;
+      norm: number;
+      embedding: number;
+      output_head: number;
+      lora_adapters: number;
+      ratio_to_forward: number;
+    };
+    optimizer: number;
+    gradient_clipping: number;
+    mixed_precision: number;
+    recompute: {
+      policy: RecomputePolicy;
+      layers: number;
+      attention_core: number;
+      flash_attention_kernel: number;
+      total: number;
+    };
+    total_step: number;
+    sum_of_parts: number;
+    sum_of_parts_ratio: number;
+    within_5_percent: boolean;
+    /** Forward + backward: what MFU counts. */
+    model_flops: number;
+  };
+  memory: {
+    weights: number;
+    gradients: number;
+    optimizer_state: number;
+    activations: number;
+    total: number;
+    gpu_memory: number | null;
+    fits_on_gpu: boolean | null;
+    bytes_per_trainable_parameter: number;
+    activations_by_recompute: Record<RecomputePolicy, number>;
+  };
+  /** By phase, the three backward phases together, and the whole step. */
+  memory_traffic: Record<TrainingPhase | 'backward' | 'total', MemoryTraffic>;
+  /** One row per phase, in execution order. */
+  bottleneck: PhaseCost[];
+  /** null without a GPU. */
+  performance: {
+    compute_precision: PrecisionName;
+    peak_flops_per_s: number;
+    memory_bandwidth_bytes_per_s: number;
+    step_time_s: number;
+    step_compute_s: number;
+    step_memory_s: number;
+    tokens_per_second: number;
+    model_flops_utilization: number;
+    estimate_training_step_s: number;
+  } | null;
+  recommendations: { action: string; reason: string }[];
+  token_budget: {
+    tokens: number;
+    source: string;
+    tokens_per_step: number;
+    steps: number;
+    total_flops: number;
+    model_flops: number;
+    mfu: number;
+    gpus: number;
+    /** The times and cost are null without a GPU. */
+    time_s: number | null;
+    time_days: number | null;
+    gpu_hours: number | null;
+    cost_usd: number | null;
+    roofline_time_s: number | null;
+    flops_6nd: number;
+    ratio_total_to_6nd: number;
+    ratio_model_to_6nd: number;
+  };
+  cross_check_6nd: {
+    /** What N counts, in words. */
+    n: string;
+    parameters: number;
+    tokens_per_step: number;
+    forward_plus_backward: number;
+    flops_6nt: number;
+    ratio: number;
+    within_5_percent: boolean;
+    non_embedding_parameters: number;
+    flops_6nt_non_embedding: number;
+    ratio_non_embedding: number;
+  };
+  /** null without LoRA. */
+  lora: {
+    rank: number;
+    targets: string;
+    base_precision: PrecisionName;
+    quantized_base: boolean;
+    /** null unless the base is quantized. */
+    base_bits_per_quantized_weight: number | null;
+    trainable_parameters: number;
+    base_parameters: number;
+    all_parameters: number;
+    trainable_percent: number;
+    adapted_matrices: number;
+    quantized_parameters: number;
+    base_weight_bytes: number;
+    adapter_bytes: number;
+    forward_flops: number;
+    backward_flops: number;
+  } | null;
+  /** The notes, joined by "; ". */
+  note: string;
 }
 
 type OneOrMany<T> = T | T[];
@@ -173,7 +407,7 @@ export interface LayerRow {
   total: number;
 }
 export interface Performance {
-  compute_precision: string;
+  compute_precision: PrecisionName;
   peak_flops_per_s: number;
   memory_bandwidth_bytes_per_s: number;
   prefill_flops: number;
@@ -181,12 +415,12 @@ export interface Performance {
   prefill_compute_s: number;
   prefill_memory_s: number;
   prefill_latency_s: number;
-  prefill_bound: 'compute' | 'memory';
+  prefill_bound: Bound;
   decode_steps: number | null;
   decode_first_step_s: number | null;
   decode_first_step_flops: number | null;
   decode_first_step_bytes: number | null;
-  decode_bound: 'compute' | 'memory' | null;
+  decode_bound: Bound | null;
   decode_total_s: number | null;
   decode_latency_per_token_s: number | null;
   decode_tokens_per_second: number | null;
@@ -211,6 +445,130 @@ export interface TrainingMemory {
   gradient_checkpointing: boolean;
   total: number;
 }
+/** The ranges of the performance figures (null where the figure is). */
+export interface PerformanceRanges {
+  prefill_latency_s: Range;
+  decode_latency_per_token_s: Range | null;
+  decode_tokens_per_second: Range | null;
+  total_request_latency_s: Range;
+  training_step_s: Range | null;
+  energy_total_joules: Range;
+  cost_usd: Range;
+  compute_efficiency: Range;
+  mem_efficiency: Range;
+  source: string;
+}
+/** The architecture as flopcast read it. */
+export interface ModelConfig {
+  model_type: string;
+  architecture: Architecture;
+  hidden_size: number;
+  num_layers: number;
+  num_encoder_layers: number;
+  vocab_size: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim: number;
+  v_head_dim: number;
+  intermediate_size: number;
+  mlp: 'gated' | 'standard';
+  activation: string;
+  norm: 'rmsnorm' | 'layernorm';
+  position: 'rope' | 'learned' | 'alibi' | 'relative_bias';
+  parallel_attention: boolean;
+  tie_word_embeddings: boolean;
+  max_position_embeddings: number;
+  /** Multi-head latent attention (DeepSeek-V2/V3); null otherwise. */
+  mla: {
+    q_lora_rank: number;
+    kv_lora_rank: number;
+    qk_nope_head_dim: number;
+    qk_rope_head_dim: number;
+    v_head_dim: number;
+  } | null;
+  /** null for dense models. */
+  moe: {
+    num_experts: number;
+    experts_per_token: number;
+    expert_intermediate_size: number;
+    shared_intermediate_size: number;
+  } | null;
+  layer_groups: LayerGroup[];
+}
+export type Architecture = 'decoder' | 'encoder' | 'encoder-decoder';
+/** A run of identical layers. */
+export interface LayerGroup {
+  count: number;
+  stack: 'decoder' | 'encoder';
+  cross_attention: boolean;
+  moe: boolean;
+  /** null: full attention. */
+  sliding_window: number | null;
+}
+/** The layout and its per-GPU figures (present whenever there is a GPU, one GPU included). */
+export interface ParallelismResult {
+  tensor_parallel: number;
+  pipeline_parallel: number;
+  data_parallel: number;
+  expert_parallel: number;
+  sequence_parallel: boolean;
+  num_microbatches: number;
+  total_gpus: number;
+  interconnect_bandwidth_bytes_per_s: number;
+  link_latency_s: number;
+  batch_per_replica: number;
+  layers_per_stage: number;
+  per_gpu_weights: number;
+  per_gpu_kv_cache: number;
+  per_gpu_activations: number;
+  /** Training only. */
+  per_gpu_training_state: number | null;
+  per_gpu_memory_bytes: number;
+  fits_per_gpu: boolean;
+  tp_allreduce_bytes: number;
+  tp_comm_s: number;
+  /** null for encoders (no decode). */
+  tp_comm_decode_step_s: number | null;
+  pp_send_s: number;
+  pp_send_decode_step_s: number | null;
+  /** Training only. */
+  pp_bubble_fraction: number | null;
+  ep_alltoall_s: number;
+  ep_alltoall_decode_step_s: number | null;
+  /** Training only. */
+  dp_allreduce_s: number | null;
+  prefill_latency_s: number;
+  decode_latency_per_token_s: number | null;
+  decode_tokens_per_second: number | null;
+  total_request_latency_s: number;
+  training_step_s: number | null;
+}
+/** The settings every result and the defaults share, by request field name. */
+export interface SharedSettings {
+  batch_size: number;
+  sequence_length: number;
+  num_generated_tokens: number;
+  precision: PrecisionName;
+  training: boolean;
+  optimizer: Optimizer;
+  gradient_checkpointing: boolean;
+  causal: boolean;
+  flash_attention: boolean;
+  compute_efficiency: number;
+  mem_efficiency: number;
+  power_utilization: number;
+  carbon_intensity: number;
+}
+/** details.settings: every input of an estimate, defaults included. */
+export interface EstimateSettings extends SharedSettings {
+  kv_cache_precision: PrecisionName;
+  compute_efficiency_origin: EfficiencyOrigin;
+  mem_efficiency_origin: EfficiencyOrigin;
+  /** The applied calibration's source; null when none was. */
+  calibration_source: string | null;
+  /** USD per GPU-hour; null without a GPU unless given. */
+  cost_per_hour: number | null;
+}
 export interface EstimateResult {
   parameters: number;
   active_parameters: number;
@@ -233,7 +591,7 @@ export interface EstimateResult {
   sequence_length: number;
   note: string[];
   details: {
-    config: Record<string, unknown>;
+    config: ModelConfig;
     parameters: {
       total: number;
       active: number;
@@ -257,7 +615,7 @@ export interface EstimateResult {
       kv_cache: number;
       kv_cache_prompt: number;
       kv_cache_per_token: number;
-      kv_cache_precision: string;
+      kv_cache_precision: PrecisionName;
       activations: number;
       activations_is_estimate: true;
       total: number;
@@ -266,39 +624,18 @@ export interface EstimateResult {
       fits_on_gpu: boolean | null;
       training: TrainingMemory | null;
     };
-    performance:
-      | (Performance & {
-          ranges: {
-            prefill_latency_s: [number, number];
-            decode_latency_per_token_s: [number, number] | null;
-            decode_tokens_per_second: [number, number] | null;
-            total_request_latency_s: [number, number];
-            training_step_s: [number, number] | null;
-            energy_total_joules: [number, number];
-            cost_usd: [number, number];
-            compute_efficiency: [number, number];
-            mem_efficiency: [number, number];
-            source: string;
-          };
-        })
-      | null;
-    parallelism: Record<string, number | boolean | null> | null;
-    settings: Required<
-      Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>
-    > & {
-      kv_cache_precision: string;
-      cost_per_hour: number | null;
-      compute_efficiency_origin: 'default' | 'explicit' | 'calibrated';
-      mem_efficiency_origin: 'default' | 'explicit' | 'calibrated';
-      calibration_source: string | null;
-    };
+    /** null without a GPU. */
+    performance: (Performance & { ranges: PerformanceRanges }) | null;
+    /** null without a GPU. */
+    parallelism: ParallelismResult | null;
+    settings: EstimateSettings;
   };
 }
 
 /** One row of compare(): the CLI's `compare --json` row. */
 export interface CompareRow {
   model: string;
-  precision: string;
+  precision: PrecisionName;
   gpu: string | null;
   batch_size: number;
   sequence_length: number;
@@ -312,7 +649,7 @@ export interface CompareRow {
   activations: number;
   fits_on_gpu: boolean | null;
   prefill_latency_s: number | null;
-  prefill_bound: 'compute' | 'memory' | null;
+  prefill_bound: Bound | null;
   decode_latency_per_token_s: number | null;
   decode_tokens_per_second: number | null;
   total_request_latency_s: number | null;
@@ -325,15 +662,25 @@ export interface ModelInfo {
   aliases: string[];
   family: string;
   model_type: string;
-  architecture: 'decoder' | 'encoder' | 'encoder-decoder';
+  architecture: Architecture;
   parameters: number;
   active_parameters: number;
   published_parameters: number | null;
   published_significant_digits: number;
   source: string;
 }
-export interface GpuInfo extends Required<Omit<GpuSpec, 'interconnect'>> {
+/** An accelerator of the database (listGpus()). */
+export interface GpuInfo {
+  name: string;
+  aliases: string[];
+  vendor: string;
+  memory_bytes: number;
+  memory_bandwidth_bytes_per_s: number;
+  /** Dense peak FLOP/s of each precision the GPU has. */
+  peak_flops: Partial<Record<PrecisionName, number>>;
+  tdp_watts: number;
   interconnect: { name: string; bandwidth_bytes_per_s: number };
+  cost_per_hour_usd: number;
 }
 /** bound: compute/memory (1/0 in sweep values). */
 export type FieldKind =
@@ -345,14 +692,14 @@ export interface RowField {
 }
 export interface Defaults {
   version: string;
-  settings: Required<
-    Omit<EstimateRequest, 'model' | 'gpu' | 'kv_cache_precision' | 'cost_per_hour' | 'parallelism' | 'calibration'>
-  > & {
+  settings: SharedSettings & {
     gpu: string;
+    /** null: the weights' precision (fp16 for int8/int4). */
     kv_cache_precision: null;
+    /** null: the GPU's. */
     cost_per_hour: null;
   };
-  precisions: { name: string; bits: number; weight_only: boolean }[];
+  precisions: { name: PrecisionName; bits: number; weight_only: boolean }[];
   optimizers: Optimizer[];
   row_fields: RowField[];
   sweep_fields: (keyof CompareRow)[];
@@ -382,15 +729,16 @@ export interface Flopcast {
   estimate(request: EstimateRequest | string): EstimateResult;
   compare(request: CompareRequest | string): CompareRow[];
   throughput(request: ThroughputRequest | string): ThroughputResult;
-  calibrate(request: CalibrationRequest | string): { version: number; entries: CalibrationEntry[] };
-  /** The training-step analysis; `training_analysis` holds its options. */
-  train(request: (EstimateRequest & { training_analysis?: Record<string, unknown> }) | string): Record<string, unknown>;
+  /** The calibration entry a measurement implies, as a store {version, entries: [entry]}. */
+  calibrate(request: CalibrationRequest | string): CalibrationStore;
+  /** The training-step analysis (`training: true` is implied); `training_analysis` holds its options. */
+  train(request: TrainRequest | string): TrainResult;
   sweep(request: CompareRequest | string, options?: SweepOptions): SweepResult;
   sweepSize(request: CompareRequest | string): number;
   listModels(): ModelInfo[];
   listGpus(): GpuInfo[];
   defaults(): Defaults;
-  precisions(): string[];
+  precisions(): PrecisionName[];
   optimizers(): Optimizer[];
   rowFields(): RowField[];
   heapUsed(): number;

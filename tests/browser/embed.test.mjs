@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { serve, launch, openPage, dist, root, outDir } from './harness.mjs';
+import { serve, launch, openPage, dist, root, outDir, assertSame } from './harness.mjs';
 
 let site, browser;
 before(async () => {
@@ -19,6 +19,9 @@ after(async () => {
 
 const cliJson = (args) =>
   JSON.parse(spawnSync(join(root, 'build/flopcast'), [...args, '--json'], { encoding: 'utf8' }).stdout);
+
+// A widget's displayed figures only (its data-field elements), for assertSame.
+const figures = (v) => Object.fromEntries(Object.entries(v).filter(([k]) => k.startsWith('/')));
 
 async function widgetValues(page, id) {
   await page.waitForFunction(
@@ -47,17 +50,21 @@ test('the documentation page renders each widget in a Shadow DOM with the CLI nu
     cli.details.performance.decode_tokens_per_second,
   );
   assert.equal(llama['/details/memory/fits_on_gpu'], 'true');
+  assertSame(figures(llama), cli, { min: 8, strict: true });
   assert.match(llama.text, /Meta-Llama-3-8B/);
   // Light DOM stays empty: the card lives in the shadow root.
   assert.equal(await page.evaluate(() => document.getElementById('example-llama').children.length), 0);
 
   const big = await widgetValues(page, 'example-70b');
   assert.equal(big['/details/memory/fits_on_gpu'], 'false');
+  assertSame(figures(big), cliJson(['estimate', 'llama-2-70b', '-g', 'A100-80GB-SXM', '-p', 'fp16']), {
+    min: 8,
+    strict: true,
+  });
   const moe = await widgetValues(page, 'example-mixtral');
-  assert.equal(
-    Number(moe['/memory']),
-    cliJson(['estimate', 'mixtral-8x7b', '-g', 'A100', '-p', 'int4', '-b', '8', '-s', '4096']).memory,
-  );
+  const moeCli = cliJson(['estimate', 'mixtral-8x7b', '-g', 'A100', '-p', 'int4', '-b', '8', '-s', '4096']);
+  assert.equal(Number(moe['/memory']), moeCli.memory);
+  assertSame(figures(moe), moeCli, { min: 8, strict: true });
 
   const bad = await widgetValues(page, 'example-error');
   assert.match(bad.error, /\[flopcast\.unknown_model\] \(\/model\) unknown model "no-such-model"/);

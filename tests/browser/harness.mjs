@@ -1,5 +1,6 @@
 // Shared by the browser tests and benchmarks: a real HTTP server on 127.0.0.1 serving the
 // built site (dist/), and Debian's chromium driven by playwright-core (never a downloaded browser).
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -75,4 +76,67 @@ export async function openPage(browser, url, { context: ctxOptions = {} } = {}) 
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
   return { page, context, errors };
+}
+
+/**
+ * Resolves a JSON pointer ("/details/memory/weights", "/ranges/ttft_s/0") in a result. Throws
+ * when the pointer names no key of the result. A null object on the way (details.performance
+ * without a GPU, details.memory.training in inference) resolves to null, with `viaNull` naming
+ * it, unless `strict`.
+ */
+export function resolvePointer(result, pointer, { strict = false } = {}) {
+  if (typeof pointer !== 'string' || !pointer.startsWith('/')) throw new Error(`not a JSON pointer: ${pointer}`);
+  let value = result;
+  let at = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (value === null) {
+      if (strict) assert.fail(`${pointer}: ${at} is null in the core's result, so the key cannot be checked`);
+      return { value: null, viaNull: at };
+    }
+    const has =
+      typeof value === 'object' &&
+      (Array.isArray(value) ? /^(0|[1-9]\d*)$/.test(key) && Number(key) < value.length : Object.hasOwn(value, key));
+    if (!has) {
+      const keys = value && typeof value === 'object' ? Object.keys(value) : [];
+      assert.fail(
+        `${pointer}: the core's result has no ${JSON.stringify(key)} at ${at || '/'}` +
+          (Array.isArray(value) ? ` (an array of ${value.length})` : keys.length ? ` (keys: ${keys.join(', ')})` : ''),
+      );
+    }
+    value = value[key];
+    at += `/${raw}`;
+  }
+  return { value, viaNull: null };
+}
+
+/**
+ * The page shows exactly the core's numbers: `values` maps each displayed element's JSON
+ * pointer to its data-value text; every pointer must name a key of `result` (see
+ * resolvePointer) and show its value ('null' for null). At least `min` figures are compared.
+ */
+export function assertSame(values, result, { min = 20, strict = false } = {}) {
+  const entries = Object.entries(values);
+  for (const [pointer, text] of entries) {
+    const { value: expected } = resolvePointer(result, pointer, { strict });
+    if (expected === null) assert.equal(text, 'null', `${pointer}: page ${text}, core null`);
+    else if (typeof expected === 'number')
+      assert.equal(Number(text), expected, `${pointer}: page ${text}, core ${expected}`);
+    else if (typeof expected === 'object') assert.fail(`${pointer}: names an object or array, not a figure`);
+    else assert.equal(text, String(expected), pointer);
+  }
+  assert.ok(entries.length >= min, `compared ${entries.length} displayed figures, expected at least ${min}`);
+  return entries.length;
+}
+
+/** Every displayed value under `root` by its JSON pointer, from the elements with `attr`. */
+export async function shownBy(page, attr, root = 'body') {
+  return page.evaluate(
+    ([attr, root]) => {
+      const out = {};
+      for (const el of document.querySelectorAll(`${root} [${attr}]`)) out[el.getAttribute(attr)] = el.dataset.value;
+      return out;
+    },
+    [attr, root],
+  );
 }

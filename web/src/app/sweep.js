@@ -1,11 +1,11 @@
 // The compare & sweep panel: the worker computes every point (fc.sweep); this thread keeps
 // the numbers as they came, derives the text columns from the point index (compare.hpp's
 // Cartesian order: model, precision, gpu, batch, sequence, generated tokens), sorts indices
-// and renders the top 500 rows. Downloads hold every point.
+// and renders the top MAX_ROWS (200) rows. Downloads hold every point.
 import { formatByKind } from '../format.js';
 
 const MAX_ROWS = 200;
-const MAX_POINTS = 2_000_000; // the page keeps every point in memory (17 doubles each)
+const MAX_POINTS = 2_000_000; // the page keeps every point in memory (a double per sweep field: 18 today)
 const LISTS = [
   { id: 'sweep-models', key: 'model', type: 'text' },
   { id: 'sweep-precision', key: 'precision', type: 'text' },

@@ -1,0 +1,345 @@
+// Drift guard: the package's flopcast.d.ts describes exactly what the core returns. Real results
+// of every API call (over a spread of models and modes) are written into a .mts file as typed
+// literals and compiled with the repo's TypeScript: excess-property checks fail on a key the
+// .d.ts lacks, and a missing required key, a null where none is declared or a number typed as a
+// string fail too. A second pass walks each result beside its declared type and fails where a
+// key is typed only by an index signature, `unknown` or `any` (where tsc would accept anything).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { load, root, wasmDir } from './load.mjs';
+
+const ts = createRequire(join(root, 'package.json'))('typescript');
+const { fc } = await load();
+const tmp = mkdtempSync(join(tmpdir(), 'flopcast-types-'));
+const dts = join(wasmDir, 'flopcast.d.ts');
+
+// [declared type, label, value]: real results, computed now. The declared type is what the API
+// says the call returns (ReturnType of the method), so a loosened method signature is caught too.
+function realResults() {
+  const out = [];
+  const add = (method, label, value) => out.push([`ReturnType<Flopcast['${method}']>`, label, value]);
+  const estimates = {
+    'decoder on H100': { model: 'llama-3-8b', gpu: 'H100', batch_size: 4 },
+    'encoder (bert-base)': { model: 'bert-base', gpu: 'A100' },
+    'encoder-decoder (t5-small)': { model: 't5-small', gpu: 'L4', num_generated_tokens: 16 },
+    'MoE (mixtral-8x7b)': { model: 'mixtral-8x7b', gpu: 'H100', precision: 'int4', kv_cache_precision: 'fp8' },
+    'MLA + MoE (deepseek-v3)': { model: 'deepseek-v3', gpu: 'H100', precision: 'fp8' },
+    'sliding windows (gemma-2-9b)': { model: 'gemma-2-9b', gpu: 'A100', causal: true },
+    'no GPU': { model: 'llama-3-8b', gpu: null },
+    'encoder without GPU': { model: 'bert-base', gpu: null },
+    training: { model: 'llama-3-8b', gpu: 'A100', training: true, optimizer: 'adamw' },
+    'training without GPU': { model: 'gpt2', gpu: null, training: true, gradient_checkpointing: false },
+    'tensor parallel': {
+      model: 'llama-2-70b',
+      precision: 'fp16',
+      gpu: 'A100-80GB-SXM',
+      parallelism: { tensor_parallel: 2 },
+    },
+    'training on a 3D layout': {
+      model: 'mixtral-8x7b',
+      gpu: 'H100',
+      training: true,
+      batch_size: 8,
+      parallelism: {
+        tensor_parallel: 2,
+        pipeline_parallel: 2,
+        data_parallel: 2,
+        expert_parallel: 2,
+        num_microbatches: 4,
+      },
+    },
+    'custom GPU, explicit settings': {
+      model: 'qwen2.5-7b',
+      gpu: {
+        name: 'Chip',
+        memory_bytes: 48e9,
+        memory_bandwidth_bytes_per_s: 1.5e12,
+        tdp_watts: 250,
+        peak_flops: { fp32: 40e12, bf16: 300e12 },
+        cost_per_hour_usd: 2,
+      },
+      compute_efficiency: 0.4,
+      cost_per_hour: 3,
+    },
+  };
+  for (const [label, req] of Object.entries(estimates)) add('estimate', `estimate: ${label}`, fc.estimate(req));
+
+  const cal = fc.calibrate({
+    model: 'llama-3-8b',
+    gpu: 'A100',
+    sequence_length: 512,
+    measured: { decode_tokens_per_second: 80, time_to_first_token_s: 0.09 },
+  });
+  add('calibrate', 'calibrate', cal);
+  add(
+    'calibrate',
+    'calibrate: decode only',
+    fc.calibrate({ model: 'gpt2', gpu: 'L4', measured: { decode_tokens_per_second: 900 } }),
+  );
+  add(
+    'estimate',
+    'estimate: calibrated',
+    fc.estimate({ model: 'llama-3-8b', gpu: 'A100', sequence_length: 512, calibration: cal.entries }),
+  );
+
+  const serving = { model: 'llama-3-8b', gpu: 'H100' };
+  add('throughput', 'throughput', fc.throughput({ ...serving, serving: { prompt_tokens: 1024, concurrency: 32 } }));
+  add(
+    'throughput',
+    'throughput: speculative, chunked prefill',
+    fc.throughput({
+      ...serving,
+      serving: { draft: 'llama-3.2-1b', speculative_tokens: 4, acceptance_rate: 0.8, chunked_prefill_tokens: 512 },
+    }),
+  );
+  add('throughput', 'throughput: does not fit', fc.throughput({ model: 'llama-2-70b', precision: 'fp16', gpu: 'L4' }));
+  add(
+    'throughput',
+    'throughput: tensor parallel',
+    fc.throughput({
+      model: 'llama-2-70b',
+      precision: 'fp16',
+      gpu: 'A100-80GB-SXM',
+      parallelism: { tensor_parallel: 2 },
+    }),
+  );
+
+  add('train', 'train', fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024 }));
+  add(
+    'train',
+    'train: QLoRA',
+    fc.train({
+      model: 'llama-2-7b',
+      gpu: 'A100',
+      training_analysis: { lora_rank: 8, base_precision: 'int4', recompute: 'selective', tokens: 1e9 },
+    }),
+  );
+  add(
+    'train',
+    'train: LoRA without GPU',
+    fc.train({ model: 't5-small', gpu: null, training_analysis: { lora_rank: 4 } }),
+  );
+  add(
+    'train',
+    'train: MoE',
+    fc.train({ model: 'mixtral-8x7b', gpu: 'H100', training_analysis: { gpus: 8, mfu: 0.4 } }),
+  );
+
+  const grid = { model: ['llama-3-8b', 'bert-base', 't5-small'], batch_size: [1, 8], gpu: ['H100', null] };
+  add('compare', 'compare', fc.compare(grid));
+  add('sweep', 'sweep', fc.sweep(grid));
+  add('sweepSize', 'sweepSize', fc.sweepSize(grid));
+  add('listModels', 'listModels', fc.listModels());
+  add('listGpus', 'listGpus', fc.listGpus());
+  add('defaults', 'defaults', fc.defaults());
+  add('precisions', 'precisions', fc.precisions());
+  add('optimizers', 'optimizers', fc.optimizers());
+  add('rowFields', 'rowFields', fc.rowFields());
+  add('version', 'version', fc.version());
+  add('heapUsed', 'heapUsed', fc.heapUsed());
+  return out;
+}
+
+// A result as TypeScript source lines, each with the JSON pointer it writes (for messages):
+// its JSON, one key per line, except typed arrays (sweep values).
+function emit(value, path, out, prefix = '', suffix = '') {
+  const plain = (v) => v !== null && typeof v === 'object' && !ArrayBuffer.isView(v);
+  if (ArrayBuffer.isView(value)) out.push([`${prefix}new ${value.constructor.name}(${value.length})${suffix}`, path]);
+  else if (plain(value) && !Array.isArray(value)) {
+    out.push([`${prefix}{`, path]);
+    for (const [k, v] of Object.entries(value)) emit(v, `${path}/${k}`, out, `${JSON.stringify(k)}: `, ',');
+    out.push([`}${suffix}`, path]);
+  } else if (Array.isArray(value) && value.some(plain)) {
+    out.push([`${prefix}[`, path]);
+    value.forEach((v, i) => emit(v, `${path}/${i}`, out, '', ','));
+    out.push([`]${suffix}`, path]);
+  } else out.push([`${prefix}${JSON.stringify(value)}${suffix}`, path]);
+  return out;
+}
+
+// The .mts source for the cases, and for each of its lines [case label, JSON pointer].
+function source(cases) {
+  const lines = [[`import type { Flopcast } from ${JSON.stringify(join(wasmDir, 'flopcast.js'))};`, null]];
+  cases.forEach(([type, label, value], i) => {
+    lines.push(...emit(value, '', [], `export const r${i}: ${type} = `, ';').map(([t, p]) => [t, [label, p || '/']]));
+  });
+  return { text: lines.map(([t]) => t).join('\n') + '\n', where: lines.map(([, w]) => w) };
+}
+function write(file, cases, extra = '') {
+  const { text, where } = source(cases);
+  writeFileSync(file, text + extra);
+  return { file, where };
+}
+
+// Compiles the files in one program with the repo's TypeScript (strict).
+function compile(files) {
+  const program = ts.createProgram(
+    files.map((f) => f.file),
+    {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: [],
+      skipDefaultLibCheck: true,
+    },
+  );
+  const diagnostics = ts.getPreEmitDiagnostics(program);
+  const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => tmp, getNewLine: () => '\n' };
+  // A generated file's diagnostics name the case and the key; others are tsc's own text.
+  const of = ({ file, where }) => {
+    const d = diagnostics.filter((x) => x.file?.fileName === file);
+    const text = d.map((x) => {
+      const message = ts.flattenDiagnosticMessageText(x.messageText, '\n  ');
+      if (!where) return ts.formatDiagnostics([x], host);
+      const line = x.file.getLineAndCharacterOfPosition(x.start).line;
+      const [label, pointer] = where[line] ?? ['the exported names', x.file.text.split('\n')[line]];
+      return `${label}: ${pointer}: TS${x.code}: ${message}`;
+    });
+    return { count: d.length, text: text.join('\n') };
+  };
+  return { program, of };
+}
+
+// Walks a value beside its declared type; returns the paths whose type would accept anything.
+function looseKeys(checker, value, types, path, out) {
+  const members = types
+    .flatMap((t) => (t.isUnion() ? t.types : [t]))
+    .filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
+  if (members.some((t) => t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.NonPrimitive))) {
+    out.push(`${path || '/'}: typed ${members.map((t) => checker.typeToString(t)).join(' | ')}`);
+    return out;
+  }
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return out;
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => {
+      const element = members.flatMap((t) =>
+        checker.isTupleType(t)
+          ? [checker.getTypeArguments(t)[i]].filter(Boolean)
+          : checker.isArrayType(t)
+            ? [checker.getTypeArguments(t)[0]]
+            : [],
+      );
+      if (element.length === 0)
+        out.push(`${path}/${i}: no array type among ${members.map((t) => checker.typeToString(t))}`);
+      else looseKeys(checker, v, element, `${path}/${i}`, out);
+    });
+    return out;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const props = members.map((t) => checker.getPropertyOfType(t, k)).filter(Boolean);
+    if (props.length === 0) out.push(`${path}/${k}: not a declared key (only an index signature, if any)`);
+    else
+      looseKeys(
+        checker,
+        v,
+        props.map((p) => checker.getTypeOfSymbol(p)),
+        `${path}/${k}`,
+        out,
+      );
+  }
+  return out;
+}
+
+// The loose keys of every case, once per declared type and path (array indices as /*).
+function looseness(program, file, cases) {
+  const checker = program.getTypeChecker();
+  const problems = new Map();
+  const decls = program
+    .getSourceFile(file.file)
+    .statements.filter(ts.isVariableStatement)
+    .flatMap((s) => s.declarationList.declarations)
+    .filter((d) => /^r\d+$/.test(d.name.getText()));
+  assert.equal(decls.length, cases.length);
+  decls.forEach((d, i) => {
+    for (const p of looseKeys(checker, cases[i][2], [checker.getTypeFromTypeNode(d.type)], '', [])) {
+      const key = `${cases[i][0]} ${p.replace(/\/\d+(?=\/|:)/g, '/*')}`;
+      if (!problems.has(key)) problems.set(key, `${key} (first in: ${cases[i][1]})`);
+    }
+  });
+  return [...problems.values()];
+}
+
+test('flopcast.d.ts types every real result exactly (tsc --strict on typed literals)', () => {
+  assert.equal(
+    readFileSync(dts, 'utf8'),
+    readFileSync(join(root, 'wasm/flopcast.d.ts'), 'utf8'),
+    'build-wasm/wasm/flopcast.d.ts is stale: npm run build:wasm',
+  );
+  const cases = realResults();
+  assert.ok(cases.length >= 30);
+  // The exported names are the methods' return types.
+  const named = {
+    estimate: 'EstimateResult',
+    compare: 'CompareRow[]',
+    throughput: 'ThroughputResult',
+    train: 'TrainResult',
+    calibrate: 'CalibrationStore',
+    sweep: 'SweepResult',
+    listModels: 'ModelInfo[]',
+    listGpus: 'GpuInfo[]',
+    defaults: 'Defaults',
+    rowFields: 'RowField[]',
+  };
+  const extra = [
+    `import type { ${[...new Set(Object.values(named).map((t) => t.replace('[]', '')))].join(', ')} } from ${JSON.stringify(join(wasmDir, 'flopcast.js'))};`,
+    // Identical types (not just mutually assignable: an added optional key differs).
+    'type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;',
+    ...Object.entries(named).map(
+      ([m, t]) => `export const same_${m}: Same<ReturnType<Flopcast['${m}']>, ${t}> = true;`,
+    ),
+  ].join('\n');
+  const good = write(join(tmp, 'results.mts'), cases, `${extra}\n`);
+
+  // The same first result with a drift injected into a nested object, one per file: each must
+  // NOT compile, or the guard above could not fail.
+  const r = cases[0][2];
+  // [drift, the pointer tsc must name]
+  const drifts = {
+    'extra nested key': [(x) => (x.details.memory.drift_guard_extra = 1), '/details/memory/drift_guard_extra'],
+    'missing nested key': [(x) => delete x.details.performance.prefill_bound, '/details/performance'],
+    'number where a string is declared': [
+      (x) => (x.details.settings.kv_cache_precision = 16),
+      '/details/settings/kv_cache_precision',
+    ],
+    'null where none is declared': [(x) => (x.details.flops.forward.total = null), '/details/flops/forward/total'],
+    'extra key in an array element': [
+      (x) => (x.details.flops.layers[1].drift_guard_extra = 'x'),
+      '/details/flops/layers/1/drift_guard_extra',
+    ],
+  };
+  const bad = Object.entries(drifts).map(([label, [drift, pointer]], i) => {
+    const x = structuredClone(r);
+    drift(x);
+    return [label, write(join(tmp, `drift${i}.mts`), [[cases[0][0], label, x]]), pointer];
+  });
+  // An index-signature type must fail the second pass.
+  const loose = write(join(tmp, 'loose.mts'), [
+    [`Omit<ReturnType<Flopcast['estimate']>, 'details'> & { details: Record<string, unknown> }`, 'loose', r],
+  ]);
+
+  const { program, of } = compile([good, loose, ...bad.map(([, f]) => f)]);
+  const dtsDiagnostics = of({ file: program.getSourceFile(dts)?.fileName ?? dts });
+  assert.equal(dtsDiagnostics.count, 0, `flopcast.d.ts does not compile:\n${dtsDiagnostics.text}`);
+  const results = of(good);
+  assert.equal(results.count, 0, `the real results do not match flopcast.d.ts (see ${good.file}):\n${results.text}`);
+  const problems = looseness(program, good, cases);
+  assert.deepEqual(problems, [], `flopcast.d.ts types these result keys loosely:\n${problems.join('\n')}`);
+
+  for (const [label, file, pointer] of bad) {
+    const d = of(file);
+    assert.ok(d.count > 0, `a result with a drift (${label}) compiled: the guard cannot fail`);
+    assert.ok(d.text.includes(`${label}: ${pointer}: TS`), `${label}: expected a diagnostic at ${pointer}:\n${d.text}`);
+  }
+  assert.equal(of(loose).count, 0, of(loose).text);
+  const looseProblems = looseness(program, loose, [['loose', 'loose', r]]);
+  assert.ok(
+    looseProblems.some((p) => p.includes('/details/')),
+    `an index-signature type passed the looseness check: ${looseProblems}`,
+  );
+});
