@@ -566,6 +566,8 @@ export interface EstimateSettings extends SharedSettings {
   mem_efficiency_origin: EfficiencyOrigin;
   /** The applied calibration's source; null when none was. */
   calibration_source: string | null;
+  /** Where the applied calibration was read from: a file path (CLI), "request", or null. */
+  calibration_store: string | null;
   /** USD per GPU-hour; null without a GPU unless given. */
   cost_per_hour: number | null;
 }
@@ -690,8 +692,49 @@ export interface RowField {
   header: string;
   kind: FieldKind;
 }
+/** One request field of the core's request table (core/src/request_fields.cpp). */
+export interface RequestField {
+  key: string;
+  /** Full JSON pointer, e.g. "/parallelism/tensor_parallel". */
+  pointer: string;
+  /** "" (top level), "parallelism", "serving", "training_analysis" or "measured". */
+  part: string;
+  flag: string;
+  short_flag: string;
+  /** The page's query name and the widget's attribute; "" for none. */
+  attribute: string;
+  type:
+    | 'integer'
+    | 'number'
+    | 'boolean'
+    | 'precision'
+    | 'optimizer'
+    | 'recompute'
+    | 'lora_targets'
+    | 'tokens'
+    | 'model'
+    | 'gpu'
+    | 'calibration'
+    | 'part';
+  unit: string;
+  /** Bounds of numeric fields (null: unbounded). */
+  min: number | null;
+  max: number | null;
+  min_open: boolean;
+  listable: boolean;
+  /** The default as the settings structs initialise it (null: derived or none). */
+  default: number | string | boolean | null;
+  /** How a derived default is found, e.g. "the GPU's"; null when the default is plain. */
+  derived: string | null;
+  /** What a valid value is, as error messages say it. */
+  expected: string;
+  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate')[];
+  help: string;
+}
 export interface Defaults {
   version: string;
+  /** Every request field: forms and attribute lists are built from it. */
+  request_fields: RequestField[];
   settings: SharedSettings & {
     gpu: string;
     /** null: the weights' precision (fp16 for int8/int4). */

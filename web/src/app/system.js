@@ -77,7 +77,8 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       return;
     }
     try {
-      const { parallelism, calibration, num_generated_tokens, kv_cache_precision, ...rest } = req;
+      // A train request is an estimate request without the inference-only fields (training is implied).
+      const { parallelism, calibration, num_generated_tokens, kv_cache_precision, training, ...rest } = req;
       const r = fc.train(rest);
       fill('data-train', r);
       list.replaceChildren(
