@@ -263,7 +263,11 @@ std::vector<row> make_rows() {
         .help("Store for every model on this GPU and precision (model \"*\")").access(FLOPCAST_MEMBER(s.all_models)),
   };
   std::vector<row> out;
-  for (auto& x : d) out.push_back(x.r);
+  for (auto& x : d) {
+    // A calibration request is an estimate request (the measurement's settings) plus "measured".
+    if (x.r.f.commands & command_estimate) x.r.f.commands |= command_calibrate;
+    out.push_back(x.r);
+  }
   return out;
 }
 // clang-format on
