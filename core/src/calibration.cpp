@@ -57,9 +57,15 @@ void upsert(std::vector<calibration_entry>& entries, const calibration_entry& e)
 namespace {
 
 // Solves latency(eff) = target for eff in (0, 1] by bisection (latency falls as eff rises).
+// A target beyond the ceiling (faster than at efficiency 1) throws, or gives 1 with `clamped`.
 template <class F>
-double solve(F latency_at, double target, const char* what, const std::string& ceiling_text) {
+double solve(F latency_at, double target, bool clamp, bool& clamped, const char* what,
+             const std::string& ceiling_text) {
   const double best = latency_at(1.0);
+  if (clamp && target < best) {
+    clamped = true;
+    return 1.0;
+  }
   if (target < best * (1 - 1e-9))
     throw error(error_code::invalid_argument, what,
                 "the measured figure is beyond the physical ceiling of this GPU (" + ceiling_text +
@@ -75,40 +81,72 @@ double solve(F latency_at, double target, const char* what, const std::string& c
 
 }  // namespace
 
+efficiency_fit fit_efficiencies(const model_spec& m, const settings& config, const hardware_spec& gpu,
+                                const fit_targets& measured, const fit_options& options) {
+  settings s = config;
+  s.parallel = parallel_layout{};
+  efficiency_fit fit;
+  if (measured.decode_step_s) {
+    if (m.arch == architecture::encoder)
+      throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second",
+                  "an encoder-only model does not decode");
+    const bool memory_bound = estimate(m, s, &gpu).perf.decode_bound == bound::memory;
+    const auto latency_at = [&](double eff) {
+      settings t = s;
+      (memory_bound ? t.mem_efficiency : t.compute_efficiency) = eff;
+      return estimate(m, t, &gpu).perf.decode_latency_per_token_s;
+    };
+    const auto ceiling = [&] {
+      settings best = s;
+      best.mem_efficiency = best.compute_efficiency = 1.0;
+      return detail::format_short(estimate(m, best, &gpu).perf.decode_tokens_per_second) + " tok/s";
+    };
+    const double eff = solve(latency_at, *measured.decode_step_s, options.clamp_to_ceiling, fit.clamped,
+                             "/measured/decode_tokens_per_second", options.clamp_to_ceiling ? "" : ceiling());
+    fit.decode_bound = memory_bound ? bound::memory : bound::compute;
+    (memory_bound ? fit.mem_efficiency : fit.compute_efficiency) = eff;
+    (memory_bound ? s.mem_efficiency : s.compute_efficiency) = eff;
+  }
+  if (measured.time_to_first_token_s) {
+    const bool compute_bound = estimate(m, s, &gpu).perf.prefill_bound == bound::compute;
+    if (!compute_bound && fit.mem_efficiency) {
+      if (!options.keep_decode_on_conflict)
+        throw error(error_code::invalid_argument, "/measured/time_to_first_token_s",
+                    "this prefill is memory-bound, like the decode step: give one of the two measurements");
+      fit.prefill_ignored = true;
+      return fit;
+    }
+    const auto latency_at = [&](double eff) {
+      settings t = s;
+      (compute_bound ? t.compute_efficiency : t.mem_efficiency) = eff;
+      return estimate(m, t, &gpu).perf.prefill_latency_s;
+    };
+    const auto floor_text = [&] {
+      settings best = s;
+      best.mem_efficiency = best.compute_efficiency = 1.0;
+      return detail::format_short(estimate(m, best, &gpu).perf.prefill_latency_s) + " s";
+    };
+    const double eff = solve(latency_at, *measured.time_to_first_token_s, options.clamp_to_ceiling, fit.clamped,
+                             "/measured/time_to_first_token_s", options.clamp_to_ceiling ? "" : floor_text());
+    fit.prefill_bound = compute_bound ? bound::compute : bound::memory;
+    (compute_bound ? fit.compute_efficiency : fit.mem_efficiency) = eff;
+  }
+  return fit;
+}
+
 calibration_entry calibrate(const model_spec& m, const settings& config, const hardware_spec& gpu,
                             const measurement& measured, bool for_all_models) {
   if (!measured.decode_tokens_per_second && !measured.time_to_first_token_s)
     throw error(error_code::invalid_argument, "/measured",
                 "expected a measured decode tokens/s or time to first token");
-  settings s = config;
-  s.parallel = parallel_layout{};
-  calibration_entry e;
-  e.model = for_all_models ? "*" : m.name;
-  e.gpu = gpu.name;
-  e.precision = to_string(s.weight_precision);
+  fit_targets targets;
   std::string src;
   if (measured.decode_tokens_per_second) {
     const double tps = *measured.decode_tokens_per_second;
     if (!(tps > 0 && std::isfinite(tps)))
       throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second",
                   "expected a positive number, but got " + detail::format_number(tps));
-    if (m.arch == architecture::encoder)
-      throw error(error_code::invalid_argument, "/measured/decode_tokens_per_second",
-                  "an encoder-only model does not decode");
-    const estimate_result first = estimate(m, s, &gpu);
-    const bool memory_bound = first.perf.decode_bound == bound::memory;
-    const auto latency_at = [&](double eff) {
-      settings t = s;
-      (memory_bound ? t.mem_efficiency : t.compute_efficiency) = eff;
-      return estimate(m, t, &gpu).perf.decode_latency_per_token_s;
-    };
-    settings best = s;
-    best.mem_efficiency = best.compute_efficiency = 1.0;
-    const double ceiling = estimate(m, best, &gpu).perf.decode_tokens_per_second;
-    const double eff = solve(latency_at, static_cast<double>(s.batch_size) / tps, "/measured/decode_tokens_per_second",
-                             detail::format_short(ceiling) + " tok/s");
-    (memory_bound ? e.mem_efficiency : e.compute_efficiency) = eff;
-    (memory_bound ? s.mem_efficiency : s.compute_efficiency) = eff;
+    targets.decode_step_s = static_cast<double>(config.batch_size) / tps;
     src += "decode " + detail::format_number(tps) + " tok/s";
   }
   if (measured.time_to_first_token_s) {
@@ -116,25 +154,19 @@ calibration_entry calibrate(const model_spec& m, const settings& config, const h
     if (!(ttft > 0 && std::isfinite(ttft)))
       throw error(error_code::invalid_argument, "/measured/time_to_first_token_s",
                   "expected a positive number of seconds, but got " + detail::format_number(ttft));
-    const estimate_result first = estimate(m, s, &gpu);
-    const bool compute_bound = first.perf.prefill_bound == bound::compute;
-    if (!compute_bound && e.mem_efficiency)
-      throw error(error_code::invalid_argument, "/measured/time_to_first_token_s",
-                  "this prefill is memory-bound, like the decode step: give one of the two measurements");
-    const auto latency_at = [&](double eff) {
-      settings t = s;
-      (compute_bound ? t.compute_efficiency : t.mem_efficiency) = eff;
-      return estimate(m, t, &gpu).perf.prefill_latency_s;
-    };
-    settings best = s;
-    best.mem_efficiency = best.compute_efficiency = 1.0;
-    const double floor_s = estimate(m, best, &gpu).perf.prefill_latency_s;
-    const double eff = solve(latency_at, ttft, "/measured/time_to_first_token_s", detail::format_short(floor_s) + " s");
-    (compute_bound ? e.compute_efficiency : e.mem_efficiency) = eff;
+    targets.time_to_first_token_s = ttft;
     src += std::string(src.empty() ? "" : ", ") + "TTFT " + detail::format_number(ttft) + " s";
   }
-  e.source = src + " (" + m.name + ", " + gpu.name + ", " + std::string(to_string(s.weight_precision)) + ", batch " +
-             std::to_string(s.batch_size) + ", " + std::to_string(s.sequence_length) + " tokens)";
+  const efficiency_fit fit = fit_efficiencies(m, config, gpu, targets, fit_options{});
+  calibration_entry e;
+  e.model = for_all_models ? "*" : m.name;
+  e.gpu = gpu.name;
+  e.precision = to_string(config.weight_precision);
+  e.compute_efficiency = fit.compute_efficiency;
+  e.mem_efficiency = fit.mem_efficiency;
+  e.source = src + " (" + m.name + ", " + gpu.name + ", " + std::string(to_string(config.weight_precision)) +
+             ", batch " + std::to_string(config.batch_size) + ", " + std::to_string(config.sequence_length) +
+             " tokens)";
   return e;
 }
 

@@ -1,16 +1,28 @@
 #pragma once
-// Internal helpers shared by the parameter counter and the estimator.
+// Internal helpers shared by the parameter counter, the estimator and the training analysis.
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "flopcast/error.hpp"
 #include "flopcast/model.hpp"
 #include "flopcast/precision.hpp"
 
 namespace flopcast::detail {
+
+// An integer count as a double (exact below 2^53): FLOP and byte arithmetic is carried in double.
+[[nodiscard]] constexpr double d(std::int64_t v) noexcept { return static_cast<double>(v); }
+
+// ASCII lower case (names, aliases, policies: matching is case-insensitive).
+[[nodiscard]] inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
 // Checked 64-bit integer arithmetic: a parameter count never wraps silently.
 [[nodiscard]] inline std::int64_t mul(std::int64_t a, std::int64_t b) {
@@ -81,6 +93,15 @@ struct layer_weights {
   return m.arch == architecture::encoder_decoder ? 2 : 1;
 }
 
+// Width of the q, k and v projections' outputs per token (what a layer stores of them):
+// heads x head_dim for q, KV heads x (head_dim + v_head_dim) for k and v; MLA expands k and
+// v per head (nope + rope key: head_dim, value: v_head_dim).
+[[nodiscard]] inline double qkv_width(const attention_spec& a) {
+  const double nh = d(a.num_heads);
+  return a.mla ? nh * d(a.head_dim) + nh * d(a.head_dim) + nh * d(a.v_head_dim)
+               : nh * d(a.head_dim) + d(a.num_kv_heads) * d(a.head_dim + a.v_head_dim);
+}
+
 // Bytes of one activation element when weights are stored in p (int8/int4/fp8 compute
 // in 16-bit; fp32/tf32 in 4 bytes).
 [[nodiscard]] inline double activation_bytes(precision p) {
@@ -94,10 +115,12 @@ struct settings;
 struct estimate_result;
 struct parallel_result;
 struct hardware_spec;
+struct training_settings;
 namespace detail {
-// The multi-GPU view of an estimate (parallel.cpp).
+// The multi-GPU view of an estimate (parallel.cpp); `training`: the resolved training
+// options with settings.training (what the per-replica step is estimated with), else null.
 [[nodiscard]] parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu,
-                                            estimate_result& r);
+                                            estimate_result& r, const training_settings* training);
 // Validates a layout against the model; errors name "/parallelism/<field>".
 void validate_layout(const model_spec& m, const settings& s);
 }  // namespace detail

@@ -20,13 +20,13 @@
 #include <cmath>
 
 #include "detail.hpp"
+#include "estimate_parts.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/estimate.hpp"
+#include "flopcast/training.hpp"
 
 namespace flopcast::detail {
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 double ring_allreduce_s(double bytes, std::int64_t ranks, double bw, double latency) {
   if (ranks <= 1) return 0;
@@ -81,7 +81,8 @@ void validate_layout(const model_spec& m, const settings& s) {
     bad_layout("link_latency_s", "expected a number of seconds in [0, 1)");
 }
 
-parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu, estimate_result& r) {
+parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu, estimate_result& r,
+                              const training_settings* training) {
   parallel_result out;
   const parallel_layout& l = s.parallel;
   out.layout = l;
@@ -215,7 +216,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     settings single = s;
     single.batch_size = out.batch_per_replica;
     single.parallel = parallel_layout{};
-    one = estimate(m, single, &gpu);
+    one = estimate_with(m, single, &gpu, training, nullptr);  // the same training options
     p = &one.perf;
   }
   out.prefill_latency_s = p->prefill_latency_s / d(tp) + out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s;
@@ -232,8 +233,11 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   if (s.training) {
     const double mb = d(l.num_microbatches);
     out.pp_bubble_fraction = d(pp - 1) / (mb + d(pp - 1));
-    // Forward, backward and (with checkpointing) recompute each pay the forward's TP traffic.
-    const double passes = 2.0 + (s.gradient_checkpointing ? 1.0 : 0.0);
+    // Forward, backward and (with full recompute) the recompute each pay the forward's TP
+    // traffic; the step itself is the phase roofline of one replica (training_phases.cpp).
+    const bool full_recompute =
+        training != nullptr ? *training->recompute == recompute_policy::full : s.gradient_checkpointing;
+    const double passes = 2.0 + (full_recompute ? 1.0 : 0.0);
     const double grads = (out.training_state_per_gpu > 0 ? out.weights_per_gpu : 0.0);
     out.dp_allreduce_s = ring_allreduce_s(grads, dp, bw, lat);
     out.training_step_s = p->training_step_s / d(tp * pp) / (1.0 - out.pp_bubble_fraction) +

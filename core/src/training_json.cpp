@@ -135,6 +135,21 @@ std::string training_to_json(const model_spec& model, const hardware_spec* gpu, 
                           {"estimate_training_step_s", a.estimate.perf.training_step_s}};
   else
     out["performance"] = nullptr;
+  // A multi-GPU layout (config.base.parallel): the step and memory per GPU, as estimate
+  // --training reports them (absent on one GPU, so the one-GPU output is unchanged).
+  if (perf && !a.config.base.parallel.trivial()) {
+    const parallel_result& p = a.estimate.parallel;
+    out["parallelism"] = {{"tensor_parallel", p.layout.tensor_parallel},
+                          {"pipeline_parallel", p.layout.pipeline_parallel},
+                          {"data_parallel", p.layout.data_parallel},
+                          {"expert_parallel", p.layout.expert_parallel},
+                          {"total_gpus", p.total_gpus},
+                          {"step_time_s", a.step_time_s},
+                          {"per_gpu_memory_bytes", p.memory_per_gpu},
+                          {"fits_per_gpu", p.fits_per_gpu},
+                          {"pp_bubble_fraction", p.pp_bubble_fraction},
+                          {"dp_allreduce_s", p.dp_allreduce_s}};
+  }
 
   json recs = json::array();
   for (const recommendation& r : a.recommendations) recs.push_back({{"action", r.action}, {"reason", r.reason}});

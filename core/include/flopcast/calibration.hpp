@@ -46,6 +46,31 @@ struct measurement {
 [[nodiscard]] calibration_entry calibrate(const model_spec& m, const settings& config, const hardware_spec& gpu,
                                           const measurement& measured, bool for_all_models = false);
 
+// The fitting rule behind calibrate() (and the measurement library's calibrate_from): the
+// decode step calibrates the efficiency of the bound it is under at `config`'s efficiencies,
+// solving latency(eff) = measured by bisection; then the prefill (with the decode's
+// efficiency in place) the efficiency of its bound. Targets are seconds: the mean decode
+// step (whole batch) and the time to first token.
+struct fit_targets {
+  std::optional<double> decode_step_s;
+  std::optional<double> time_to_first_token_s;
+};
+struct fit_options {
+  bool clamp_to_ceiling = false;         // a figure beyond the ceiling gives 1 (else: error)
+  bool keep_decode_on_conflict = false;  // memory-bound prefill after a memory-bound decode: keep the decode's
+                                         // (else: error)
+};
+struct efficiency_fit {
+  std::optional<double> compute_efficiency;
+  std::optional<double> mem_efficiency;
+  std::optional<bound> decode_bound;   // the efficiency the decode step set
+  std::optional<bound> prefill_bound;  // the efficiency the prefill set
+  bool clamped = false;                // a figure was beyond the ceiling (clamp_to_ceiling)
+  bool prefill_ignored = false;        // keep_decode_on_conflict applied
+};
+[[nodiscard]] efficiency_fit fit_efficiencies(const model_spec& m, const settings& config, const hardware_spec& gpu,
+                                              const fit_targets& measured, const fit_options& options);
+
 // Many measured rows (e.g. a CSV): per (model, gpu, precision) the geometric mean of each
 // row's calibrated efficiencies.
 struct measured_row {

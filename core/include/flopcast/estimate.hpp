@@ -114,7 +114,8 @@ struct memory_breakdown {
   double kv_cache_per_token = 0;  // one token of one sequence, all layers (full-attention growth)
   double activations = 0;         // ESTIMATE: peak live activations during prefill
   double total = 0;               // inference: weights + kv_cache + activations
-  // Training (when settings.training): replaces total for fits_on_gpu.
+  // Training (when settings.training): replaces total for fits_on_gpu; the step model of
+  // analyze_training() (training.hpp), recompute full with gradient_checkpointing.
   double train_weights = 0;
   double train_gradients = 0;
   double train_optimizer_state = 0;                  // incl. fp32 master weights under mixed precision
@@ -154,7 +155,7 @@ struct performance {
   double decode_tokens_per_second = 0;          // batch / mean step time
   double decode_ceiling_tokens_per_second = 0;  // batch x bandwidth / bytes of the first step
   double total_request_latency_s = 0;
-  double training_step_s = 0;  // forward + backward (+ recompute) at compute_efficiency
+  double training_step_s = 0;  // the training-step phase roofline (training.hpp: = analyze_training().step)
   double energy_prefill_joules = 0;
   double energy_total_joules = 0;  // whole request (training: one step)
   double co2_grams = 0;
@@ -195,7 +196,7 @@ struct parallel_result {
   double decode_latency_per_token_s = 0;
   double decode_tokens_per_second = 0;  // whole batch over all replicas
   double total_request_latency_s = 0;
-  double training_step_s = 0;
+  double training_step_s = 0;  // per-replica step / (tp x pp) / (1 - bubble) + communication
 };
 
 enum note : std::uint32_t {

@@ -8,7 +8,8 @@
 //
 // The counting conventions are those of estimate.hpp (and README, "What is exact and what
 // is estimated"); the backward and optimizer conventions are written at the top of
-// core/src/training.cpp.
+// core/src/training_flops.cpp, the traffic model at the top of core/src/training_phases.cpp.
+// estimate() with settings.training reports this model's memory and step time.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -74,6 +75,7 @@ struct training_settings {
   std::optional<double> tokens;  // token budget D; default 20 per parameter (Chinchilla)
   std::optional<double> mfu;     // model FLOPs utilisation for the budget; default compute_efficiency
   std::int64_t gpus = 1;         // data-parallel GPUs for the budget's time and ZeRO sizing
+                                 // (with base.parallel: 1 or the layout's GPU count, which is used)
   lora_settings lora;
 };
 
@@ -190,7 +192,8 @@ struct token_budget {
   double time_s = 0;      // model_flops / (gpus x peak x mfu)
   double gpu_hours = 0;
   double cost_usd = 0;
-  double roofline_time_s = 0;  // steps x the phase roofline's step time / gpus (ideal scaling)
+  double roofline_time_s = 0;  // steps x the phase roofline's step time / gpus (ideal scaling);
+                               // with a layout: steps x step_time_s
   double flops_6nd = 0;        // 6 x N x tokens (N as in cross_check_6nd)
   double ratio_total_to_6nd = 0;
   double ratio_model_to_6nd = 0;
@@ -230,15 +233,19 @@ struct training_analysis {
   std::int64_t parameters = 0;
   std::int64_t trainable_parameters = 0;
   step_flops flops;
-  training_memory memory;
+  training_memory memory;          // = estimate.memory.train_* (per GPU: estimate.parallel)
   std::vector<phase_cost> phases;  // training_phase order
   phase_cost backward_phase;       // the three backward phases together
-  phase_cost step;                 // all phases: flops, bytes and time summed
-  bool has_performance = false;    // false without a GPU
-  double peak_flops_per_s = 0;     // estimate().perf's
+  phase_cost step;                 // all phases: flops, bytes and time summed (one GPU, whole batch)
+  // The step on config.base.parallel: step.time_s on one GPU; with a layout,
+  // estimate.parallel.training_step_s (TP/PP shards, bubble, communication, DP all-reduce).
+  // = estimate().perf.training_step_s / parallel.training_step_s at the same settings.
+  double step_time_s = 0;
+  bool has_performance = false;  // false without a GPU
+  double peak_flops_per_s = 0;   // estimate().perf's
   double memory_bandwidth_bytes_per_s = 0;
-  double tokens_per_second = 0;        // batch x sequence / step time
-  double model_flops_utilization = 0;  // model_flops / (step time x peak)
+  double tokens_per_second = 0;        // batch x sequence / step_time_s
+  double model_flops_utilization = 0;  // model_flops / (step_time_s x peak x GPUs of the layout)
   std::vector<recommendation> recommendations;
   token_budget budget;
   cross_check_6nd cross_check;

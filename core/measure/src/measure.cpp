@@ -8,6 +8,7 @@
 #include <numeric>
 #include <thread>
 
+#include "flopcast/calibration.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/measure/phase_profiler.hpp"
 #include "text.hpp"
@@ -147,48 +148,28 @@ model_spec check_measurement(const model_spec& m, const measure_options& o) {
 
 calibration_result calibrate_from(const model_spec& m, settings s, const hardware_spec& hw, double ttft_s,
                                   std::optional<double> tpot_s) {
+  // The core's fitting rule (flopcast::fit_efficiencies, as `flopcast calibrate` uses), from
+  // the peaks: a figure beyond them is clamped to 1, and a memory-bound prefill after a
+  // memory-bound decode keeps the decode's bandwidth.
   s.compute_efficiency = 1.0;
   s.mem_efficiency = 1.0;
-  const estimate_result e = estimate(m, s, &hw);
-  const performance& p = e.perf;
-  std::optional<double> ce, me, ce_alt, me_alt;
-  std::string ce_basis, me_basis, ce_alt_basis, me_alt_basis;
-  if (ttft_s > 0) {
-    if (p.prefill_bound == bound::compute) {
-      ce = p.prefill_compute_s / ttft_s;
-      ce_basis = "prefill: FLOPs / (peak FLOP/s x measured TTFT)";
-    } else {
-      me_alt = p.prefill_memory_s / ttft_s;
-      me_alt_basis = "prefill (memory-bound at peak): bytes / (bandwidth x measured TTFT)";
-    }
-  }
-  if (tpot_s && *tpot_s > 0 && p.decode_steps > 0) {
-    if (p.decode_bound == bound::memory) {
-      me = p.decode_latency_per_token_s / *tpot_s;
-      me_basis = "decode: bytes per step / (bandwidth x measured TPOT)";
-    } else {
-      ce_alt = p.decode_latency_per_token_s / *tpot_s;
-      ce_alt_basis = "decode (compute-bound at peak): FLOPs per step / (peak FLOP/s x measured TPOT)";
-    }
-  }
+  fit_targets targets;
+  if (ttft_s > 0) targets.time_to_first_token_s = ttft_s;
+  if (tpot_s && *tpot_s > 0 && s.num_generated_tokens > 1) targets.decode_step_s = *tpot_s;
+  const efficiency_fit fit = fit_efficiencies(m, s, hw, targets, fit_options{true, true});
   calibration_result c;
-  const auto settle = [&](std::optional<double> v, std::optional<double> alt, const std::string& basis,
-                          const std::string& alt_basis, double& out, std::string& out_basis) {
-    if (!v) {
-      v = alt;
-      out_basis = alt ? alt_basis : "not measurable from this run: left at 1";
-    } else {
-      out_basis = basis;
-    }
-    double x = v.value_or(1.0);
-    if (x > 1.0) {
-      x = 1.0;
-      c.clamped = true;
-    }
-    out = std::max(x, 1e-6);
-  };
-  settle(ce, ce_alt, ce_basis, ce_alt_basis, c.compute_efficiency, c.compute_basis);
-  settle(me, me_alt, me_basis, me_alt_basis, c.mem_efficiency, c.mem_basis);
+  c.clamped = fit.clamped;
+  c.compute_efficiency = fit.compute_efficiency.value_or(1.0);
+  c.mem_efficiency = fit.mem_efficiency.value_or(1.0);
+  const char* const unmeasured = "not measurable from this run: left at 1";
+  c.compute_basis = fit.prefill_bound == bound::compute ? "prefill: FLOPs / (peak FLOP/s x measured TTFT)"
+                    : fit.decode_bound == bound::compute
+                        ? "decode (compute-bound at peak): FLOPs per step / (peak FLOP/s x measured TPOT)"
+                        : unmeasured;
+  c.mem_basis = fit.decode_bound == bound::memory ? "decode: bytes per step / (bandwidth x measured TPOT)"
+                : fit.prefill_bound == bound::memory
+                    ? "prefill (memory-bound at peak): bytes / (bandwidth x measured TTFT)"
+                    : unmeasured;
   return c;
 }
 

@@ -150,7 +150,9 @@ struct measure_result {
                                              const progress_fn& progress = {}, const log_fn& log = {});
 
 // The efficiencies that make estimate(m, s, hw) reproduce a measured TTFT and TPOT (mean
-// decode step): each phase calibrates the efficiency of the bound it is under at peak.
+// decode step): each phase calibrates the efficiency of the bound it is under at peak, by
+// the core's rule (flopcast::fit_efficiencies, the one `flopcast calibrate` uses); figures
+// beyond the peaks are clamped to 1 (`clamped`).
 [[nodiscard]] calibration_result calibrate_from(const model_spec& m, settings s, const hardware_spec& hw, double ttft_s,
                                                 std::optional<double> tpot_s);
 

@@ -1,0 +1,98 @@
+#pragma once
+// The parts of the estimator, shared between estimate.cpp (orchestration and validation),
+// flops.cpp (pass FLOPs), memory.cpp (KV cache, activations, training state) and
+// roofline.cpp (peaks, traffic, decode sums). Private to the core.
+#include <array>
+#include <cstdint>
+
+#include "detail.hpp"
+#include "flopcast/estimate.hpp"
+#include "flopcast/hardware.hpp"
+#include "flopcast/model.hpp"
+
+namespace flopcast {
+struct training_settings;
+}
+
+namespace flopcast::detail {
+
+struct training_core;
+
+// ---- flops.cpp ----
+
+// Keys a query at position `c` (0-based, c tokens before it) attends to.
+[[nodiscard]] inline double keys_at(double c, std::int64_t window) {
+  return window > 0 ? std::min(c + 1.0, d(window)) : c + 1.0;
+}
+
+enum class pass_kind { forward, prefill, decode };
+
+// One pass over the whole batch. `context` is the decode position (tokens already cached).
+[[nodiscard]] pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context,
+                                  bool causal);
+
+// FLOPs of one decode step per cached key and layer (the attention terms that scale with
+// the context).
+[[nodiscard]] double decode_flops_per_key(const model_spec& m);
+
+// ---- memory.cpp ----
+
+// KV-cache elements per cached token per layer (self-attention only).
+[[nodiscard]] double kv_elements_per_token(const model_spec& m);
+
+struct activation_estimate {
+  double inference;
+  double training;
+  double training_replicated_fraction;  // norm inputs/outputs: not sharded by TP without SP
+};
+// ESTIMATES of activation memory (README, "What is exact and what is estimated"); training
+// under s.gradient_checkpointing and s.flash_attention.
+[[nodiscard]] activation_estimate estimate_activations(const model_spec& m, const settings& s);
+
+// Bytes of training state per trainable parameter: weights and gradients in the training
+// precision, optimizer state (8 for Adam(W), 4 for SGD momentum) plus a 4-byte fp32 master
+// copy under 16-bit training (ZeRO, Rajbhandari et al. 2020, sec. 3.1: 16 for mixed Adam).
+struct training_state_bytes {
+  double weights, gradients, optimizer;
+};
+[[nodiscard]] training_state_bytes training_state_per_parameter(const settings& s);
+
+// Inference memory (weights, KV cache, activations); r.parameters and r.kv_precision set.
+void fill_inference_memory(const model_spec& m, const settings& s, estimate_result& r);
+
+// ---- roofline.cpp ----
+
+// Cost of a decode step as a function of the context c: base + sum over groups of
+// slope * keys_at(c, window). Linear between window breakpoints, so sums are exact.
+struct step_cost {
+  double base = 0;
+  std::array<double, max_layer_groups> per_key{};
+  [[nodiscard]] double at(const model_spec& m, double c) const {
+    double v = base;
+    for (std::size_t i = 0; i < m.groups.size(); ++i) v += per_key[i] * keys_at(c, m.groups[i].window);
+    return v;
+  }
+};
+
+// Sum over c in [lo, hi] of max(f(c)/pf, g(c)/pg), exact.
+[[nodiscard]] double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg,
+                                    double lo, double hi);
+
+// The format a matmul in p runs in on the GPU (fell_back: not p's own).
+[[nodiscard]] precision compute_precision_for(precision p, const hardware_spec& gpu, bool& fell_back);
+
+// Peaks, traffic, latencies, ranges, energy and cost of r (FLOPs and memory already set).
+// `train` is the training step (settings.training), else nullptr.
+void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
+                   estimate_result& r);
+
+// ---- estimate.cpp ----
+
+// estimate() with the training step's options: `t` (its base is ignored, s is used) or,
+// when null, the defaults estimate() implies (recompute full with gradient_checkpointing,
+// none without; clipping on, unfused optimizer, no LoRA). `core` receives the training step
+// when s.training.
+[[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
+                                            const training_settings* t, training_core* core);
+
+}  // namespace flopcast::detail

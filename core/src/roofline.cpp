@@ -1,0 +1,231 @@
+// The roofline: peaks and the format a matmul runs in, the bytes each pass moves, prefill
+// and decode latency (decode summed exactly over the growing context), the training step
+// (the phase roofline of training_phases.cpp), energy, cost, and ranges over the
+// efficiency spread.
+//
+// Latency is max(FLOPs / (peak x compute_efficiency), bytes / (bandwidth x mem_efficiency))
+// with dense peaks (never the 2:4-sparse headline).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "estimate_parts.hpp"
+#include "flopcast/error.hpp"
+#include "training_parts.hpp"
+
+namespace flopcast {
+
+const char* to_string(bound b) noexcept { return b == bound::compute ? "compute" : "memory"; }
+
+efficiency_spread compute_spread(efficiency_origin o) noexcept {
+  return o == efficiency_origin::calibrated ? efficiency_spread{0.9, 1.1} : efficiency_spread{0.7, 1.2};
+}
+efficiency_spread memory_spread(efficiency_origin o) noexcept {
+  return o == efficiency_origin::calibrated ? efficiency_spread{0.9, 1.1} : efficiency_spread{0.6875, 1.125};
+}
+const char* range_source() noexcept {
+  return "efficiency spread seen in public measurements: compute (MFU) 0.7x-1.2x of the point (0.35-0.6 at the "
+         "default 0.5: PaLM 46%, Megatron-LM 52%, Llama 3 405B 38-43%), memory bandwidth 0.69x-1.13x (0.55-0.9 at the "
+         "default 0.8: Databricks MBU ~60% at batch 1, vLLM/TensorRT-LLM 80-90% at large batch); +-10% when calibrated";
+}
+
+}  // namespace flopcast
+
+namespace flopcast::detail {
+
+// Sum over c in [lo, hi] of max(f(c)/pf, g(c)/pg), exact: f and g are linear between
+// breakpoints, the max of two lines changes side at most once.
+double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg, double lo,
+                      double hi) {
+  if (hi < lo) return 0;
+  std::array<double, max_layer_groups + 1> cuts{};
+  std::size_t n_cuts = 0;
+  for (const auto& grp : m.groups)
+    if (grp.window > 0) {
+      const double c = d(grp.window) - 1.0;  // keys saturate from c = window - 1 on
+      if (c > lo && c <= hi) cuts[n_cuts++] = c;
+    }
+  std::sort(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(n_cuts));
+  cuts[n_cuts++] = hi + 1;
+  const auto series = [](double a, double slope, double x0, double x1) {  // sum_{x0..x1} (a + slope x)
+    const double n = x1 - x0 + 1;
+    return n <= 0 ? 0.0 : n * a + slope * (x0 + x1) * n / 2.0;
+  };
+  double total = 0, start = lo;
+  for (std::size_t k = 0; k < n_cuts; ++k) {
+    const double end = cuts[k] - 1;
+    if (end < start) continue;
+    // Lines through start and start+1 (exact within the segment).
+    const double f0 = f.at(m, start) / pf, f1 = f.at(m, start + 1) / pf;
+    const double g0 = g.at(m, start) / pg, g1 = g.at(m, start + 1) / pg;
+    const double fs = f1 - f0, gs = g1 - g0, fa = f0 - fs * start, ga = g0 - gs * start;
+    // Where does f - g change sign?
+    double cross = end + 1;
+    if (fs != gs) {
+      const double x = (ga - fa) / (fs - gs);
+      if (x > start && x < end + 1) cross = std::ceil(x);
+    }
+    const bool f_first = f0 >= g0;
+    const double split = std::min(std::max(cross, start), end + 1);
+    total += f_first ? series(fa, fs, start, split - 1) : series(ga, gs, start, split - 1);
+    total += f_first ? series(ga, gs, split, end) : series(fa, fs, split, end);
+    start = end + 1;
+  }
+  return total;
+}
+
+precision compute_precision_for(precision p, const hardware_spec& gpu, bool& fell_back) {
+  // The chain of formats a matmul in precision p can run in, best first.
+  static const std::array<std::vector<precision>, all_precisions.size()> chains = {{
+      {precision::fp32},                                                    // fp32
+      {precision::tf32, precision::fp32},                                   // tf32
+      {precision::fp16, precision::fp32},                                   // fp16
+      {precision::bf16, precision::fp32},                                   // bf16
+      {precision::fp8, precision::bf16, precision::fp16, precision::fp32},  // fp8
+      {precision::fp16, precision::bf16, precision::fp32},                  // int8: weight-only
+      {precision::fp16, precision::bf16, precision::fp32},                  // int4: weight-only
+  }};
+  const auto& chain = chains[static_cast<std::size_t>(p)];
+  for (std::size_t i = 0; i < chain.size(); ++i)
+    if (gpu.peak(chain[i])) {
+      fell_back = i > 0;
+      return chain[i];
+    }
+  throw error(error_code::invalid_argument, "/gpu/peak_flops",
+              "GPU " + gpu.name + " lists no peak FLOP/s usable for " + std::string(to_string(p)) +
+                  " (expected one of its fallbacks, at least fp32)");
+}
+
+void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
+                   estimate_result& r) {
+  const bool encoder_only = m.arch == architecture::encoder;
+  const double B = d(s.batch_size), S = d(s.sequence_length);
+  const double c0 = m.arch == architecture::encoder_decoder ? 1.0 : S;  // decode context: tokens already cached
+  const precision wp = s.weight_precision;
+  const double wbytes = storage_bytes(wp);
+  memory_breakdown& mem = r.memory;
+  r.has_performance = true;
+  performance& p = r.perf;
+  mem.gpu_memory = gpu.memory_bytes;
+  mem.fits_on_gpu = (s.training ? mem.train_total : mem.total) <= gpu.memory_bytes;
+  bool fell_back = false;
+  p.compute_precision = compute_precision_for(wp, gpu, fell_back);
+  if (fell_back) r.notes |= note_compute_fallback;
+  if (s.compute_efficiency_origin == efficiency_origin::calibrated ||
+      s.mem_efficiency_origin == efficiency_origin::calibrated)
+    r.notes |= note_calibrated;
+  p.peak_flops_per_s = *gpu.peak(p.compute_precision);
+  p.memory_bandwidth_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
+
+  // Weight bytes a pass reads: the token-embedding table only where rows are gathered
+  // (an untied table is not streamed), MoE experts only as far as tokens reach them.
+  const double ed = d(embed_dim(m)), h = d(m.hidden_size);
+  const auto weight_bytes_read = [&](double tokens) {
+    double params = d(r.parameters.total) - d(m.vocab_size) * ed - d(m.learned_positions + m.token_type_vocab) * h;
+    params += (m.lm_head && m.tie_word_embeddings ? d(m.vocab_size) : std::min(tokens, d(m.vocab_size))) * ed;
+    params += (std::min(tokens, d(m.learned_positions)) + std::min(tokens, d(m.token_type_vocab))) * h;
+    for (const auto& g : m.groups) {
+      if (!g.moe) continue;
+      const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
+      const double touched = E * (1.0 - std::pow(1.0 - k / E, tokens));
+      params -= d(g.count) * (E - touched) * d(weights_of(m, g).expert);
+      r.notes |= note_moe_expected_experts;
+    }
+    return params * wbytes;
+  };
+
+  p.prefill_flops = r.prefill.parts.total;
+  p.prefill_bytes = weight_bytes_read(B * S) + mem.kv_cache_prompt;
+  p.cost_per_hour_usd = s.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
+  const double watts = gpu.tdp_watts * s.power_utilization;
+
+  // Decode step cost as a function of context: FLOPs and bytes are affine in the keys
+  // each group attends to. Slopes come from the attention terms that scale with keys.
+  step_cost fl, by;
+  if (!encoder_only) {
+    const double flops_per_key = decode_flops_per_key(m);
+    const double kv_bytes_per_key = kv_elements_per_token(m) * storage_bytes(r.kv_precision);
+    fl.base = r.decode_step.parts.total;
+    by.base = weight_bytes_read(B) + B * mem.kv_cache_per_token;  // weights + the new token's K/V write
+    for (std::size_t i = 0; i < m.groups.size(); ++i) {
+      const layer_group& g = m.groups[i];
+      if (g.encoder) continue;
+      const double per = d(g.count) * B;
+      fl.per_key[i] = per * flops_per_key;
+      by.per_key[i] = per * kv_bytes_per_key;
+      fl.base -= fl.per_key[i] * keys_at(c0, g.window);  // run_pass already counted c0's keys
+    }
+    // Each step reads keys_at(c) cached K/V tokens per layer (the new one included, as
+    // attention kernels do) and writes the new token's K/V once (in by.base).
+    p.decode_first_step_flops = fl.at(m, c0);
+    p.decode_first_step_bytes = by.at(m, c0);
+    p.decode_steps = std::max<std::int64_t>(s.num_generated_tokens - 1, 0);
+    p.decode_ceiling_tokens_per_second = B * gpu.memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
+  }
+
+  // Every time-derived figure at one pair of efficiencies.
+  struct timing {
+    double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps,
+        total, training, energy, cost;
+  };
+  const auto time_at = [&](double ce, double me) {
+    timing t{};
+    const double pc = p.peak_flops_per_s * ce, pm = gpu.memory_bandwidth_bytes_per_s * me;
+    t.prefill_compute = p.prefill_flops / pc;
+    t.prefill_memory = p.prefill_bytes / pm;
+    t.prefill = std::max(t.prefill_compute, t.prefill_memory);
+    t.total = t.prefill;
+    if (!encoder_only) {
+      t.step_compute = p.decode_first_step_flops / pc;
+      t.step_memory = p.decode_first_step_bytes / pm;
+      t.step = std::max(t.step_compute, t.step_memory);
+      t.decode_total = sum_step_times(m, fl, pc, by, pm, c0, c0 + d(p.decode_steps) - 1);
+      t.per_token = p.decode_steps > 0 ? t.decode_total / d(p.decode_steps) : t.step;
+      t.tps = B / t.per_token;
+      if (s.num_generated_tokens > 0) t.total += t.decode_total;
+    }
+    t.training = train != nullptr ? training_step_time(train->phases, pc, pm) : 0.0;  // the phase roofline
+    const double busy = s.training ? t.training : t.total;
+    t.energy = busy * watts;
+    t.cost = busy / 3600.0 * p.cost_per_hour_usd;
+    return t;
+  };
+
+  const timing t = time_at(s.compute_efficiency, s.mem_efficiency);
+  p.prefill_compute_s = t.prefill_compute;
+  p.prefill_memory_s = t.prefill_memory;
+  p.prefill_latency_s = t.prefill;
+  p.prefill_bound = t.prefill_compute >= t.prefill_memory ? bound::compute : bound::memory;
+  p.energy_prefill_joules = t.prefill * watts;
+  if (!encoder_only) {
+    p.decode_first_step_s = t.step;
+    p.decode_bound = t.step_compute > t.step_memory ? bound::compute : bound::memory;
+    p.decode_total_s = t.decode_total;
+    p.decode_latency_per_token_s = t.per_token;
+    p.decode_tokens_per_second = t.tps;
+  }
+  p.total_request_latency_s = t.total;
+  p.training_step_s = t.training;
+  p.energy_total_joules = t.energy;
+  p.co2_grams = p.energy_total_joules / 3.6e6 * s.carbon_intensity_g_per_kwh;
+  p.cost_usd = t.cost;
+
+  // Ranges: the fast end at the high efficiencies, the slow end at the low ones.
+  const efficiency_spread cs = compute_spread(s.compute_efficiency_origin), ms = memory_spread(s.mem_efficiency_origin);
+  p.compute_efficiency_low = s.compute_efficiency * cs.low;
+  p.compute_efficiency_high = std::min(1.0, s.compute_efficiency * cs.high);
+  p.mem_efficiency_low = s.mem_efficiency * ms.low;
+  p.mem_efficiency_high = std::min(1.0, s.mem_efficiency * ms.high);
+  const timing fast = time_at(p.compute_efficiency_high, p.mem_efficiency_high);
+  const timing slow = time_at(p.compute_efficiency_low, p.mem_efficiency_low);
+  p.prefill_latency_range = {fast.prefill, slow.prefill};
+  p.decode_latency_range = {fast.per_token, slow.per_token};
+  p.decode_tokens_per_second_range = {slow.tps, fast.tps};
+  p.total_request_latency_range = {fast.total, slow.total};
+  p.training_step_range = {fast.training, slow.training};
+  p.energy_total_range = {fast.energy, slow.energy};
+  p.cost_range = {fast.cost, slow.cost};
+}
+
+}  // namespace flopcast::detail
