@@ -171,11 +171,7 @@ json build_request(const request_options& o) {
     if (it == o.text.end() || it->second.empty()) continue;
     const std::string& text = it->second;
     const auto one = [&](const std::string& item) -> json {
-      if (f.type == field_type::gpu) {
-        std::string lower = item;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return lower == "none" ? json(nullptr) : json(item);
-      }
+      if (f.type == field_type::gpu) return item;  // a name, or "none"
       if (f.type == field_type::model) return model_value(item, ptr);
       return typed_value(f, item);
     };

@@ -112,6 +112,8 @@ struct layer_weights {
 
 namespace flopcast {
 struct settings;
+struct serving_settings;
+struct training_settings;
 struct estimate_result;
 struct parallel_result;
 struct hardware_spec;
@@ -121,6 +123,11 @@ namespace detail {
 // options with settings.training (what the per-replica step is estimated with), else null.
 [[nodiscard]] parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu,
                                             estimate_result& r, const training_settings* training);
+// The request table's bounds (request_fields.cpp), with its messages and full pointers: the
+// estimate's settings ("" and "/parallelism/..."), "/serving/..." and "/training_analysis/...".
+void check_settings(const settings& s);
+void check_serving(const serving_settings& s);
+void check_training(const training_settings& t);
 // Validates a layout against the model; errors name "/parallelism/<field>".
 void validate_layout(const model_spec& m, const settings& s);
 }  // namespace detail

@@ -36,40 +36,10 @@ const char* note_text(note n) noexcept {
   return "";
 }
 
-namespace {
-
-void validate_positive_int(std::int64_t v, const char* field, std::int64_t max) {
-  if (v < 1 || v > max)
-    throw error(error_code::invalid_argument, field,
-                "expected an integer in [1, " + std::to_string(max) + "], but got " + std::to_string(v));
-}
-void validate_fraction(double v, const char* field) {
-  if (!(v > 0.0 && v <= 1.0))
-    throw error(error_code::invalid_argument, field,
-                "expected a number in (0, 1], but got " + detail::format_number(v));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void validate(const settings& s) {
-  constexpr std::int64_t max_size = std::int64_t{1} << 40;
-  validate_positive_int(s.batch_size, "/batch_size", max_size);
-  validate_positive_int(s.sequence_length, "/sequence_length", max_size);
-  if (s.num_generated_tokens < 0 || s.num_generated_tokens > max_size)
-    throw error(error_code::invalid_argument, "/num_generated_tokens",
-                "expected an integer in [0, " + std::to_string(max_size) + "], but got " +
-                    std::to_string(s.num_generated_tokens));
-  validate_fraction(s.compute_efficiency, "/compute_efficiency");
-  validate_fraction(s.mem_efficiency, "/mem_efficiency");
-  validate_fraction(s.power_utilization, "/power_utilization");
-  if (!(s.carbon_intensity_g_per_kwh >= 0 && s.carbon_intensity_g_per_kwh < 1e6))
-    throw error(
-        error_code::invalid_argument, "/carbon_intensity",
-        "expected a number of g/kWh in [0, 1e6), but got " + detail::format_number(s.carbon_intensity_g_per_kwh));
-  if (s.cost_per_hour_usd && !(*s.cost_per_hour_usd >= 0 && *s.cost_per_hour_usd < 1e9))
-    throw error(
-        error_code::invalid_argument, "/cost_per_hour",
-        "expected a non-negative number of USD per hour, but got " + detail::format_number(*s.cost_per_hour_usd));
+  detail::check_settings(s);  // every field's bounds and message, from the request table
   if (s.training && (s.weight_precision == precision::fp8 || is_weight_only(s.weight_precision)))
     throw error(error_code::invalid_argument, "/precision",
                 "training in " + std::string(to_string(s.weight_precision)) +

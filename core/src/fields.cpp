@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "detail.hpp"
 #include "flopcast/result_json.hpp"
 
 namespace flopcast {
@@ -19,7 +20,7 @@ struct field_def {
 bool perf(const estimate_context& c) { return c.result.has_performance; }
 bool decodes(const estimate_context& c) { return perf(c) && c.model.arch != architecture::encoder; }
 std::optional<double> when(bool ok, double v) { return ok ? std::optional<double>(v) : std::nullopt; }
-double d(std::int64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 using ctx = const estimate_context&;
 // clang-format off

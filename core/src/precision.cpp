@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "detail.hpp"
 #include "flopcast/error.hpp"
 
 namespace flopcast {
@@ -28,11 +29,7 @@ std::string_view to_string(precision p) noexcept {
 }
 
 namespace {
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using detail::lower;
 
 struct alias {
   std::string_view name;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "detail.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "json_reader.hpp"
@@ -21,11 +22,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using detail::lower;
 // GPU names match ignoring case and punctuation ("h100-sxm" == "H100 SXM" == "h100sxm").
 std::string squash(std::string_view s) {
   std::string out;

@@ -140,7 +140,7 @@ std::vector<row> make_rows() {
     def("precision", T::precision).flag("--precision", "-p").attr("precision").list()
         .help("Weight / compute precision: fp32, tf32, fp16, bf16, fp8, int8, int4 (aliases ok)")
         .access(FLOPCAST_MEMBER(s.base.weight_precision)),
-    def("kv_cache_precision", T::precision).flag("--kv-precision").attr("kv")
+    def("kv_cache_precision", T::precision).flag("--kv-precision").attr("kv-precision")
         .commands(k_est | command_throughput | command_calibrate).derived("the weights', fp16 for int8/int4")
         .help("KV-cache precision").access(FLOPCAST_MEMBER(s.base.kv_cache_precision)),
     def("gpu", T::gpu).flag("--gpu", "-g").attr("gpu").list()
@@ -149,27 +149,27 @@ std::vector<row> make_rows() {
         .help("Report training memory and step time").access(FLOPCAST_MEMBER(s.base.training)),
     def("optimizer", T::optimizer).flag("--optimizer").attr("optimizer").commands(k_est | command_train)
         .help("adam, adamw, sgd (with momentum), none").access(FLOPCAST_MEMBER(s.base.optim)),
-    def("gradient_checkpointing", T::boolean).flag("--no-checkpointing").negated().attr("ckpt")
+    def("gradient_checkpointing", T::boolean).flag("--no-checkpointing").negated().attr("checkpointing")
         .commands(k_est | command_train).help("Activation checkpointing in training (the flag turns it off)")
         .access(FLOPCAST_MEMBER(s.base.gradient_checkpointing)),
     def("causal", T::boolean).flag("--causal").attr("causal").commands(k_est | command_train | command_calibrate)
         .help("Count only the attention pairs a causal mask keeps").access(FLOPCAST_MEMBER(s.base.causal)),
-    def("flash_attention", T::boolean).flag("--no-flash-attention").negated().attr("flash")
+    def("flash_attention", T::boolean).flag("--no-flash-attention").negated().attr("flash-attention")
         .commands(k_est | command_train).help("Activation estimate without the score matrix (the flag: with it)")
         .access(FLOPCAST_MEMBER(s.base.flash_attention)),
-    def("compute_efficiency", T::number).flag("--compute-efficiency").attr("ce").unit("1").range(0, 1, true)
+    def("compute_efficiency", T::number).flag("--compute-efficiency").attr("compute-efficiency").unit("1").range(0, 1, true)
         .commands(k_layout).derived("calibrated, else 0.5").help("Fraction of peak FLOP/s achieved")
         .access(FLOPCAST_MEMBER(s.base.compute_efficiency)),
-    def("mem_efficiency", T::number).flag("--mem-efficiency").attr("me").unit("1").range(0, 1, true)
+    def("mem_efficiency", T::number).flag("--mem-efficiency").attr("mem-efficiency").unit("1").range(0, 1, true)
         .commands(k_layout).derived("calibrated, else 0.8").help("Fraction of peak memory bandwidth achieved")
         .access(FLOPCAST_MEMBER(s.base.mem_efficiency)),
-    def("power_utilization", T::number).flag("--power-utilization").attr("pu").unit("1").range(0, 1, true)
+    def("power_utilization", T::number).flag("--power-utilization").attr("power-utilization").unit("1").range(0, 1, true)
         .commands(k_est | command_train).help("Mean power as a fraction of TDP")
         .access(FLOPCAST_MEMBER(s.base.power_utilization)),
-    def("carbon_intensity", T::number).flag("--carbon-intensity").attr("ci").unit("g/kWh").range(0, 1e6)
+    def("carbon_intensity", T::number).flag("--carbon-intensity").attr("carbon-intensity").unit("g/kWh").range(0, 1e6)
         .commands(k_est | command_train).help("Grid carbon intensity, g CO2 per kWh")
         .access(FLOPCAST_MEMBER(s.base.carbon_intensity_g_per_kwh)),
-    def("cost_per_hour", T::number).flag("--cost-per-hour").attr("cost").unit("USD/h").range(0, 1e9)
+    def("cost_per_hour", T::number).flag("--cost-per-hour").attr("cost-per-hour").unit("USD/h").range(0, 1e9)
         .commands(k_layout).derived("the GPU's").help("USD per GPU-hour")
         .access(FLOPCAST_MEMBER(s.base.cost_per_hour_usd)),
     def("calibration", T::calibration).commands(k_layout | command_calibrate)
@@ -185,14 +185,14 @@ std::vector<row> make_rows() {
         .commands(k_layout).help("Expert-parallel ranks (MoE)").access(FLOPCAST_MEMBER(s.base.parallel.expert_parallel)),
     def("sequence_parallel", T::boolean).part("parallelism").flag("--sp").attr("sp").commands(k_layout)
         .help("Sequence parallelism (training activations)").access(FLOPCAST_MEMBER(s.base.parallel.sequence_parallel)),
-    def("num_microbatches", T::integer).part("parallelism").flag("--microbatches").attr("mb").range(1, 65536)
+    def("num_microbatches", T::integer).part("parallelism").flag("--microbatches").attr("microbatches").range(1, 65536)
         .commands(k_layout).help("Pipeline microbatches per training step")
         .access(FLOPCAST_MEMBER(s.base.parallel.num_microbatches)),
-    def("interconnect_bandwidth_bytes_per_s", T::number).part("parallelism").flag("--interconnect").attr("ic")
+    def("interconnect_bandwidth_bytes_per_s", T::number).part("parallelism").flag("--interconnect").attr("interconnect")
         .unit("bytes/s").range(0, 1e15, true).scaled(1e9, "GB/s").commands(k_layout)
         .derived("half the GPU's listed total").help("GPU-to-GPU bandwidth per direction")
         .access(FLOPCAST_MEMBER(s.base.parallel.interconnect_bandwidth_bytes_per_s)),
-    def("link_latency_s", T::number).part("parallelism").flag("--link-latency").attr("lat").unit("s").range(0, 1)
+    def("link_latency_s", T::number).part("parallelism").flag("--link-latency").attr("link-latency").unit("s").range(0, 1)
         .scaled(1e-6, "us").commands(k_layout).help("Latency per ring step or send")
         .access(FLOPCAST_MEMBER(s.base.parallel.link_latency_s)),
     def("serving", T::part).commands(command_throughput).help("Serving settings"),
@@ -388,6 +388,22 @@ void check_state(const request_state& state, std::initializer_list<std::string_v
     const json v = a.get(state);
     if (v.is_number()) check_bounds(f, v.get<double>(), std::string(f.pointer));
   }
+}
+
+void check_settings(const settings& s) {
+  request_state state;
+  state.base = s;
+  check_state(state, {"", "parallelism"});
+}
+void check_serving(const serving_settings& s) {
+  request_state state;
+  state.serving = s;
+  check_state(state, {"serving"});
+}
+void check_training(const training_settings& t) {
+  request_state state;
+  state.training = t;
+  check_state(state, {"training_analysis"});
 }
 
 }  // namespace detail

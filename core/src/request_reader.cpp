@@ -94,9 +94,7 @@ const model_spec& resolve_model(const json& v, const std::string& ptr, std::dequ
 const hardware_spec* resolve_gpu(const json& v, const std::string& ptr, std::deque<hardware_spec>& inline_gpus) {
   if (v.is_null()) return nullptr;
   if (v.is_string()) {
-    std::string lower = v.get<std::string>();
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == "none") return nullptr;
+    if (lower(v.get<std::string>()) == "none") return nullptr;
     try {
       return &find_gpu(v.get<std::string>());
     } catch (const error& e) {

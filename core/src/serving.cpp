@@ -9,37 +9,17 @@
 namespace flopcast {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 [[noreturn]] void bad(const char* field, const std::string& message) {
   throw error(error_code::invalid_argument, field, message);
 }
 
 void validate_serving(const model_spec& m, const serving_settings& s) {
-  constexpr std::int64_t big = std::int64_t{1} << 30;
   if (m.arch == architecture::encoder)
     bad("/model", "an encoder-only model does not generate: serving throughput needs a decoder");
-  if (s.prompt_tokens < 1 || s.prompt_tokens > big)
-    bad("/prompt_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.prompt_tokens));
-  if (s.output_tokens < 1 || s.output_tokens > big)
-    bad("/output_tokens", "expected an integer in [1, 2^30], but got " + std::to_string(s.output_tokens));
-  if (s.concurrency && (*s.concurrency < 1 || *s.concurrency > big))
-    bad("/concurrency", "expected an integer in [1, 2^30], but got " + std::to_string(*s.concurrency));
-  if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1))
-    bad("/gpu_memory_utilization",
-        "expected a number in (0, 1], but got " + detail::format_number(s.gpu_memory_utilization));
-  if (s.block_size < 1 || s.block_size > 65536)
-    bad("/block_size", "expected an integer in [1, 65536], but got " + std::to_string(s.block_size));
-  if (s.chunked_prefill_tokens < 0 || s.chunked_prefill_tokens > big)
-    bad("/chunked_prefill_tokens",
-        "expected an integer in [0, 2^30], but got " + std::to_string(s.chunked_prefill_tokens));
-  if (s.draft) {
-    if (s.speculative_tokens < 1 || s.speculative_tokens > 64)
-      bad("/speculative_tokens", "expected an integer in [1, 64], but got " + std::to_string(s.speculative_tokens));
-    if (!(s.acceptance_rate >= 0 && s.acceptance_rate <= 1))
-      bad("/acceptance_rate", "expected a number in [0, 1], but got " + detail::format_number(s.acceptance_rate));
-    if (s.draft->arch != architecture::decoder) bad("/draft", "expected a decoder-only draft model");
-  }
+  detail::check_serving(s);  // bounds and messages from the request table
+  if (s.draft && s.draft->arch != architecture::decoder) bad("/serving/draft", "expected a decoder-only draft model");
 }
 
 // One evaluation at a pair of efficiencies.

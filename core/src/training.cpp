@@ -70,11 +70,6 @@ struct module_name {
 constexpr module_name k_modules[] = {{"q", lora_q},       {"k", lora_k},   {"v", lora_v},      {"o", lora_o},
                                      {"gate", lora_gate}, {"up", lora_up}, {"down", lora_down}};
 
-void check_range(double v, double lo, double hi, const char* field, const std::string& what) {
-  if (!(v > lo && v <= hi))
-    throw error(error_code::invalid_argument, field, "expected " + what + ", but got " + format_number(v));
-}
-
 // The roofline of each phase, the step, throughput and MFU (on the layout when there is one).
 void training_roofline(training_analysis& r) {
   const settings& s = r.config.base;
@@ -240,29 +235,22 @@ void validate(const training_settings& t) {
   settings s = t.base;
   s.training = true;
   validate(s);
-  if (t.tokens) check_range(*t.tokens, 0.0, 1e18, "/tokens", "a positive number of tokens, at most 1e18");
-  if (t.mfu) check_range(*t.mfu, 0.0, 1.0, "/mfu", "a number in (0, 1]");
-  if (t.gpus < 1 || t.gpus > (std::int64_t{1} << 24))
-    throw error(error_code::invalid_argument, "/gpus",
-                "expected an integer in [1, 16777216], but got " + std::to_string(t.gpus));
+  detail::check_training(t);  // bounds and messages from the request table
   if (!t.base.parallel.trivial() && t.gpus != 1 && t.gpus != t.base.parallel.total_gpus())
-    throw error(error_code::invalid_argument, "/gpus",
+    throw error(error_code::invalid_argument, "/training_analysis/gpus",
                 "expected 1 or the layout's " + std::to_string(t.base.parallel.total_gpus()) +
                     " GPUs (tensor x pipeline x data x expert parallel), but got " + std::to_string(t.gpus));
-  if (t.lora.rank < 0 || t.lora.rank > (std::int64_t{1} << 20))
-    throw error(error_code::invalid_argument, "/lora_rank",
-                "expected an integer in [0, 1048576] (0: full fine-tuning), but got " + std::to_string(t.lora.rank));
   if ((t.lora.targets & lora_all_modules) == 0 || (t.lora.targets & ~lora_all_modules) != 0)
-    throw error(error_code::invalid_argument, "/lora_targets",
+    throw error(error_code::invalid_argument, "/training_analysis/lora_targets",
                 "expected a non-empty set of q, k, v, o, gate, up, down");
   if (t.lora.base_precision) {
     const precision p = *t.lora.base_precision;
     if (t.lora.rank == 0)
-      throw error(error_code::invalid_argument, "/base_precision",
+      throw error(error_code::invalid_argument, "/training_analysis/base_precision",
                   "a frozen base precision applies to LoRA only: expected a LoRA rank > 0 with it");
     if (p == precision::fp8 || p == precision::tf32)
       throw error(
-          error_code::invalid_argument, "/base_precision",
+          error_code::invalid_argument, "/training_analysis/base_precision",
           "expected int8, int4 (QLoRA), fp16, bf16 or fp32 for the frozen base, but got " + std::string(to_string(p)));
   }
 }

@@ -177,7 +177,7 @@ lora_totals lora_adapters(const model_spec& m, const training_settings& t, doubl
   });
   if (l.params == 0)
     throw error(
-        error_code::invalid_argument, "/lora_targets",
+        error_code::invalid_argument, "/training_analysis/lora_targets",
         "no linear layer of " + m.name + " matches the LoRA targets \"" + lora_targets_name(t.lora.targets) + "\"");
   return l;
 }

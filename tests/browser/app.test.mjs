@@ -322,7 +322,7 @@ test('multi-GPU, serving, training and calibration panels show the core numbers'
   );
   const train = spawnSync(
     join(root, 'build/flopcast'),
-    ['train', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--json'],
+    ['train', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2', '--json'],
     { encoding: 'utf8' },
   );
   assert.equal(train.status, 0, train.stderr);

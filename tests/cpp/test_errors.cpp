@@ -128,9 +128,9 @@ TEST_CASE("settings are validated by the core") {
   s.num_generated_tokens = -1;
   CHECK_THROWS_WITH(
       flopcast::validate(s),
-      "[flopcast.invalid_argument] (/num_generated_tokens) expected an integer in [0, 1099511627776], but got -1");
+      "[flopcast.config.range] (/num_generated_tokens) expected a non-negative integer (at most 2^40), but got -1");
   s = {};
   s.mem_efficiency = 0;
   CHECK_THROWS_WITH(flopcast::validate(s),
-                    "[flopcast.invalid_argument] (/mem_efficiency) expected a number in (0, 1], but got 0");
+                    "[flopcast.config.range] (/mem_efficiency) expected a number in (0, 1], but got 0");
 }

@@ -401,29 +401,32 @@ TEST_CASE("parse and validate: bad settings name their field", "[training]") {
   CHECK(flopcast::lora_targets_name(flopcast::lora_q | flopcast::lora_v) == "q,v");
   CHECK(flopcast::lora_targets_name(flopcast::lora_all_modules) == "all");
   CHECK_THROWS_WITH(flopcast::parse_recompute_policy("some"),
-                    "[flopcast.invalid_argument] (/recompute) unknown recompute policy \"some\": expected one of none, "
+                    "[flopcast.invalid_argument] (/training_analysis/recompute) unknown recompute policy \"some\": expected one of none, "
                     "selective, full");
-  CHECK_THROWS_WITH(flopcast::parse_lora_targets("q,x"), Catch::Contains("(/lora_targets) unknown LoRA target \"x\""));
+  CHECK_THROWS_WITH(flopcast::parse_lora_targets("q,x"), Catch::Contains("(/training_analysis/lora_targets) unknown LoRA target \"x\""));
   const auto& m = test::model("meta-llama/Llama-2-7b-hf");
   auto t = base_settings();
   t.tokens = 0;
   CHECK(error_of(m, t) ==
-        "[flopcast.invalid_argument] (/tokens) expected a positive number of tokens, at most 1e18, but got 0");
+        "[flopcast.config.range] (/training_analysis/tokens) expected a number of tokens (or with a K/M/B/T suffix) in "
+        "(0, 1e+18], but got 0");
   t = base_settings();
   t.mfu = 1.5;
-  CHECK(error_of(m, t) == "[flopcast.invalid_argument] (/mfu) expected a number in (0, 1], but got 1.5");
+  CHECK(error_of(m, t) == "[flopcast.config.range] (/training_analysis/mfu) expected a number in (0, 1], but got 1.5");
   t = base_settings();
   t.gpus = 0;
-  CHECK(error_of(m, t).find("(/gpus) expected an integer in [1, ") != std::string::npos);
+  CHECK(error_of(m, t).find("(/training_analysis/gpus) expected a positive integer (at most 2^24)") !=
+        std::string::npos);
   t = base_settings();
   t.lora.rank = -1;
-  CHECK(error_of(m, t).find("(/lora_rank)") != std::string::npos);
+  CHECK(error_of(m, t).find("(/training_analysis/lora_rank)") != std::string::npos);
   t = base_settings();
   t.lora.base_precision = precision::int4;
-  CHECK(error_of(m, t).find("(/base_precision) a frozen base precision applies to LoRA only") != std::string::npos);
+  CHECK(error_of(m, t).find("(/training_analysis/base_precision) a frozen base precision applies to LoRA only") !=
+        std::string::npos);
   t.lora.rank = 8;
   t.lora.base_precision = precision::fp8;
-  CHECK(error_of(m, t).find("(/base_precision) expected int8, int4") != std::string::npos);
+  CHECK(error_of(m, t).find("(/training_analysis/base_precision) expected int8, int4") != std::string::npos);
   t = base_settings();
   t.base.weight_precision = precision::int4;
   CHECK(error_of(m, t).find("(/precision)") != std::string::npos);
@@ -431,8 +434,9 @@ TEST_CASE("parse and validate: bad settings name their field", "[training]") {
   t = base_settings();
   t.lora.rank = 8;
   t.lora.targets = flopcast::lora_gate;
-  CHECK(error_of(test::model("openai-community/gpt2"), t).find("(/lora_targets) no linear layer of") !=
-        std::string::npos);
+  CHECK(
+      error_of(test::model("openai-community/gpt2"), t).find("(/training_analysis/lora_targets) no linear layer of") !=
+      std::string::npos);
 }
 
 TEST_CASE("training JSON: stable keys, SI units", "[training]") {

@@ -153,5 +153,6 @@ TEST_CASE("train honours the layout: sharded step, the layout's GPUs for the bud
   CHECK(four.budget.gpus == 4);
   CHECK(four.estimate.parallel.memory_per_gpu < four.memory.total / 2);
   t.gpus = 8;
-  CHECK_THROWS_WITH(analyze_training(m, t, &gpu), Catch::Contains("(/gpus) expected 1 or the layout's 4 GPUs"));
+  CHECK_THROWS_WITH(analyze_training(m, t, &gpu),
+                    Catch::Contains("(/training_analysis/gpus) expected 1 or the layout's 4 GPUs"));
 }

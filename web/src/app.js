@@ -32,25 +32,16 @@ const gpus = fc.listGpus();
 const models = fc.listModels();
 $('version').textContent = `v${fc.version()}`;
 
-// Inputs that map one-to-one onto request fields; `q` is the query-string name.
-const FIELDS = [
-  { id: 'batch', q: 'batch', key: 'batch_size', type: 'num' },
-  { id: 'seq', q: 'seq', key: 'sequence_length', type: 'num' },
-  { id: 'gen', q: 'gen', key: 'num_generated_tokens', type: 'num' },
-  { id: 'precision', q: 'precision', key: 'precision', type: 'select' },
-  { id: 'kv-precision', q: 'kv', key: 'kv_cache_precision', type: 'select', unset: 'auto' },
-  { id: 'training', q: 'training', key: 'training', type: 'bool' },
-  { id: 'optimizer', q: 'optimizer', key: 'optimizer', type: 'select' },
-  { id: 'checkpointing', q: 'ckpt', key: 'gradient_checkpointing', type: 'bool' },
-  { id: 'causal', q: 'causal', key: 'causal', type: 'bool' },
-  { id: 'flash', q: 'flash', key: 'flash_attention', type: 'bool' },
-  // Empty: the calibrated value if one is stored, else the core's default (placeholder).
-  { id: 'compute-eff', q: 'ce', key: 'compute_efficiency', type: 'num', unset: '' },
-  { id: 'mem-eff', q: 'me', key: 'mem_efficiency', type: 'num', unset: '' },
-  { id: 'power-util', q: 'pu', key: 'power_utilization', type: 'num' },
-  { id: 'carbon', q: 'ci', key: 'carbon_intensity', type: 'num' },
-  { id: 'cost', q: 'cost', key: 'cost_per_hour', type: 'num', unset: '' },
-];
+// Inputs that map one-to-one onto top-level request fields. The core's request table says which
+// (each input carries data-request="<JSON pointer>"), the query name (the field's attribute, as the
+// widget spells it), the kind, and whether it may be left unset (a derived default).
+const FIELDS = D.request_fields.flatMap((f) => {
+  const el = f.part === '' ? document.querySelector(`[data-request="${f.pointer}"]`) : null;
+  if (!el) return [];
+  const type = f.type === 'boolean' ? 'bool' : el.tagName === 'SELECT' ? 'select' : 'num';
+  const unset = f.derived === null ? undefined : type === 'select' ? 'auto' : '';
+  return [{ id: el.id, q: f.attribute, key: f.key, type, unset }];
+});
 const POINTER_FIELD = Object.fromEntries(FIELDS.map((f) => [f.key, f.id]));
 const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
   .map((el) => el.id.slice(0, -'-error'.length))

@@ -5,21 +5,23 @@
 import { engine } from './engine.js';
 import { formatBytes, formatCount, formatFlops, formatJoules, formatRate, formatSeconds } from './format.js';
 
-// Attribute -> request field. Values are passed to the core as typed: it validates them.
-const ATTRIBUTES = {
-  model: ['model', String],
-  gpu: ['gpu', (v) => (v === 'none' ? null : v)],
-  precision: ['precision', String],
-  'kv-precision': ['kv_cache_precision', String],
-  batch: ['batch_size', Number],
-  seq: ['sequence_length', Number],
-  gen: ['num_generated_tokens', Number],
-  training: ['training', (v) => v !== 'false'],
-  optimizer: ['optimizer', String],
-  causal: ['causal', (v) => v !== 'false'],
-  'compute-efficiency': ['compute_efficiency', Number],
-  'mem-efficiency': ['mem_efficiency', Number],
+// Attribute -> request field, from the core's request table (each field's `attribute`, the
+// same names the page's URL uses). Values are passed to the core as typed: it validates them.
+let ATTRIBUTES = null;
+const CONVERT = {
+  integer: Number,
+  number: Number,
+  boolean: (v) => v !== 'false',
+  gpu: (v) => (v === 'none' ? null : v),
 };
+function attributesOf(fc) {
+  return (ATTRIBUTES ??= Object.fromEntries(
+    fc
+      .defaults()
+      .request_fields.filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'))
+      .map((f) => [f.attribute, [f.key, CONVERT[f.type] ?? String]]),
+  ));
+}
 
 const STYLE = `
 :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: var(--fc-fg, CanvasText);
@@ -36,26 +38,23 @@ dt { color: var(--fc-muted); } dd { margin: 0; font-variant-numeric: tabular-num
 `;
 
 class FlopcastEstimate extends HTMLElement {
-  static observedAttributes = Object.keys(ATTRIBUTES);
-
   constructor() {
     super();
     this.attachShadow({ mode: 'open' });
     this.shadowRoot.innerHTML = `<style>${STYLE}</style><div class="card" part="card" role="group" aria-label="flopcast estimate"><div class="sub">loading…</div></div>`;
     this._pending = false;
+    // Any attribute may name a request field (the table decides which), so watch them all.
+    new MutationObserver(() => this._schedule()).observe(this, { attributes: true });
   }
 
   connectedCallback() {
-    this._schedule();
-  }
-  attributeChangedCallback() {
     this._schedule();
   }
 
   /** The request this element's attributes describe. */
   get request() {
     const req = {};
-    for (const [attr, [field, convert]] of Object.entries(ATTRIBUTES))
+    for (const [attr, [field, convert]] of Object.entries(ATTRIBUTES ?? {}))
       if (this.hasAttribute(attr)) req[field] = convert(this.getAttribute(attr));
     return req;
   }
@@ -84,6 +83,7 @@ class FlopcastEstimate extends HTMLElement {
   }
 
   _render(fc) {
+    attributesOf(fc);
     let r;
     try {
       r = fc.estimate(this.request);

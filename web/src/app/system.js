@@ -34,6 +34,17 @@ function fill(attr, result) {
 
 export function initSystem({ fc, FlopcastError, onCalibrated }) {
   let last = null;
+  // The part of the page's estimate request each command takes, from the core's request table.
+  const takes = (command) =>
+    new Set(
+      fc
+        .defaults()
+        .request_fields.filter((f) => f.part === '' && f.commands.includes(command))
+        .map((f) => f.key),
+    );
+  const THROUGHPUT = takes('throughput'),
+    TRAIN = takes('train');
+  const only = (keys, req) => Object.fromEntries(Object.entries(req).filter(([k]) => keys.has(k)));
 
   function serving(req) {
     const err = $('serving-error');
@@ -53,10 +64,8 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       const v = $(id).value.trim();
       if (v !== '') s[key] = Number(v);
     }
-    const { batch_size, sequence_length, num_generated_tokens, training, optimizer, gradient_checkpointing, ...rest } =
-      req;
     try {
-      const r = fc.throughput({ ...rest, serving: s });
+      const r = fc.throughput({ ...only(THROUGHPUT, req), serving: s });
       fill('data-serving', r);
       if (!r.fits)
         err.textContent =
@@ -77,9 +86,7 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       return;
     }
     try {
-      // A train request is an estimate request without the inference-only fields (training is implied).
-      const { parallelism, calibration, num_generated_tokens, kv_cache_precision, training, ...rest } = req;
-      const r = fc.train(rest);
+      const r = fc.train(only(TRAIN, req));
       fill('data-train', r);
       list.replaceChildren(
         ...(r.recommendations ?? []).map((x) =>
