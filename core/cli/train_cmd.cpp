@@ -117,9 +117,18 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
                                     format_bytes(mem.activations_full)));
   line("  Total", fmt::format("{}  ({:.1f} bytes per trainable parameter before activations)", format_bytes(mem.total),
                               mem.bytes_per_trainable_parameter));
-  if (gpu)
+  if (gpu && s.parallel.trivial())
     line("  Fits on one GPU",
          fmt::format("{}  ({} on {})", mem.fits_on_gpu ? "yes" : "NO", format_bytes(mem.gpu_memory), gpu->name));
+  if (gpu && !s.parallel.trivial()) {
+    const parallel_result& pr = a.estimate.parallel;
+    const parallel_layout& l = s.parallel;
+    line("  Layout", fmt::format("TP {} x PP {} x DP {} x EP {} = {} GPUs", l.tensor_parallel, l.pipeline_parallel,
+                                 l.data_parallel, l.expert_parallel, pr.total_gpus));
+    line("  Per GPU", fmt::format("{}  (fits: {}, {} on {})", format_bytes(pr.memory_per_gpu),
+                                  pr.fits_per_gpu ? "yes" : "NO", format_bytes(mem.gpu_memory), gpu->name));
+    if (a.has_performance) line("  Step on the layout", format_seconds(a.step_time_s));
+  }
   o += thin + "\n";
   if (a.has_performance)
     o += fmt::format(" Phases (roofline, ESTIMATED; {} peak at {:.0f}%, bandwidth at {:.0f}%)\n",

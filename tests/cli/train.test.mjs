@@ -183,3 +183,27 @@ test('bad input: one line on stderr, exit 2', () => {
     /\(--lora-targets, \/training_analysis\/lora_targets\) no linear layer of openai-community\/gpt2/,
   );
 });
+
+test('train and estimate --training give one answer, on one GPU and on a layout', () => {
+  const est = (args) => {
+    const r = run(['estimate', ...args, '--training', '--json']);
+    assert.equal(r.code, 0, r.err);
+    return JSON.parse(r.out);
+  };
+  for (const args of [
+    ['llama-2-7b', '-g', 'A100'],
+    ['llama-2-7b', '-g', 'A100', '--tp', '2'],
+    ['mixtral-8x7b', '-g', 'H100', '--tp', '2', '--ep', '4', '-b', '2'],
+    ['llama-3-8b', '-g', 'H100', '--dp', '2', '-b', '4', '--no-checkpointing', '--optimizer', 'sgd'],
+  ]) {
+    const t = json(args);
+    const e = est(args);
+    if (t.parallelism) {
+      assert.equal(t.parallelism.step_time_s, e.details.parallelism.training_step_s, args.join(' '));
+      assert.equal(t.parallelism.per_gpu_memory_bytes, e.details.parallelism.per_gpu_memory_bytes, args.join(' '));
+    } else {
+      assert.equal(t.performance.step_time_s, e.details.performance.training_step_s, args.join(' '));
+      assert.equal(t.memory.total, e.details.memory.training.total, args.join(' '));
+    }
+  }
+});

@@ -401,9 +401,11 @@ TEST_CASE("parse and validate: bad settings name their field", "[training]") {
   CHECK(flopcast::lora_targets_name(flopcast::lora_q | flopcast::lora_v) == "q,v");
   CHECK(flopcast::lora_targets_name(flopcast::lora_all_modules) == "all");
   CHECK_THROWS_WITH(flopcast::parse_recompute_policy("some"),
-                    "[flopcast.invalid_argument] (/training_analysis/recompute) unknown recompute policy \"some\": expected one of none, "
+                    "[flopcast.invalid_argument] (/training_analysis/recompute) unknown recompute policy \"some\": "
+                    "expected one of none, "
                     "selective, full");
-  CHECK_THROWS_WITH(flopcast::parse_lora_targets("q,x"), Catch::Contains("(/training_analysis/lora_targets) unknown LoRA target \"x\""));
+  CHECK_THROWS_WITH(flopcast::parse_lora_targets("q,x"),
+                    Catch::Contains("(/training_analysis/lora_targets) unknown LoRA target \"x\""));
   const auto& m = test::model("meta-llama/Llama-2-7b-hf");
   auto t = base_settings();
   t.tokens = 0;

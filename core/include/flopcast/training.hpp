@@ -32,7 +32,8 @@ namespace flopcast {
 enum class recompute_policy : std::uint8_t { none, selective, full };
 [[nodiscard]] std::string_view to_string(recompute_policy p) noexcept;
 // "none", "selective", "full" (case-insensitive). Throws flopcast::error(invalid_argument).
-[[nodiscard]] recompute_policy parse_recompute_policy(std::string_view name, std::string_view field = "/training_analysis/recompute");
+[[nodiscard]] recompute_policy parse_recompute_policy(std::string_view name,
+                                                      std::string_view field = "/training_analysis/recompute");
 
 // LoRA target modules (a bit set over the linear layers of a transformer layer).
 // q, k, v, o: the attention projections (and the cross-attention ones); for MLA, q is the
@@ -54,7 +55,8 @@ inline constexpr std::uint32_t lora_mlp_modules = lora_gate | lora_up | lora_dow
 inline constexpr std::uint32_t lora_all_modules = lora_attention_modules | lora_mlp_modules;
 // "all", "attention", "mlp", or a comma list of q, k, v, o, gate, up, down (a "_proj"
 // suffix is accepted: "q_proj,v_proj"). Throws flopcast::error(invalid_argument).
-[[nodiscard]] std::uint32_t parse_lora_targets(std::string_view text, std::string_view field = "/training_analysis/lora_targets");
+[[nodiscard]] std::uint32_t parse_lora_targets(std::string_view text,
+                                               std::string_view field = "/training_analysis/lora_targets");
 // "all", "attention", "mlp" or the comma list, canonical order.
 [[nodiscard]] std::string lora_targets_name(std::uint32_t targets);
 
