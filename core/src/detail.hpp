@@ -128,6 +128,9 @@ namespace detail {
 void check_settings(const settings& s);
 void check_serving(const serving_settings& s);
 void check_training(const training_settings& t);
+// The one fit rule: the bytes of one GPU that weights, cache, activations and training state may
+// use (estimate, layouts, training and serving all fit against this).
+[[nodiscard]] double usable_memory(const settings& s, const hardware_spec& gpu);
 // Validates a layout against the model; errors name "/parallelism/<field>".
 void validate_layout(const model_spec& m, const settings& s);
 }  // namespace detail

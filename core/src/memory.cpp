@@ -100,4 +100,8 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
   return total * detail::d(batch);
 }
 
+namespace detail {
+double usable_memory(const settings& /*s*/, const hardware_spec& gpu) { return gpu.memory_bytes; }
+}  // namespace detail
+
 }  // namespace flopcast

@@ -179,7 +179,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     }
     start += size;
   }
-  out.fits_per_gpu = out.memory_per_gpu <= gpu.memory_bytes;
+  out.fits_per_gpu = out.memory_per_gpu <= usable_memory(s, gpu);
 
   // Communication of one prefill pass and one decode step, per replica.
   const double act = activation_bytes(s.weight_precision), h = d(m.hidden_size), lat = l.link_latency_s;
