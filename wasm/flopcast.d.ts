@@ -75,6 +75,8 @@ export interface EstimateRequest {
   carbon_intensity?: number;
   /** USD per GPU-hour (default: the GPU's). */
   cost_per_hour?: number;
+  /** Bytes kept free on each GPU for the runtime, subtracted in the fit check (default 0). */
+  gpu_memory_reserve_bytes?: number;
   parallelism?: Parallelism;
   /** Calibration entries to apply (e.g. from local storage). */
   calibration?: CalibrationEntry[] | { entries: CalibrationEntry[] };
@@ -741,6 +743,8 @@ export interface Defaults {
     kv_cache_precision: null;
     /** null: the GPU's. */
     cost_per_hour: null;
+    /** Bytes kept free on each GPU for the runtime (the fit check subtracts them). */
+    gpu_memory_reserve_bytes: number;
   };
   precisions: { name: PrecisionName; bits: number; weight_only: boolean }[];
   optimizers: Optimizer[];

@@ -172,6 +172,9 @@ std::vector<row> make_rows() {
     def("cost_per_hour", T::number).flag("--cost-per-hour").attr("cost-per-hour").unit("USD/h").range(0, 1e9)
         .commands(k_layout).derived("the GPU's").help("USD per GPU-hour")
         .access(FLOPCAST_MEMBER(s.base.cost_per_hour_usd)),
+    def("gpu_memory_reserve_bytes", T::number).flag("--gpu-memory-reserve").attr("gpu-memory-reserve").unit("bytes")
+        .range(0, 1e15).commands(k_layout).help("Memory kept free on each GPU for the runtime (CUDA context, workspace)")
+        .access(FLOPCAST_MEMBER(s.base.gpu_memory_reserve_bytes)),
     def("calibration", T::calibration).commands(k_layout | command_calibrate)
         .help("A calibration store applied where efficiencies are not explicit (the CLI: --calibration FILE)"),
     def("parallelism", T::part).commands(k_layout).help("A multi-GPU layout"),

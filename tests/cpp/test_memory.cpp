@@ -117,3 +117,24 @@ TEST_CASE("memory is monotonic in batch and sequence") {
     prev = mem;
   }
 }
+
+TEST_CASE("a GPU memory reserve is subtracted in the one fit check") {
+  // Llama-3-8B bf16 at batch 1 x 2048 (+128) needs about 16.9 GB: it fits a 24 GB card with
+  // nothing reserved and not once the runtime keeps 8 GB (the estimate, the layout and training agree).
+  const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
+  const auto& gpu = flopcast::find_gpu("L4");
+  flopcast::settings s;
+  const auto free = flopcast::estimate(m, s, &gpu);
+  REQUIRE(free.memory.total < gpu.memory_bytes);
+  CHECK(free.memory.fits_on_gpu);
+  CHECK(free.parallel.fits_per_gpu);
+  s.gpu_memory_reserve_bytes = gpu.memory_bytes - free.memory.total + 1;
+  const auto reserved = flopcast::estimate(m, s, &gpu);
+  CHECK_FALSE(reserved.memory.fits_on_gpu);
+  CHECK_FALSE(reserved.parallel.fits_per_gpu);
+  CHECK(reserved.memory.total == free.memory.total);  // only the fit changes
+  s.gpu_memory_reserve_bytes = -1;
+  CHECK_THROWS_WITH(flopcast::estimate(m, s, &gpu),
+                    "[flopcast.config.range] (/gpu_memory_reserve_bytes) expected a number of bytes in [0, 1e+15], "
+                    "but got -1");
+}

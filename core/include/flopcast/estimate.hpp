@@ -52,6 +52,7 @@ struct settings {
   double power_utilization = 0.85;
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's
+  double gpu_memory_reserve_bytes = 0;      // per GPU, not available to the model (fit check)
   parallel_layout parallel;
 };
 
