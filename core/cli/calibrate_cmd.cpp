@@ -144,7 +144,7 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
     const std::string model = st->o.models.empty() ? std::string() : st->o.models.front();
     const auto given = [&](const char* ptr) { return !st->o.text[ptr].empty(); };
     if (*show) {
-      const auto entries = load_calibration();
+      const auto entries = load_calibration(true);
       if (st->show_json)
         std::cout << calibration_to_json(entries) << "\n";
       else
@@ -153,12 +153,12 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
     }
     if (*reset) {
       const std::string path = calibration_path();
-      const bool existed = std::remove(path.c_str()) == 0;
+      const calibration_lock lock;
+      const bool existed = remove_calibration();
       std::cout << (existed ? "removed " : "nothing to remove at ") << path << "\n";
       return 0;
     }
     std::deque<calibration_request> owned;
-    std::vector<calibration_entry> entries = load_calibration();
     std::vector<calibration_entry> added;
     if (st->from_measure) {
       if (model.empty()) bad("MODEL", "expected the model to measure with --from-measure");
@@ -201,6 +201,8 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
       const compare_plan::point p = q.request.plan.at(0);
       added.push_back(calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models));
     }
+    const calibration_lock lock;  // held from the read to the write
+    std::vector<calibration_entry> entries = load_calibration(true);
     for (const auto& e : added) upsert(entries, e);
     save_calibration(entries);
     if (st->o.json)

@@ -1,5 +1,10 @@
 #include "common.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "flopcast/request_json.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -67,11 +74,21 @@ std::int64_t parse_int(const std::string& text, const std::string& option) {
 }
 
 std::string read_file(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw error(error_code::io, option, "cannot read \"" + path + "\": it is a directory, expected a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw error(error_code::io, option, "cannot read \"" + path + "\": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Never more than the limit (+1 to tell): /dev/zero or a huge file stops here, not at bad_alloc.
+  constexpr std::size_t limit = std::size_t{16} << 20;
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw error(error_code::io, option, "cannot read \"" + path + "\": " + std::strerror(errno));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > limit)
+    throw error(error_code::limit, option,
+                "\"" + path + "\" is larger than 16 MiB: expected a JSON file of at most 16 MiB");
+  return text;
 }
 
 json typed_value(const request_field& f, const std::string& text) {
@@ -97,13 +114,9 @@ json model_value(const std::string& name, const std::string& pointer) {
   const std::string text = read_file(name, pointer);
   json config;
   try {
-    config = json::parse(text);
-  } catch (const json::exception& e) {
-    std::string msg = e.what();
-    const auto pos = msg.find("] ");
-    throw error(
-        error_code::config_parse, pointer,
-        "config.json is not valid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos + 2)) + " in " + name);
+    config = parse_json_text(text, "config.json");
+  } catch (const error& e) {
+    throw error(e.code(), pointer, e.message() + " in " + name);
   }
   if (config.is_object()) {
     // The model's label: the folder of a .../config.json, else the path.
@@ -187,9 +200,9 @@ json build_request(const request_options& o) {
   if (!o.gpu_file.empty()) {
     const std::string text = read_file(o.gpu_file, "/gpu");
     try {
-      req["gpu"] = json::parse(text);
-    } catch (const json::exception&) {
-      req["gpu"] = text;  // reported as not an object
+      req["gpu"] = parse_json_text(text, "the GPU description");
+    } catch (const error& e) {
+      throw error(e.code(), "/gpu", e.message() + " in " + o.gpu_file);
     }
     file_origins()["/gpu"] = o.gpu_file;
   }
@@ -238,11 +251,11 @@ std::string calibration_path() {
   return ".flopcast-calibration.json";
 }
 
-std::vector<calibration_entry> load_calibration() {
+std::vector<calibration_entry> load_calibration(bool missing_ok) {
   const std::string path = calibration_path();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    if (!calibration_override().empty())
+    if (!calibration_override().empty() && !missing_ok)
       throw error(error_code::io, "--calibration", "cannot read \"" + path + "\": no such file");
     return {};
   }
@@ -257,21 +270,95 @@ std::vector<calibration_entry> load_calibration() {
   }
 }
 
-void save_calibration(const std::vector<calibration_entry>& entries) {
-  const std::filesystem::path path = calibration_path();
+namespace {
+
+[[noreturn]] void store_error(const std::string& what, const std::string& path, int err) {
+  throw error(error_code::io, "--calibration", what + " \"" + path + "\": " + std::strerror(err));
+}
+
+// The file a write must replace: the store, or what a symbolic link at its path points to (the
+// link stays a link).
+std::filesystem::path store_target() {
+  std::filesystem::path path = calibration_path();
   std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw error(error_code::io, "--calibration", "cannot write \"" + tmp.string() + "\": " + std::strerror(errno));
-    out << calibration_to_json(entries) << "\n";
-    out.flush();
-    if (!out) throw error(error_code::io, "--calibration", "cannot write \"" + tmp.string() + "\"");
+  for (int hops = 0; hops < 16 && std::filesystem::is_symlink(path, ec); ++hops) {
+    std::filesystem::path to = std::filesystem::read_symlink(path, ec);
+    if (ec) break;
+    path = to.is_absolute() ? to : path.parent_path() / to;
   }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw error(error_code::io, "--calibration", "cannot write \"" + path.string() + "\": " + ec.message());
+  return path;
+}
+
+// Writes every byte or fails with errno (a full disk or a file-size limit fails here).
+void write_all(int fd, const std::string& text, const std::string& path) {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) store_error("cannot write", path, n < 0 ? errno : EIO);
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+calibration_lock::calibration_lock() {
+  const std::filesystem::path target = store_target();
+  std::error_code ec;
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+  if (std::filesystem::is_directory(target, ec))
+    throw error(error_code::io, "--calibration",
+                "the calibration store \"" + target.string() + "\" is a directory: expected a JSON file");
+  const std::string lock = target.string() + ".lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) store_error("cannot lock the calibration store with", lock, errno);
+  while (::flock(fd_, LOCK_EX) != 0)
+    if (errno != EINTR) store_error("cannot lock", lock, errno);
+}
+
+calibration_lock::~calibration_lock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+void save_calibration(const std::vector<calibration_entry>& entries) {
+  const std::filesystem::path target = store_target();
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : std::string(".");
+  std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) store_error("cannot write in the folder", dir, errno);
+  try {
+    struct stat st {};
+    mode_t mode = 0644;
+    if (::stat(target.c_str(), &st) == 0) mode = st.st_mode & 07777;  // keep the store's permissions
+    if (::fchmod(fd, mode) != 0) store_error("cannot set the permissions of", tmp, errno);
+    write_all(fd, calibration_to_json(entries) + "\n", tmp);
+    if (::fsync(fd) != 0) store_error("cannot write", tmp, errno);
+    if (::close(fd) != 0) store_error("cannot write", tmp, errno);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    store_error("cannot replace", target.string(), err);
+  }
+  // The rename itself is durable once the folder is.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+bool remove_calibration() {
+  const std::filesystem::path target = store_target();
+  if (::unlink(target.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  store_error("cannot remove", target.string(), errno);
 }
 
 }  // namespace flopcast::cli

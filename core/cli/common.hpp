@@ -48,9 +48,29 @@ std::string read_file(const std::string& path, const std::string& option);
 
 // The calibration store: --calibration FILE, else $FLOPCAST_CALIBRATION_FILE, else
 // $XDG_CONFIG_HOME/flopcast/calibration.json, else ~/.config/flopcast/calibration.json.
+// A store that is a symbolic link is followed (the link stays); writes keep its permissions.
 void set_calibration_file(const std::string& path);
 std::string calibration_path();
-std::vector<calibration_entry> load_calibration();
+// Reads the store (none: no entries). A store that exists but cannot be read, is a directory or
+// is not valid is an error naming the file (never silently ignored, never overwritten).
+// A store named by --calibration must exist unless `missing_ok` (calibrate creates it).
+std::vector<calibration_entry> load_calibration(bool missing_ok = false);
+// Read-modify-write of the store happens under this exclusive lock (flock on "<store>.lock"), so
+// concurrent `flopcast calibrate` runs never lose each other's entries.
+class calibration_lock {
+ public:
+  calibration_lock();
+  ~calibration_lock();
+  calibration_lock(const calibration_lock&) = delete;
+  calibration_lock& operator=(const calibration_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+// Replaces the store atomically: a unique temporary file in the same folder, every write checked,
+// fsync, rename. On any failure the old store is intact and this throws.
 void save_calibration(const std::vector<calibration_entry>& entries);
+// Deletes the store; false if there was none.
+bool remove_calibration();
 
 }  // namespace flopcast::cli

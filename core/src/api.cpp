@@ -58,21 +58,38 @@ json commands_json(std::uint32_t c) {
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// Every entry point fails with a flopcast::error: running out of memory (a huge comparison, say)
+// becomes a `limit` error rather than an exception of another type.
+template <class F>
+std::string guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw error(error_code::limit, "", "the request needs more memory than is available");
+  } catch (const std::length_error&) {
+    throw error(error_code::limit, "", "the request needs more memory than is available");
+  }
+}
+
 }  // namespace
 
 std::string estimate_json(std::string_view request_json, int indent) {
-  const compare_request q = read_compare_request(request_json, false);
-  const compare_plan::point p = q.plan.at(0);
-  const estimate_result r = estimate(*p.model, p.config, p.gpu);
-  return to_json({*p.model, p.config, p.gpu, r}, indent);
+  return guarded([&] {
+    const compare_request q = read_compare_request(request_json, false);
+    const compare_plan::point p = q.plan.at(0);
+    const estimate_result r = estimate(*p.model, p.config, p.gpu);
+    return to_json({*p.model, p.config, p.gpu, r}, indent);
+  });
 }
 
 std::string compare_json(std::string_view request_json, int indent) {
-  const compare_request q = read_compare_request(request_json, true);
-  const auto rows = compare_rows(q.plan, max_compare_rows);
-  std::vector<std::size_t> columns(row_fields().size());
-  for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = i;
-  return rows_to_json(rows, columns, indent);
+  return guarded([&] {
+    const compare_request q = read_compare_request(request_json, true);
+    const auto rows = compare_rows(q.plan, max_compare_rows);
+    std::vector<std::size_t> columns(row_fields().size());
+    for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = i;
+    return rows_to_json(rows, columns, indent);
+  });
 }
 
 std::string defaults_json(int indent) {
@@ -125,26 +142,32 @@ std::string defaults_json(int indent) {
 }
 
 std::string throughput_json(std::string_view request_json, int indent) {
-  const serving_request q = read_serving_request(request_json);
-  const compare_plan::point p = q.request.plan.at(0);
-  if (p.gpu == nullptr)
-    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
-  const serving_result r = serve(*p.model, q.serving, *p.gpu);
-  return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
+  return guarded([&] {
+    const serving_request q = read_serving_request(request_json);
+    const compare_plan::point p = q.request.plan.at(0);
+    if (p.gpu == nullptr)
+      throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
+    const serving_result r = serve(*p.model, q.serving, *p.gpu);
+    return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
+  });
 }
 
 std::string train_json(std::string_view request_json, int indent) {
-  const training_request q = read_training_request(request_json);
-  const compare_plan::point p = q.request.plan.at(0);
-  const training_analysis a = analyze_training(*p.model, q.training, p.gpu);
-  return training_to_json(*p.model, p.gpu, a, indent);
+  return guarded([&] {
+    const training_request q = read_training_request(request_json);
+    const compare_plan::point p = q.request.plan.at(0);
+    const training_analysis a = analyze_training(*p.model, q.training, p.gpu);
+    return training_to_json(*p.model, p.gpu, a, indent);
+  });
 }
 
 std::string calibrate_json(std::string_view request_json, int indent) {
-  const calibration_request q = read_calibration_request(request_json);
-  const compare_plan::point p = q.request.plan.at(0);
-  if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
-  return calibration_to_json({calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models)}, indent);
+  return guarded([&] {
+    const calibration_request q = read_calibration_request(request_json);
+    const compare_plan::point p = q.request.plan.at(0);
+    if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
+    return calibration_to_json({calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models)}, indent);
+  });
 }
 
 }  // namespace flopcast

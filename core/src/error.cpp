@@ -26,6 +26,8 @@ std::string_view to_string(error_code code) noexcept {
       return "invalid_argument";
     case error_code::io:
       return "io";
+    case error_code::limit:
+      return "limit";
   }
   return "error";
 }

@@ -17,20 +17,24 @@ hardware_spec read_hardware(const json& j) {
     throw error(error_code::config_missing, "/name", "required field is missing: expected a non-empty string");
   if (r.has("aliases")) h.aliases = r.string_list_or_empty("aliases");
   h.vendor = r.string_or("vendor", "");
-  constexpr double big = 1e30;
-  auto positive_number = [&](std::string_view key) {
-    if (!r.has(key))
-      throw error(error_code::config_missing, r.ptr(key), "required field is missing: expected a positive number");
-    const double v = r.number_or(key, 0, -big, big);
-    if (!(v > 0))
-      throw error(error_code::config_range, r.ptr(key),
-                  "expected a positive number, but got " + j.at(std::string(key)).dump());
-    return v;
+  // Physically meaningful ranges: every figure that enters a division or a count is bounded, so
+  // no accepted device can make a result infinite, NaN or overflow an integer.
+  const auto bounded = [&](const reader& at, std::string_view key, double lo, double hi, const char* unit) {
+    if (!at.has(key))
+      throw error(error_code::config_missing, at.ptr(key), "required field is missing: expected a positive number");
+    const json& v = at.at(key);
+    if (!v.is_number()) throw error(error_code::config_type, at.ptr(key), "expected a number, but got " + describe(v));
+    const double x = v.get<double>();
+    if (!(x >= lo && x <= hi))
+      throw error(error_code::config_range, at.ptr(key),
+                  std::string("expected a number of ") + unit + " in [" + format_number(lo) + ", " + format_number(hi) +
+                      "], but got " + format_number(x));
+    return x;
   };
-  h.memory_bytes = positive_number("memory_bytes");
-  h.memory_bandwidth_bytes_per_s = positive_number("memory_bandwidth_bytes_per_s");
-  h.tdp_watts = positive_number("tdp_watts");
-  h.cost_per_hour_usd = r.number_or("cost_per_hour_usd", 0, 0, big);
+  h.memory_bytes = bounded(r, "memory_bytes", 1e6, 1e15, "bytes");
+  h.memory_bandwidth_bytes_per_s = bounded(r, "memory_bandwidth_bytes_per_s", 1e6, 1e16, "bytes/s");
+  h.tdp_watts = bounded(r, "tdp_watts", 0.1, 1e6, "W");
+  h.cost_per_hour_usd = r.has("cost_per_hour_usd") ? bounded(r, "cost_per_hour_usd", 0, 1e6, "USD/h") : 0;
   if (!r.has("peak_flops"))
     throw error(
         error_code::config_missing, "/peak_flops",
@@ -42,11 +46,7 @@ hardware_spec read_hardware(const json& j) {
   for (auto it = peaks.begin(); it != peaks.end(); ++it) {
     const precision p = parse_precision(it.key(), "/peak_flops/" + it.key());
     const reader pr(peaks, "/peak_flops");
-    const double v = pr.number_or(it.key(), 0, 0, big);
-    if (!(v > 0))
-      throw error(error_code::config_range, "/peak_flops/" + it.key(),
-                  "expected a positive number, but got " + it.value().dump());
-    h.peak_flops_per_s[static_cast<std::size_t>(p)] = v;
+    h.peak_flops_per_s[static_cast<std::size_t>(p)] = bounded(pr, it.key(), 1e6, 1e19, "FLOP/s");
   }
   bool any = false;
   for (const auto& p : h.peak_flops_per_s) any = any || p.has_value();
@@ -58,7 +58,8 @@ hardware_spec read_hardware(const json& j) {
                   "expected an object {name, bandwidth_bytes_per_s}, but got " + describe(ic));
     const reader ir(ic, "/interconnect");
     h.interconnect_name = ir.string_or("name", "");
-    h.interconnect_bandwidth_bytes_per_s = ir.number_or("bandwidth_bytes_per_s", 0, 0, big);
+    h.interconnect_bandwidth_bytes_per_s =
+        ir.has("bandwidth_bytes_per_s") ? bounded(ir, "bandwidth_bytes_per_s", 0, 1e16, "bytes/s") : 0;
   }
   if (r.has("sources")) {
     const json& s = j.at("sources");

@@ -88,7 +88,7 @@ void read_llama_family(const reader& r, model_spec& m) {
   const bool qwen_moe = t == "qwen2_moe" || t == "qwen3_moe";
   m.arch = architecture::decoder;
   m.hidden_size = r.positive("hidden_size");
-  m.num_layers = r.positive("num_hidden_layers");
+  m.num_layers = r.layers("num_hidden_layers");
   m.vocab_size = r.positive("vocab_size");
   m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
   m.norm = norm_kind::rmsnorm;
@@ -208,7 +208,7 @@ void read_mha_stack(const reader& r, model_spec& m, architecture arch, std::stri
                     std::string_view heads) {
   m.arch = arch;
   m.hidden_size = r.positive(hidden);
-  m.num_layers = r.positive(layers);
+  m.num_layers = r.layers(layers);
   m.vocab_size = r.positive("vocab_size");
   read_heads(r, m, heads, "__none__", 0);
   m.attention.rotary_dim = 0;
@@ -225,7 +225,7 @@ void uniform_layers(model_spec& m) {
 void read_falcon(const reader& r, model_spec& m) {
   m.arch = architecture::decoder;
   m.hidden_size = r.positive(r.pick({"hidden_size", "n_embed"}));
-  m.num_layers = r.positive(r.pick({"num_hidden_layers", "n_layer"}));
+  m.num_layers = r.layers(r.pick({"num_hidden_layers", "n_layer"}));
   m.vocab_size = r.positive("vocab_size");
   const bool new_arch = m.model_type == "RefinedWeb" || r.boolean_or("new_decoder_architecture", false);
   const bool multi_query = r.boolean_or("multi_query", true);
@@ -344,8 +344,8 @@ void read_t5(const reader& r, model_spec& m) {
   m.arch = architecture::encoder_decoder;
   m.hidden_size = r.positive("d_model");
   m.vocab_size = r.positive("vocab_size");
-  m.num_encoder_layers = r.positive("num_layers");
-  m.num_layers = r.positive_or("num_decoder_layers", m.num_encoder_layers);
+  m.num_encoder_layers = r.layers("num_layers");
+  m.num_layers = r.has("num_decoder_layers") ? r.layers("num_decoder_layers") : m.num_encoder_layers;
   attention_spec& a = m.attention;
   a.num_heads = a.num_kv_heads = r.positive("num_heads");
   a.head_dim = a.v_head_dim = r.positive("d_kv");

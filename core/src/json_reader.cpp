@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "detail.hpp"
+#include "flopcast/request_json.hpp"
 
 namespace flopcast::detail {
 
@@ -15,8 +16,42 @@ std::string describe(const json& v) {
 }
 
 json parse_json(std::string_view text, const char* what) {
+  if (text.size() > k_max_text_bytes)
+    throw error(error_code::limit, "",
+                std::string(what) + " is " + std::to_string(text.size()) + " bytes: expected at most " +
+                    std::to_string(k_max_text_bytes) + " (16 MiB)");
+  // Depth and duplicate keys are checked while parsing (nlohmann's parser is iterative; only
+  // later recursion, e.g. dumping a value into a message, could overflow the stack).
+  std::vector<std::vector<std::string>> keys;  // the keys seen in each open object
+  std::string duplicate;
+  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (depth >= static_cast<int>(k_max_depth))
+          throw error(error_code::limit, "",
+                      std::string(what) + " is nested deeper than " + std::to_string(k_max_depth) + " levels");
+        if (event == json::parse_event_t::object_start) keys.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        keys.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const std::string& k = parsed.get_ref<const std::string&>();
+        auto& seen = keys.back();
+        if (std::find(seen.begin(), seen.end(), k) != seen.end())
+          throw error(error_code::config_parse, "",
+                      std::string(what) + " has the key \"" + k + "\" twice in one object: expected each key once");
+        seen.push_back(k);
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    return json::parse(text.begin(), text.end(), check);
   } catch (const json::exception& e) {
     // nlohmann's message carries line and column; drop its "[json.exception...] " prefix.
     std::string msg = e.what();
@@ -146,3 +181,7 @@ void range_error(const reader& r, std::string_view key, const std::string& messa
 }
 
 }  // namespace flopcast::detail
+
+namespace flopcast {
+nlohmann::json parse_json_text(std::string_view text, const char* what) { return detail::parse_json(text, what); }
+}  // namespace flopcast

@@ -20,6 +20,11 @@ using json = nlohmann::json;
 // "string \"4096\"", "array [1,2]" (cut to 40 characters): what a message says it got.
 [[nodiscard]] std::string describe(const json& v);
 
+// Limits on every JSON text flopcast reads (configs, requests, GPU records, calibration stores):
+// its size, and how deeply arrays and objects nest. Duplicate keys are refused too.
+inline constexpr std::size_t k_max_text_bytes = std::size_t{16} << 20;  // 16 MiB
+inline constexpr std::size_t k_max_depth = 128;
+
 // Parses `text` as one JSON object; `what` names it in errors ("config.json", "the request").
 [[nodiscard]] json parse_object(std::string_view text, const char* what);
 // Parses `text` as any JSON value.
@@ -56,6 +61,11 @@ class reader {
                                      const char* expected) const;
   [[nodiscard]] std::int64_t positive(std::string_view key) const;
   [[nodiscard]] std::int64_t positive_or(std::string_view key, std::int64_t fallback) const;
+  // A layer count: at most 2^16 (the deepest published models have a few hundred), so no
+  // config can make an estimate's time or output grow without bound.
+  [[nodiscard]] std::int64_t layers(std::string_view key) const {
+    return integer(key, 1, k_max_layers, "a positive integer (at most 2^16)");
+  }
   [[nodiscard]] std::int64_t non_negative_or(std::string_view key, std::int64_t fallback) const;
   [[nodiscard]] bool boolean_or(std::string_view key, bool fallback) const;
   [[nodiscard]] double number_or(std::string_view key, double fallback, double min, double max) const;
@@ -66,6 +76,7 @@ class reader {
   void only(const std::vector<std::string_view>& known, const char* what) const;
 
   static constexpr std::int64_t k_max_dim = std::int64_t{1} << 30;
+  static constexpr std::int64_t k_max_layers = std::int64_t{1} << 16;
 
  private:
   const json& j_;

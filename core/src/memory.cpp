@@ -66,7 +66,9 @@ void fill_inference_memory(const model_spec& m, const settings& s, estimate_resu
   const double S = d(s.sequence_length), N = d(s.num_generated_tokens);
   memory_breakdown& mem = r.memory;
   mem.weights = d(r.parameters.total) * storage_bytes(s.weight_precision);
-  const double dec_tokens_end = encdec ? N : S + N;
+  // Encoder-decoder: the decoder start token is cached by the prefill, so the end of the request
+  // holds at least that one (with no generated tokens, the end equals the prompt's state).
+  const double dec_tokens_end = encdec ? std::max(N, 1.0) : S + N;
   const double dec_tokens_prompt = encdec ? 1.0 : S;
   mem.kv_cache = kv_cache_bytes(m, s.batch_size, dec_tokens_end, r.kv_precision, s.sequence_length);
   mem.kv_cache_prompt = kv_cache_bytes(m, s.batch_size, dec_tokens_prompt, r.kv_precision, s.sequence_length);

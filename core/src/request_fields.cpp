@@ -175,6 +175,9 @@ std::vector<row> make_rows() {
     def("gpu_memory_reserve_bytes", T::number).flag("--gpu-memory-reserve").attr("gpu-memory-reserve").unit("bytes")
         .range(0, 1e15).commands(k_layout).help("Memory kept free on each GPU for the runtime (CUDA context, workspace)")
         .access(FLOPCAST_MEMBER(s.base.gpu_memory_reserve_bytes)),
+    def("layer_table", T::boolean).flag("--layer-table").attr("layer-table").commands(k_est)
+        .help("Include the per-layer table, details.flops.layers (otherwise null: output size is independent of depth)")
+        .access(FLOPCAST_MEMBER(s.base.layer_table)),
     def("calibration", T::calibration).commands(k_layout | command_calibrate)
         .help("A calibration store applied where efficiencies are not explicit (the CLI: --calibration FILE)"),
     def("parallelism", T::part).commands(k_layout).help("A multi-GPU layout"),

@@ -10,6 +10,7 @@
 #include "flopcast/registry.hpp"
 #include "flopcast/serving.hpp"
 #include "flopcast/training.hpp"
+#include "json_writer.hpp"
 
 namespace flopcast {
 namespace {
@@ -175,8 +176,8 @@ std::string to_json(const estimate_context& c, int indent) {
                            {"norm", r.parameters.norm},
                            {"output_head", r.parameters.output_head}};
 
-  json layers = json::array();
-  for (std::size_t i = 0; i < m.layer_group_of.size(); ++i) {
+  json layers = s.layer_table ? json::array() : json(nullptr);
+  for (std::size_t i = 0; s.layer_table && i < m.layer_group_of.size(); ++i) {
     const std::size_t g = m.layer_group_of[i];
     const layer_flops& lf = r.forward.per_layer[g];
     layers.push_back({{"layer", i},
@@ -319,7 +320,7 @@ std::string to_json(const estimate_context& c, int indent) {
       perf ? json(p.cost_per_hour_usd) : (s.cost_per_hour_usd ? json(*s.cost_per_hour_usd) : json(nullptr));
   details["settings"] = settings_out;
   out["details"] = details;
-  return out.dump(indent);
+  return detail::dump_result(out, indent);
 }
 
 namespace {
@@ -354,7 +355,7 @@ std::string rows_to_json(const std::vector<std::vector<field_value>>& rows, cons
     for (std::size_t c : columns) o[std::string(row_fields()[c].key)] = value_json(row[c]);
     out.push_back(o);
   }
-  return out.dump(indent);
+  return detail::dump_result(out, indent);
 }
 
 std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const std::vector<std::size_t>& columns) {
@@ -434,7 +435,7 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
       {"data_parallel", s.base.parallel.data_parallel},
       {"expert_parallel", s.base.parallel.expert_parallel},
       {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
-  return out.dump(indent);
+  return detail::dump_result(out, indent);
 }
 
 std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent) {
@@ -464,7 +465,7 @@ std::string models_to_json(int indent) {
                    {"published_significant_digits", r.published_significant_digits},
                    {"source", r.source}});
   }
-  return out.dump(indent);
+  return detail::dump_result(out, indent);
 }
 
 namespace {
@@ -490,7 +491,7 @@ std::string hardware_to_json(const hardware_spec& g, int indent) { return hardwa
 std::string gpus_to_json(int indent) {
   json out = json::array();
   for (const auto& g : gpu_records()) out.push_back(hardware_json(g));
-  return out.dump(indent);
+  return detail::dump_result(out, indent);
 }
 
 }  // namespace flopcast

@@ -58,7 +58,11 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   }
   out.kv_budget_bytes = budget;
   out.kv_bytes_per_sequence = per_seq;
-  const std::int64_t per_replica_max = budget > 0 ? static_cast<std::int64_t>(std::floor(budget / per_seq)) : 0;
+  // At most 2^40 sequences per replica (far beyond any KV budget of a bounded device): the
+  // double-to-integer conversion can never overflow.
+  constexpr double max_sequences = 1099511627776.0;
+  const std::int64_t per_replica_max =
+      budget > 0 ? static_cast<std::int64_t>(std::min(std::floor(budget / per_seq), max_sequences)) : 0;
   out.max_concurrency = per_replica_max * replicas;
   out.fits = per_replica_max >= 1;
   if (!out.fits) return out;

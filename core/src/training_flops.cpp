@@ -169,8 +169,10 @@ lora_totals lora_adapters(const model_spec& m, const training_settings& t, doubl
   const double act_bytes = activation_bytes(t.base.weight_precision);
   for_each_adaptable(m, tokens, [&](const linear_shape& s) {
     if ((s.module & t.lora.targets) == 0) return;
-    l.params += static_cast<std::int64_t>(s.matrices) * t.lora.rank * static_cast<std::int64_t>(s.in + s.out);
-    l.matrices += static_cast<std::int64_t>(s.matrices);
+    // Checked: a config with 2^30 experts and a large rank must fail, not wrap.
+    const auto matrices = static_cast<std::int64_t>(s.matrices);
+    l.params = add(l.params, mul(matrices, t.lora.rank, static_cast<std::int64_t>(s.in + s.out)));
+    l.matrices = add(l.matrices, matrices);
     l.matmul += s.matrices * 2 * s.tokens * rank * (s.in + s.out);
     l.scale += s.matrices * s.tokens * s.out;
     l.wgrad_read += s.matrices * s.tokens * (s.in + s.out + 2 * rank) * act_bytes;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flopcast/training.hpp"
+#include "json_writer.hpp"
 
 namespace flopcast {
 namespace {
@@ -211,7 +212,7 @@ std::string training_to_json(const model_spec& model, const hardware_spec* gpu, 
   std::string note;
   for (const std::string& n : a.notes) note += (note.empty() ? "" : "; ") + n;
   out["note"] = note;
-  return out.dump(indent);
+  return detail::dump_result(out, indent);
 }
 
 }  // namespace flopcast

@@ -75,7 +75,19 @@ TEST_CASE("custom accelerator from JSON") {
   CHECK(g.name == "MyChip");
   CHECK(*g.peak(flopcast::precision::bf16) == 400e12);
   CHECK_THROWS_WITH(
-      flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1, "memory_bandwidth_bytes_per_s": 1, "tdp_watts": 1,
+      flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1e9, "memory_bandwidth_bytes_per_s": 1e9, "tdp_watts": 1,
       "peak_flops": {"fp64": 1e12}})"),
       Catch::Contains("(/peak_flops/fp64) unknown precision \"fp64\""));
+  // Figures outside physical ranges are refused, so no device can make a result inf or NaN.
+  CHECK_THROWS_WITH(
+      flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1e9, "memory_bandwidth_bytes_per_s": 1e-300,
+      "tdp_watts": 1, "peak_flops": {"bf16": 1e12}})"),
+      "[flopcast.config.range] (/memory_bandwidth_bytes_per_s) expected a number of bytes/s in [1000000, 1e+16], but "
+      "got 1e-300");
+  CHECK_THROWS_WITH(flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1e30, "memory_bandwidth_bytes_per_s": 1e12,
+      "tdp_watts": 1, "peak_flops": {"bf16": 1e12}})"),
+                    Catch::Contains("(/memory_bytes) expected a number of bytes in [1000000, 1e+15], but got 1e+30"));
+  CHECK_THROWS_WITH(flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1e9, "memory_bandwidth_bytes_per_s": 1e12,
+      "tdp_watts": 1, "peak_flops": {"bf16": 1e-310}})"),
+                    Catch::Contains("(/peak_flops/bf16) expected a number of FLOP/s in [1000000, 1e+19], but got"));
 }

@@ -138,3 +138,15 @@ TEST_CASE("a GPU memory reserve is subtracted in the one fit check") {
                     "[flopcast.config.range] (/gpu_memory_reserve_bytes) expected a number of bytes in [0, 1e+15], "
                     "but got -1");
 }
+
+TEST_CASE("encoder-decoder with no generated tokens: the end-of-request cache is the prompt's") {
+  const auto& m = test::model("t5-small");
+  flopcast::settings s;
+  for (std::int64_t n : {0, 1, 2, 64}) {
+    s.num_generated_tokens = n;
+    const auto r = flopcast::estimate(m, s, nullptr);
+    INFO("generated tokens " << n);
+    CHECK(r.memory.kv_cache >= r.memory.kv_cache_prompt);
+    if (n <= 1) CHECK(r.memory.kv_cache == r.memory.kv_cache_prompt);
+  }
+}

@@ -19,7 +19,8 @@ enum class error_code {
   unknown_precision,  // precision name not recognised
   unknown_optimizer,  // optimizer name not recognised
   invalid_argument,   // a request/CLI value is out of range
-  io,                 // a file could not be read
+  io,                 // a file could not be read or written
+  limit,              // an input beyond a documented limit (size, nesting depth, memory)
 };
 
 [[nodiscard]] std::string_view to_string(error_code code) noexcept;

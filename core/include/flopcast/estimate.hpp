@@ -53,6 +53,7 @@ struct settings {
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's
   double gpu_memory_reserve_bytes = 0;      // per GPU, not available to the model (fit check)
+  bool layer_table = false;                 // output: a row per layer in details.flops.layers
   parallel_layout parallel;
 };
 

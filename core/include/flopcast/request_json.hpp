@@ -8,6 +8,10 @@
 
 namespace flopcast {
 
+// Parses a JSON text with flopcast's limits (16 MiB, nesting at most 128 levels, no duplicate
+// keys); errors are flopcast::error (config_parse, limit) naming `what`.
+[[nodiscard]] nlohmann::json parse_json_text(std::string_view text, const char* what);
+
 [[nodiscard]] compare_request read_compare_request(const nlohmann::json& request, bool allow_lists);
 [[nodiscard]] serving_request read_serving_request(const nlohmann::json& request);
 [[nodiscard]] training_request read_training_request(const nlohmann::json& request);
