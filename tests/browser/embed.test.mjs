@@ -39,7 +39,7 @@ async function widgetValues(page, id) {
 }
 
 test('the documentation page renders each widget in a Shadow DOM with the CLI numbers', async () => {
-  const { page, context, errors } = await openPage(browser, `${site.url}/embed.html`);
+  const { page, context, errors, violations } = await openPage(browser, `${site.url}/embed.html`);
   const llama = await widgetValues(page, 'example-llama');
   const cli = cliJson(['estimate', 'llama-3-8b', '-g', 'H100', '-p', 'bf16']);
   assert.equal(Number(llama['/parameters']), cli.parameters);
@@ -69,6 +69,15 @@ test('the documentation page renders each widget in a Shadow DOM with the CLI nu
   const bad = await widgetValues(page, 'example-error');
   assert.match(bad.error, /\[flopcast\.unknown_model\] \(\/model\) unknown model "no-such-model"/);
   await page.screenshot({ path: join(outDir, 'embed.png'), fullPage: true });
+  // The page's CSP (style-src 'self', no 'unsafe-inline'): the widget styles its shadow root with a
+  // constructed style sheet, so nothing is blocked, and it is styled.
+  assert.deepEqual(violations, []);
+  assert.equal(
+    await page.evaluate(
+      () => getComputedStyle(document.getElementById('example-llama').shadowRoot.querySelector('.card')).borderTopStyle,
+    ),
+    'solid',
+  );
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -28,13 +28,18 @@ const TYPES = {
  */
 export async function serve(dir, { headers = {}, routes = {} } = {}) {
   const requests = [];
+  const rawRequests = []; // the request targets exactly as sent (path and query, still encoded)
+  const sockets = new Set();
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     requests.push(path);
+    rawRequests.push(req.url);
     const send = (status, type, body) => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-cache', ...headers });
       res.end(body);
     };
+    // A route is [status, type, body], or a function (req, res, headers) that answers itself.
+    if (typeof routes[path] === 'function') return routes[path](req, res, headers);
     if (routes[path]) return send(...routes[path]);
     const file = normalize(join(dir, path.endsWith('/') ? `${path}index.html` : path));
     if (!file.startsWith(dir)) return send(403, 'text/plain', 'forbidden');
@@ -45,9 +50,17 @@ export async function serve(dir, { headers = {}, routes = {} } = {}) {
       send(404, 'text/plain', 'not found');
     }
   });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${server.address().port}`;
-  return { url, requests, close: () => new Promise((ok) => server.close(ok)) };
+  const close = () => {
+    for (const s of sockets) s.destroy(); // stalled test responses must not keep the server open
+    return new Promise((ok) => server.close(ok));
+  };
+  return { url, requests, rawRequests, close };
 }
 
 export async function launch() {
@@ -65,9 +78,30 @@ export async function launch() {
   });
 }
 
-/** A page that fails the test on any console error or uncaught exception. */
+/**
+ * Records every Content-Security-Policy violation in the context's pages (documents and their
+ * shadow roots) into `violations`: {directive, blocked, sample}.
+ */
+export async function watchCsp(context, violations = []) {
+  await context.exposeBinding('__flopcastCspViolation', (_source, v) => violations.push(v));
+  await context.addInitScript(() => {
+    document.addEventListener(
+      'securitypolicyviolation',
+      (e) =>
+        window.__flopcastCspViolation({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample }),
+      true,
+    );
+  });
+  return violations;
+}
+
+/**
+ * A page that fails the test on any console error or uncaught exception; `violations` collects
+ * Content-Security-Policy violations (see watchCsp): tests assert it stays empty.
+ */
 export async function openPage(browser, url, { context: ctxOptions = {} } = {}) {
   const context = await browser.newContext(ctxOptions);
+  const violations = await watchCsp(context);
   const page = await context.newPage();
   const errors = [];
   page.on('console', (m) => {
@@ -75,7 +109,16 @@ export async function openPage(browser, url, { context: ctxOptions = {} } = {}) 
   });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
-  return { page, context, errors };
+  return { page, context, errors, violations };
+}
+
+/** A free TCP port on 127.0.0.1 (closed again: nothing listens there until someone binds it). */
+export async function freePort() {
+  const s = createServer();
+  await new Promise((ok) => s.listen(0, '127.0.0.1', ok));
+  const { port } = s.address();
+  await new Promise((ok) => s.close(ok));
+  return port;
 }
 
 /**

@@ -6,6 +6,7 @@ import { show, si } from './app/fmt.js';
 import { formatCount } from './format.js';
 import { initSweep } from './app/sweep.js';
 import { initSystem, loadCalibration } from './app/system.js';
+import { HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './app/hub.js';
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
@@ -21,7 +22,8 @@ let fc;
 try {
   fc = await engine();
 } catch (e) {
-  setStatus(`Could not load the WebAssembly estimator: ${e.message}`, 'bad');
+  setStatus(`Could not load the WebAssembly estimator: ${e.message}. Reload to try again.`, 'bad');
+  document.documentElement.dataset.loadError = '1';
   throw e;
 }
 
@@ -150,7 +152,8 @@ function readRaw() {
   return raw;
 }
 
-let hubError = '';
+let hubError = ''; // the last Hub fetch's failure, shown at the id (or, for the address, at hf-base)
+let hubBaseError = '';
 
 function parseJson(text, id, errors, what) {
   if (!text.trim()) {
@@ -171,8 +174,9 @@ function buildRequest(raw, errors) {
   if (raw.source === 'registry') {
     if (!raw.model.trim()) errors.set('model', 'Enter a model name or alias, e.g. llama-3-8b.');
     else req.model = raw.model.trim();
-  } else if (raw.source === 'hub' && hubError) {
-    errors.set('hf-id', hubError);
+  } else if (raw.source === 'hub' && (hubError || hubBaseError)) {
+    if (hubBaseError) errors.set('hf-base', hubBaseError);
+    else errors.set('hf-id', hubError);
   } else if (raw.source === 'hub' && !raw.config.trim()) {
     errors.set('hf-id', 'Enter a model id and press “Fetch config”.');
   } else {
@@ -380,7 +384,7 @@ function update(force = false) {
 
 form.addEventListener('submit', (e) => e.preventDefault());
 form.addEventListener('input', (e) => {
-  if (e.target.id === 'hf-id' || e.target.id === 'hf-base') hubError = '';
+  if (e.target.id === 'hf-id' || e.target.id === 'hf-base') hubError = hubBaseError = '';
   if (e.target.id !== 'config-file') update();
 });
 form.addEventListener('change', (e) => {
@@ -420,56 +424,47 @@ drop.addEventListener('drop', (e) => {
   readFile(e.dataTransfer?.files?.[0]);
 });
 
+// The Hub fetch: checked address and id (app/hub.js), a timeout (?hftimeout=<ms> shortens it, for
+// tests), a Cancel button while it runs; the Fetch button is re-enabled however it ends.
+const hubTimeout = /^\d{1,7}$/.test(q.get('hftimeout') ?? '')
+  ? Number(q.get('hftimeout')) || HUB_TIMEOUT_MS
+  : HUB_TIMEOUT_MS;
 let hubFetch = null;
+function setHubBusy(busy) {
+  $('hf-fetch').disabled = busy;
+  $('hf-cancel').hidden = !busy;
+  $('hf-id').closest('.field').setAttribute('aria-busy', String(busy));
+}
+$('hf-cancel').addEventListener('click', () => hubFetch?.abort());
 $('hf-fetch').addEventListener('click', async () => {
-  const id = $('hf-id').value.trim();
-  const base = $('hf-base').value.trim().replace(/\/+$/, '');
   $('source-hub').checked = true;
-  hubError = '';
-  if (!id) hubError = 'Enter a model id such as Qwen/Qwen2.5-7B.';
-  else if (!/^https?:\/\/[^/]/i.test(base)) {
-    $('hf-base-error').textContent = 'Enter an http(s) address such as https://huggingface.co.';
-    $('hf-base').setAttribute('aria-invalid', 'true');
-    return;
+  hubError = hubBaseError = '';
+  let url;
+  try {
+    url = hubConfigUrl($('hf-base').value, $('hf-id').value);
+  } catch (e) {
+    if (e.kind === 'base') hubBaseError = e.message;
+    else hubError = e.message;
+    return update(true);
   }
-  if (hubError) return update(true);
-  const url = `${base}/${id.replace(/^\/+|\/+$/g, '')}/resolve/main/config.json`;
   hubFetch?.abort();
   const ctl = (hubFetch = new AbortController());
-  $('hf-fetch').disabled = true;
+  setHubBusy(true);
   setStatus(`Fetching ${url} …`);
   try {
-    let res;
-    try {
-      res = await fetch(url, { signal: ctl.signal, credentials: 'omit' });
-    } catch (e) {
-      if (e.name === 'AbortError') return;
-      throw new Error(`Could not reach ${base} (offline, or blocked by the network or by CORS): ${e.message}`);
-    }
-    if (!res.ok) {
-      const why =
-        res.status === 404
-          ? 'no such model, or it has no config.json'
-          : res.status === 401 || res.status === 403
-            ? 'the model is gated or private: download its config.json and paste it instead'
-            : res.statusText || 'request failed';
-      throw new Error(`HTTP ${res.status} for ${url}: ${why}.`);
-    }
-    const text = await res.text();
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new Error(`${url} did not return JSON.`);
-    }
+    const text = await fetchHubConfig(url, { signal: ctl.signal, timeoutMs: hubTimeout });
     if (ctl !== hubFetch) return;
     $('config').value = pretty(text);
     update(true);
   } catch (e) {
     if (ctl !== hubFetch) return;
-    hubError = e.message;
+    hubError = e instanceof HubError ? e.message : `Could not fetch ${url}: ${e.message}`;
     update(true);
   } finally {
-    if (ctl === hubFetch) $('hf-fetch').disabled = false;
+    if (ctl === hubFetch) {
+      hubFetch = null;
+      setHubBusy(false);
+    }
   }
 });
 
@@ -494,12 +489,15 @@ initSweep({
 
 // The first estimate.
 update(true);
-import('./charts.js').then(({ createCharts }) => {
-  charts = createCharts(fc);
-  if (lastGood) charts.schedule(lastGood.result, lastGood.req);
-  if (resultsEl.classList.contains('stale')) charts.stale(true);
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
-});
+import('./charts.js').then(
+  ({ createCharts }) => {
+    charts = createCharts(fc);
+    if (lastGood) charts.schedule(lastGood.result, lastGood.req);
+    if (resultsEl.classList.contains('stale')) charts.stale(true);
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
+  },
+  (e) => console.warn(`the charts could not load (${e.message}); the numbers are unaffected`),
+);
 
 // Offline once loaded: the service worker (generated at build time) precaches the site.
 if ('serviceWorker' in navigator && !import.meta.env.DEV && location.protocol.startsWith('http'))

@@ -37,11 +37,33 @@ dt { color: var(--fc-muted); } dd { margin: 0; font-variant-numeric: tabular-num
 .error { color: #cf222e; } .foot { margin-top: 8px; font-size: 11px; color: var(--fc-muted); }
 `;
 
+let SHEET;
+function sheet() {
+  if (SHEET === undefined) {
+    try {
+      SHEET = new CSSStyleSheet();
+      SHEET.replaceSync(STYLE);
+    } catch {
+      SHEET = null;
+    }
+  }
+  return SHEET;
+}
+
 class FlopcastEstimate extends HTMLElement {
   constructor() {
     super();
     this.attachShadow({ mode: 'open' });
-    this.shadowRoot.innerHTML = `<style>${STYLE}</style><div class="card" part="card" role="group" aria-label="flopcast estimate"><div class="sub">loading…</div></div>`;
+    // A constructed style sheet, not a <style> element: it needs no 'unsafe-inline' in the host
+    // page's Content-Security-Policy (style-src). Browsers without it get the <style> element.
+    if (sheet()) this.shadowRoot.adoptedStyleSheets = [sheet()];
+    else this.shadowRoot.append(Object.assign(document.createElement('style'), { textContent: STYLE }));
+    const card = Object.assign(document.createElement('div'), { className: 'card' });
+    card.setAttribute('part', 'card');
+    card.setAttribute('role', 'group');
+    card.setAttribute('aria-label', 'flopcast estimate');
+    card.append(Object.assign(document.createElement('div'), { className: 'sub', textContent: 'loading…' }));
+    this.shadowRoot.append(card);
     this._pending = false;
     // Any attribute may name a request field (the table decides which), so watch them all.
     new MutationObserver(() => this._schedule()).observe(this, { attributes: true });
