@@ -77,6 +77,8 @@ export interface EstimateRequest {
   cost_per_hour?: number;
   /** Bytes kept free on each GPU for the runtime, subtracted in the fit check (default 0). */
   gpu_memory_reserve_bytes?: number;
+  /** Include details.flops.layers, a row per layer (default false). */
+  layer_table?: boolean;
   parallelism?: Parallelism;
   /** Calibration entries to apply (e.g. from local storage). */
   calibration?: CalibrationEntry[] | { entries: CalibrationEntry[] };
@@ -612,7 +614,8 @@ export interface EstimateResult {
       prefill: FlopsParts;
       prefill_attention_detail: AttentionDetail;
       decode_step: (FlopsParts & { context_tokens: number }) | null;
-      layers: LayerRow[];
+      /** A row per layer with `layer_table: true`; null otherwise (output size independent of depth). */
+      layers: LayerRow[] | null;
     };
     memory: {
       weights: number;
@@ -745,6 +748,7 @@ export interface Defaults {
     cost_per_hour: null;
     /** Bytes kept free on each GPU for the runtime (the fit check subtracts them). */
     gpu_memory_reserve_bytes: number;
+    layer_table: boolean;
   };
   precisions: { name: PrecisionName; bits: number; weight_only: boolean }[];
   optimizers: Optimizer[];

@@ -39,7 +39,19 @@ function execJson(args) {
 }
 
 test('the foundation example: Llama-3-8B on A100 with llm-flops keys', () => {
-  const r = json(['estimate', 'meta-llama/Meta-Llama-3-8B', '-b', '4', '-s', '2048', '-p', 'bf16', '-g', 'A100']);
+  const r = json([
+    'estimate',
+    'meta-llama/Meta-Llama-3-8B',
+    '-b',
+    '4',
+    '-s',
+    '2048',
+    '-p',
+    'bf16',
+    '-g',
+    'A100',
+    '--layer-table',
+  ]);
   const keys = [
     'parameters',
     'active_parameters',
@@ -68,6 +80,8 @@ test('the foundation example: Llama-3-8B on A100 with llm-flops keys', () => {
   assert.equal(r.backward_flops, 2 * r.forward_flops);
   const d = r.details;
   assert.equal(d.flops.layers.length, 32);
+  // Without --layer-table the output does not grow with depth.
+  assert.equal(json(['estimate', 'meta-llama/Meta-Llama-3-8B']).details.flops.layers, null);
   assert.equal(
     d.flops.layers.reduce((s, l) => s + l.total, 0) +
       r.output_head_flops +
@@ -167,7 +181,7 @@ test('malformed and invalid config.json files are rejected with the field named'
   writeFileSync(gpu, JSON.stringify({ name: 'X', memory_bytes: -1 }));
   fails(
     ['estimate', 'gpt2', '--gpu-file', gpu],
-    /\(--gpu-file, \/gpu\/memory_bytes\) expected a positive number, but got -1 in .*gpu\.json$/,
+    /\(--gpu-file, \/gpu\/memory_bytes\) expected a number of bytes in \[1000000, 1e\+15\], but got -1 in .*gpu\.json$/,
   );
 });
 

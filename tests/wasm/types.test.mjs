@@ -23,7 +23,7 @@ function realResults() {
   const out = [];
   const add = (method, label, value) => out.push([`ReturnType<Flopcast['${method}']>`, label, value]);
   const estimates = {
-    'decoder on H100': { model: 'llama-3-8b', gpu: 'H100', batch_size: 4 },
+    'decoder on H100': { model: 'llama-3-8b', gpu: 'H100', batch_size: 4, layer_table: true },
     'encoder (bert-base)': { model: 'bert-base', gpu: 'A100' },
     'encoder-decoder (t5-small)': { model: 't5-small', gpu: 'L4', num_generated_tokens: 16 },
     'MoE (mixtral-8x7b)': { model: 'mixtral-8x7b', gpu: 'H100', precision: 'int4', kv_cache_precision: 'fp8' },

@@ -349,7 +349,7 @@ function update(force = false) {
   let result = null;
   if (errors.size === 0) {
     try {
-      result = fc.estimate(req);
+      result = fc.estimate({ ...req, layer_table: true }); // the layer chart needs the per-layer rows
     } catch (e) {
       errors.set(e instanceof FlopcastError ? fieldFor(e.pointer, raw) : '', e.message);
     }
