@@ -14,20 +14,24 @@ export class FlopcastError extends Error {
 }
 
 // JSON.stringify would turn NaN and Infinity into null, which the core reads as "not set":
-// refuse them here with the core's message shape, naming the field.
-function checkFinite(value, pointer) {
+// refuse them here with the core's message shape, naming the field. Nesting is bounded as the
+// core bounds it (128 levels), so a hostile object cannot overflow the JS stack either.
+const MAX_DEPTH = 128;
+function checkValue(value, pointer, depth) {
   if (typeof value === 'number' && !Number.isFinite(value))
     throw new FlopcastError(`[flopcast.invalid_argument] (${pointer}) expected a finite number, but got ${value}`);
-  if (Array.isArray(value)) value.forEach((v, i) => checkFinite(v, `${pointer}/${i}`));
-  else if (value && typeof value === 'object')
-    for (const [k, v] of Object.entries(value)) checkFinite(v, `${pointer}/${k}`);
+  if (value === null || typeof value !== 'object') return;
+  if (depth >= MAX_DEPTH)
+    throw new FlopcastError(`[flopcast.limit] the request is nested deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) value.forEach((v, i) => checkValue(v, `${pointer}/${i}`, depth + 1));
+  else for (const [k, v] of Object.entries(value)) checkValue(v, `${pointer}/${k}`, depth + 1);
 }
 
 function requestText(request) {
   if (typeof request === 'string') return request;
   if (request === null || typeof request !== 'object' || Array.isArray(request))
     throw new FlopcastError('[flopcast.invalid_argument] expected a request object such as {model: "llama-3-8b"}');
-  checkFinite(request, '');
+  checkValue(request, '', 0);
   return JSON.stringify(request);
 }
 

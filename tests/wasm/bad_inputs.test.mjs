@@ -31,3 +31,23 @@ test('the bad-input fixture gives the same code, pointer and message through WAS
   for (let i = 0; i < 5; i++) for (const c of cases) assert.throws(() => run(c));
   assert.ok(fc.heapUsed() - before <= 64 * 1024, `heap grew by ${fc.heapUsed() - before} bytes`);
 });
+
+test('hostile texts and objects: FlopcastError (never a RangeError), and the heap stays flat', async () => {
+  const { fc, FlopcastError } = await load();
+  const deepText = `{"model": ${'['.repeat(100000)}`;
+  let deepObject = 'llama-3-8b';
+  for (let i = 0; i < 20000; i++) deepObject = [deepObject];
+  const cases = [
+    [() => fc.estimate(deepText), 'limit'],
+    [() => fc.estimate(`{"model": {"model_type": "llama", "hidden_size": ${'['.repeat(7000)}}}`), 'limit'],
+    [() => fc.estimate({ model: deepObject }), 'limit'],
+    [() => fc.estimate('{"model": "llama-3-8b", "batch_size": 1e400}'), 'config.parse'],
+    [() => fc.estimate('{"model": "llama-3-8b", "model": "gpt2"}'), 'config.parse'],
+    [() => fc.estimate(' '.repeat(17 << 20)), 'limit'],
+  ];
+  for (const [run, code] of cases) assert.throws(run, (e) => e instanceof FlopcastError && e.code === code);
+  const before = fc.heapUsed();
+  for (let i = 0; i < 20; i++) for (const [run] of cases.slice(0, 5)) assert.throws(run, FlopcastError);
+  assert.ok(fc.heapUsed() - before <= 64 * 1024, `heap grew by ${fc.heapUsed() - before} bytes`);
+  assert.equal(fc.estimate({ model: 'llama-3-8b' }).parameters, 8030261248);
+});
