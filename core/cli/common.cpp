@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "flopcast/request_json.hpp"
+#include "hub.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -109,8 +110,29 @@ json typed_value(const request_field& f, const std::string& text) {
   }
 }
 
+namespace {
+
+bool is_registry_model(const std::string& name) {
+  try {
+    (void)find_model(name);
+    return true;
+  } catch (const error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 json model_value(const std::string& name, const std::string& pointer) {
-  if (!looks_like_path(name)) return name;
+  if (!looks_like_path(name)) {
+    // Neither a file nor a bundled model but "org/name": the Hugging Face Hub (cli/hub.hpp).
+    if (!looks_like_hub_id(name) || is_registry_model(name)) return name;
+    hub_options hub;
+    hub.revision = hub_revision();
+    json config = hub_config(name, hub, pointer);
+    file_origins()[pointer] = name;
+    return config;
+  }
   const std::string text = read_file(name, pointer);
   json config;
   try {
@@ -146,6 +168,7 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags) {
         cmd.add_option("--gpu-file", o.gpu_file, "Custom accelerator JSON (data/gpus.json record format)");
     }
   }
+  cmd.add_option("--revision", o.revision, "Hub branch, tag or commit of an org/name MODEL that is not bundled [main]");
   if (o.command != command_calibrate) {
     cmd.add_option("--calibration", o.calibration_file,
                    "Calibration store to apply [$FLOPCAST_CALIBRATION_FILE, else ~/.config/flopcast/calibration.json]");
@@ -162,6 +185,7 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags) {
 
 json build_request(const request_options& o) {
   json req = json::object();
+  set_hub_revision(o.revision);
   const auto slot = [&](const request_field& f) -> json& {
     return f.part.empty() ? req[std::string(f.key)] : req[std::string(f.part)][std::string(f.key)];
   };

@@ -21,6 +21,7 @@ struct request_options {
   std::map<std::string, bool> flags;        // boolean fields: the flag was given
   std::vector<std::string> models;          // MODEL arguments
   std::string gpu_file, calibration_file;
+  std::string revision;  // --revision: of a MODEL fetched from the Hugging Face Hub
   bool no_calibration = false, json = false, csv = false;
 };
 
