@@ -48,7 +48,6 @@ json value_of(const std::optional<recompute_policy>& v) { return v ? json(to_str
 #define FLOPCAST_MEMBER(member)                               \
   [](request_state& s, const json& v) { assign(member, v); }, \
       [](const request_state& s) -> json { return value_of(member); }
-#define FLOPCAST_NONE nullptr, nullptr
 
 // A token count: a number, or a string with a K, M, B (or G) or T suffix ("15T", "2e12").
 std::optional<double> parse_tokens(const json& v) {
@@ -278,7 +277,6 @@ std::vector<row> make_rows() {
 }
 // clang-format on
 #undef FLOPCAST_MEMBER
-#undef FLOPCAST_NONE
 
 struct table {
   std::vector<row> rows;
