@@ -128,10 +128,10 @@ class cursor {
   std::string where;  // the field being read, for errors
 
   void need(std::uint64_t n) {
-    if (n > max_gguf_header || pos_ + n > max_gguf_header)
+    if (n > max_gguf_header || std::uint64_t{pos_} + n > max_gguf_header)
       throw error(error_code::limit, where,
                   "the GGUF header would exceed " + std::to_string(max_gguf_header) + " bytes (64 MiB)");
-    if (n > b_.size() - pos_) throw truncated{pos_ + n};
+    if (n > b_.size() - pos_) throw truncated{std::uint64_t{pos_} + n};
   }
   std::uint64_t uint(std::size_t width) {
     need(width);
@@ -144,7 +144,7 @@ class cursor {
   std::uint64_t u64() { return uint(8); }
   void skip(std::uint64_t n) {
     need(n);
-    pos_ += n;
+    pos_ += static_cast<std::size_t>(n);
   }
   std::string string() {
     const std::uint64_t n = u64();
@@ -153,14 +153,14 @@ class cursor {
                   "a GGUF string of " + std::to_string(n) + " bytes: expected at most " +
                       std::to_string(max_gguf_string) + " (1 MiB)");
     need(n);
-    std::string s(b_.substr(static_cast<std::size_t>(pos_), static_cast<std::size_t>(n)));
-    pos_ += n;
+    std::string s(b_.substr(pos_, static_cast<std::size_t>(n)));
+    pos_ += static_cast<std::size_t>(n);
     return s;
   }
 
  private:
   std::string_view b_;
-  std::uint64_t pos_ = 0;
+  std::size_t pos_ = 0;  // never past b_.size()
 };
 
 std::string json_escape_key(std::string_view key) {
