@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "checkpoint_cmd.hpp"
 #include "flopcast/request_json.hpp"
 #include "hub.hpp"
 
@@ -124,6 +125,12 @@ bool is_registry_model(const std::string& name) {
 }  // namespace
 
 json model_value(const std::string& name, const std::string& pointer) {
+  // A checkpoint (.gguf; .safetensors beside its config.json): only its header is read.
+  if (is_checkpoint_path(name)) {
+    json config = checkpoint_model_value(name);
+    file_origins()[pointer] = name;
+    return config;
+  }
   if (!looks_like_path(name)) {
     // Neither a file nor a bundled model but "org/name": the Hugging Face Hub (cli/hub.hpp).
     if (!looks_like_hub_id(name) || is_registry_model(name)) return name;

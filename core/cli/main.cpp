@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "calibrate_cmd.hpp"
+#include "checkpoint_cmd.hpp"
 #include "common.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/request_json.hpp"
@@ -59,6 +60,7 @@ int run(int argc, char** argv) {
   const cli::train_command train = cli::add_train_command(app);
   const cli::throughput_command throughput = cli::add_throughput_command(app);
   const cli::calibrate_command calibrate = cli::add_calibrate_command(app);
+  const cli::inspect_command inspect = cli::add_inspect_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -89,6 +91,7 @@ int run(int argc, char** argv) {
   if (*train.app) return train.run();
   if (*throughput.app) return throughput.run();
   if (*calibrate.app) return calibrate.run();
+  if (*inspect.app) return inspect.run();
   if (*lm) {
     if (models_json) {
       std::cout << models_to_json() << "\n";

@@ -1,5 +1,6 @@
 #pragma once
 // Umbrella header.
+#include "flopcast/checkpoint.hpp"
 #include "flopcast/compare.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"

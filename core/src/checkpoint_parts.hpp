@@ -1,0 +1,15 @@
+#pragma once
+// Shared by checkpoint_safetensors.cpp and checkpoint_gguf.cpp.
+#include <cstddef>
+#include <string_view>
+
+#include "flopcast/checkpoint.hpp"
+
+namespace flopcast::detail {
+
+// Sorts the tensors by offset and fills the totals (by dtype, by component).
+void finish_checkpoint(checkpoint_info& c);
+// The GGUF part of checkpoint_header_bytes (prefix starts with the GGUF magic).
+[[nodiscard]] std::size_t gguf_header_bytes(std::string_view prefix);
+
+}  // namespace flopcast::detail
