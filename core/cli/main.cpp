@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "calibrate_cmd.hpp"
@@ -24,6 +27,38 @@ namespace {
 
 using namespace flopcast;
 using namespace flopcast::cli;
+
+// A parameter count as typed: a number, or with a K, M, B (or G) or T suffix ("7B", "1.5e9").
+double parse_count(const std::string& text, const char* option) {
+  double scale = 1;
+  std::string digits = text;
+  if (!digits.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(digits.back()))) {
+      case 'K':
+        scale = 1e3;
+        break;
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'B':
+      case 'G':
+        scale = 1e9;
+        break;
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) digits.pop_back();
+  }
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  if (digits.empty() || end != digits.c_str() + digits.size() || !std::isfinite(v) || v < 0)
+    throw error(error_code::invalid_argument, option,
+                "expected a number of parameters (e.g. 7e9 or 7B), but got \"" + text + "\"");
+  return v * scale;
+}
 
 std::vector<std::size_t> all_columns() {
   std::vector<std::size_t> c(row_fields().size());
@@ -54,6 +89,12 @@ int run(int argc, char** argv) {
   bool models_json = false, gpus_json = false;
   auto* lm = app.add_subcommand("list-models", "List the bundled models");
   lm->add_flag("--json", models_json, "Print JSON");
+  std::string min_params, max_params;
+  model_filter filter;
+  lm->add_option("--family", filter.family, "Only this family (as list-models --json names it, e.g. llama, qwen)");
+  lm->add_option("--type", filter.model_type, "Only this config.json model_type (e.g. mixtral, deepseek_v3)");
+  lm->add_option("--min-params", min_params, "At least this many parameters (7e9, 7B, 500M)");
+  lm->add_option("--max-params", max_params, "At most this many parameters (7e9, 7B, 500M)");
   auto* lg = app.add_subcommand("list-gpus", "List the bundled accelerators");
   lg->add_flag("--json", gpus_json, "Print JSON");
   const cli::measure_command measure = cli::add_measure_command(app);
@@ -93,14 +134,17 @@ int run(int argc, char** argv) {
   if (*calibrate.app) return calibrate.run();
   if (*inspect.app) return inspect.run();
   if (*lm) {
+    if (!min_params.empty()) filter.min_parameters = parse_count(min_params, "--min-params");
+    if (!max_params.empty()) filter.max_parameters = parse_count(max_params, "--max-params");
     if (models_json) {
-      std::cout << models_to_json() << "\n";
+      std::cout << models_to_json(filter) << "\n";
       return 0;
     }
     std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", "id", "alias", "parameters", "type");
     for (const auto& r : model_records())
-      std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
-                               count_parameters(r.spec).total, r.spec.model_type);
+      if (filter.matches(r))
+        std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
+                                 count_parameters(r.spec).total, r.spec.model_type);
     return 0;
   }
   if (*lg) {

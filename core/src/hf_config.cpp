@@ -414,6 +414,13 @@ model_spec read_hf_config(const json& j, std::string name) {
   m.model_type = r.string_or("model_type", "");
   auto it = std::find_if(families().begin(), families().end(), [&](const auto& f) { return f.first == m.model_type; });
   if (it == families().end()) {
+    // A multimodal wrapper (LLaVA, Mistral 3, Qwen-VL, Gemma 3, InternVL, ...) names its
+    // language model under one of these keys: estimate that (the vision tower is not counted).
+    for (const char* key : {"text_config", "llm_config", "language_config"}) {
+      if (!r.has(key) || !r.at(key).is_object()) continue;
+      if (name.empty()) name = r.string_or("_name_or_path", "");
+      return nested(std::string("/") + key, [&] { return read_hf_config(r.at(key), name); });
+    }
     std::string list;
     for (const auto& t : supported_model_types()) list += (list.empty() ? "" : ", ") + t;
     throw error(error_code::unsupported_model, "/model_type",

@@ -136,6 +136,13 @@ const std::vector<hardware_spec>& gpu_records() {
   return records;
 }
 
+bool model_filter::matches(const model_record& r) const {
+  if (!family.empty() && lower(family) != lower(r.family)) return false;
+  if (!model_type.empty() && lower(model_type) != lower(r.spec.model_type)) return false;
+  const double n = static_cast<double>(count_parameters(r.spec).total);
+  return (!min_parameters || n >= *min_parameters) && (!max_parameters || n <= *max_parameters);
+}
+
 const model_record& find_model(std::string_view name) {
   const std::string key = lower(name);
   for (const auto& r : model_records()) {

@@ -450,9 +450,12 @@ std::string calibration_to_json(const std::vector<calibration_entry>& entries, i
   return json{{"version", 1}, {"entries", list}}.dump(indent);
 }
 
-std::string models_to_json(int indent) {
+std::string models_to_json(int indent) { return models_to_json(model_filter{}, indent); }
+
+std::string models_to_json(const model_filter& filter, int indent) {
   json out = json::array();
   for (const auto& r : model_records()) {
+    if (!filter.matches(r)) continue;
     const parameter_breakdown p = count_parameters(r.spec);
     out.push_back({{"id", r.id},
                    {"aliases", r.aliases},

@@ -307,3 +307,25 @@ test('counts past 2^63 stay correct in the JSON', () => {
   assert.ok(Number.isFinite(many.details.performance.total_request_latency_s));
   assert.ok(Math.abs(many.forward_flops / one.forward_flops - 64) < 1e-9);
 });
+
+test('list-models filters: family, type and parameter bounds (7B, 500M, 1e9)', () => {
+  const all = JSON.parse(run(['list-models', '--json']).out);
+  const pick = (args) => JSON.parse(run(['list-models', '--json', ...args]).out).map((m) => m.id);
+  assert.deepEqual(
+    pick(['--type', 'mixtral']),
+    all.filter((m) => m.model_type === 'mixtral').map((m) => m.id),
+  );
+  assert.deepEqual(
+    pick(['--family', 'QWEN2', '--max-params', '8B']),
+    all.filter((m) => m.family === 'qwen2' && m.parameters <= 8e9).map((m) => m.id),
+  );
+  const mid = pick(['--min-params', '500M', '--max-params', '1e9']);
+  assert.deepEqual(
+    mid,
+    all.filter((m) => m.parameters >= 5e8 && m.parameters <= 1e9).map((m) => m.id),
+  );
+  assert.ok(mid.length > 0);
+  const text = run(['list-models', '--type', 'mixtral']).out.trimEnd().split('\n');
+  assert.equal(text.length, 1 + all.filter((m) => m.model_type === 'mixtral').length);
+  fails(['list-models', '--min-params', 'lots'], /\(--min-params\) expected a number of parameters/);
+});

@@ -113,3 +113,23 @@ TEST_CASE("encoder and encoder-decoder counts") {
                          {"num_layers", 12},   {"num_heads", 12}, {"vocab_size", 32128}, {"feed_forward_proj", "relu"}};
   CHECK(count_parameters(test::spec(t5)).total == 222903552);  // t5-base
 }
+
+TEST_CASE("a multimodal wrapper is estimated by its language model") {
+  // LLaVA-1.5-style: {"model_type": "llava", "text_config": {...llama...}, "vision_config": {...}}.
+  test::json inner = test::llama_config(8);
+  test::json wrapper = {{"model_type", "llava"},
+                        {"_name_or_path", "llava-hf/llava-1.5-7b-hf"},
+                        {"text_config", inner},
+                        {"vision_config", {{"model_type", "clip_vision_model"}, {"hidden_size", 1024}}}};
+  const auto wrapped = flopcast::read_hf_config(wrapper.dump());
+  const auto plain = flopcast::read_hf_config(inner.dump());
+  CHECK(flopcast::count_parameters(wrapped).total == flopcast::count_parameters(plain).total);
+  CHECK(wrapped.name == "llava-hf/llava-1.5-7b-hf");
+  // Errors inside it keep the full pointer; a wrapper around nothing known is still refused.
+  wrapper["text_config"]["hidden_size"] = "4096";
+  CHECK_THROWS_WITH(flopcast::read_hf_config(wrapper.dump()), Catch::Contains("(/text_config/hidden_size)"));
+  CHECK_THROWS_WITH(flopcast::read_hf_config(R"({"model_type": "llava", "text_config": {"model_type": "rwkv"}})"),
+                    Catch::Contains("(/text_config/model_type) unsupported model_type \"rwkv\""));
+  CHECK_THROWS_WITH(flopcast::read_hf_config(R"({"model_type": "llava"})"),
+                    Catch::Contains("(/model_type) unsupported model_type \"llava\""));
+}

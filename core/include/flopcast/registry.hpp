@@ -1,6 +1,7 @@
 #pragma once
 // The bundled model and GPU records (data/), compiled into the library.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,15 @@ struct model_record {
 };
 
 [[nodiscard]] const std::vector<model_record>& model_records();
+
+// Which bundled models a listing shows: family and model_type match case-insensitively (empty:
+// any); parameter bounds are inclusive, on the total count.
+struct model_filter {
+  std::string family;
+  std::string model_type;
+  std::optional<double> min_parameters, max_parameters;
+  [[nodiscard]] bool matches(const model_record& r) const;
+};
 [[nodiscard]] const std::vector<hardware_spec>& gpu_records();
 
 // Case-insensitive lookup by id or alias. Unknown names throw

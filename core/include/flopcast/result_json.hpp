@@ -79,6 +79,8 @@ struct serving_result;
 
 // Lists as JSON text, for list-models / list-gpus and the WASM API.
 [[nodiscard]] std::string models_to_json(int indent = 2);
+struct model_filter;
+[[nodiscard]] std::string models_to_json(const model_filter& filter, int indent = 2);
 [[nodiscard]] std::string gpus_to_json(int indent = 2);
 // One accelerator in data/gpus.json's record format (read back by read_hardware / --gpu-file).
 [[nodiscard]] std::string hardware_to_json(const hardware_spec& g, int indent = 2);
