@@ -6,20 +6,11 @@
 
 #include "detail.hpp"
 #include "flopcast/config.hpp"
+#include "hf_common.hpp"
 #include "json_reader.hpp"
 
 namespace flopcast {
 namespace detail {
-namespace {
-
-// One layer before grouping.
-struct layer_desc {
-  bool encoder = false, cross = false, moe = false;
-  std::int64_t window = 0;
-  bool operator<(const layer_desc& o) const {
-    return std::tie(encoder, cross, moe, window) < std::tie(o.encoder, o.cross, o.moe, o.window);
-  }
-};
 
 void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
   m.groups.clear();
@@ -370,7 +361,8 @@ void read_t5(const reader& r, model_spec& m) {
   set_layers(m, layers);
 }
 
-using family_reader = void (*)(const reader&, model_spec&);
+namespace {
+
 const std::vector<std::pair<std::string, family_reader>>& families() {
   static const std::vector<std::pair<std::string, family_reader>> k = {
       {"llama", read_llama_family},

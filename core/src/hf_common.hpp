@@ -1,0 +1,42 @@
+#pragma once
+// The building blocks of the config.json readers (hf_config.cpp), shared with the files that add
+// model families: a family reader fills a model_spec from one config object. To add a family,
+// write its reader (often read_llama_family plus the family's own fields) and register its
+// model_type in families() in hf_config.cpp.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "flopcast/model.hpp"
+#include "json_reader.hpp"
+
+namespace flopcast::detail {
+
+using family_reader = void (*)(const reader&, model_spec&);
+
+// One layer before grouping into layer_groups (layers of the same shape share a group).
+struct layer_desc {
+  bool encoder = false, cross = false, moe = false;
+  std::int64_t window = 0;
+  bool operator<(const layer_desc& o) const {
+    return std::tie(encoder, cross, moe, window) < std::tie(o.encoder, o.cross, o.moe, o.window);
+  }
+};
+void set_layers(model_spec& m, const std::vector<layer_desc>& layers);
+// Heads and head size of standard (non-MLA) attention.
+void read_heads(const reader& r, model_spec& m, std::string_view heads_key, std::string_view kv_key,
+                std::int64_t kv_default);
+// "layer_types": one "sliding_attention" or "full_attention" per layer (empty when absent).
+std::vector<std::string> window_layer_kinds(const reader& r, std::int64_t layers);
+// Pre-norm RMSNorm decoders with rotary positions and gated MLPs (Llama, Mistral, Qwen, Gemma,
+// Phi-3, DeepSeek), dispatching on m.model_type for each family's details.
+void read_llama_family(const reader& r, model_spec& m);
+// Single-stack multi-head attention with LayerNorm (GPT-2, NeoX, OPT, BLOOM, BERT).
+void read_mha_stack(const reader& r, model_spec& m, architecture arch, std::string_view hidden, std::string_view layers,
+                    std::string_view heads);
+// Every layer alike (encoder layers for encoder-only models).
+void uniform_layers(model_spec& m);
+
+}  // namespace flopcast::detail
