@@ -84,6 +84,10 @@ struct layer_weights {
 [[nodiscard]] inline std::int64_t norm_params(norm_kind k, std::int64_t width) {
   return k == norm_kind::rmsnorm ? width : 2 * width;
 }
+// One hidden-size norm of the model (a LayerNorm without bias has only its weight).
+[[nodiscard]] inline std::int64_t norm_params(const model_spec& m, std::int64_t width) {
+  return m.norm == norm_kind::layernorm && !m.norm_bias ? width : norm_params(m.norm, width);
+}
 // Width of the token embedding rows (OPT-350m embeds at word_embed_proj_dim).
 [[nodiscard]] inline std::int64_t embed_dim(const model_spec& m) {
   return m.embed_proj_dim > 0 ? m.embed_proj_dim : m.hidden_size;

@@ -39,4 +39,11 @@ void read_mha_stack(const reader& r, model_spec& m, architecture arch, std::stri
 // Every layer alike (encoder layers for encoder-only models).
 void uniform_layers(model_spec& m);
 
+// families b (hf_families_b.cpp)
+void read_granite(const reader& r, model_spec& m);
+void read_granitemoe(const reader& r, model_spec& m);
+void read_olmoe(const reader& r, model_spec& m);
+void read_cohere(const reader& r, model_spec& m);
+void read_mpt(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -387,6 +387,12 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"bert", read_bert},
       {"roberta", read_bert},
       {"t5", read_t5},
+      // families b
+      {"granite", read_granite},
+      {"granitemoe", read_granitemoe},
+      {"olmoe", read_olmoe},
+      {"cohere", read_cohere},
+      {"mpt", read_mpt},
   };
   return k;
 }

@@ -29,7 +29,10 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     w.attn_matmul = add(mul(h, add(q, kv)), mul(o_in, h));
     if (a.qkv_bias) w.attn_bias = add(q, kv);
     if (a.o_bias) w.attn_bias = add(w.attn_bias, h);
-    if (a.qk_norm) w.norm = add(w.norm, 2 * norm_params(norm_kind::rmsnorm, a.head_dim));
+    if (a.qk_norm && a.qk_norm_full_width)
+      w.norm = add(w.norm, add(mul(a.num_heads, a.head_dim), mul(a.num_kv_heads, a.head_dim)));
+    else if (a.qk_norm)
+      w.norm = add(w.norm, 2 * norm_params(norm_kind::rmsnorm, a.head_dim));
   }
   if (g.cross_attention) {
     // Cross-attention: q and o per decoder token, k and v per encoder token.
@@ -39,7 +42,7 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
   }
 
   std::int64_t norms = m.norms_per_layer + (g.cross_attention ? 1 : 0);
-  w.norm = add(w.norm, mul(norms, norm_params(m.norm, h)));
+  w.norm = add(w.norm, mul(norms, norm_params(m, h)));
 
   const auto gated_mlp = [&](std::int64_t width) { return mul(3, h, width); };
   if (g.moe) {
@@ -71,8 +74,8 @@ parameter_breakdown count_parameters(const model_spec& m) {
 
   p.embedding = add(add(mul(m.vocab_size, ed), mul(m.learned_positions, h)), mul(m.token_type_vocab, h));
   if (m.embed_proj_dim > 0) p.embedding = add(p.embedding, mul(ed, h));  // OPT project_in
-  if (m.embedding_norm) p.norm = add(p.norm, detail::norm_params(m.norm, h));
-  if (m.final_norm) p.norm = add(p.norm, mul(detail::stacks(m), detail::norm_params(m.norm, h)));
+  if (m.embedding_norm) p.norm = add(p.norm, detail::norm_params(m, h));
+  if (m.final_norm) p.norm = add(p.norm, mul(detail::stacks(m), detail::norm_params(m, h)));
   if (m.relative_buckets > 0)  // one relative-position table per stack (T5)
     p.attention = add(p.attention, mul(detail::stacks(m), m.relative_buckets, m.attention.num_heads));
 

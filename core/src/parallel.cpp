@@ -132,10 +132,10 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const double table = d(m.vocab_size) * d(embed_dim(m));
   const double first_extra = (d(pb.embedding) - table) + table / d(tp);
   double last_extra =
-      d(pb.output_head) / d(tp) + (m.final_norm ? d(stacks(m)) * d(norm_params(m.norm, m.hidden_size)) : 0.0);
+      d(pb.output_head) / d(tp) + (m.final_norm ? d(stacks(m)) * d(norm_params(m, m.hidden_size)) : 0.0);
   if (m.tie_word_embeddings && m.lm_head && pp > 1) last_extra += table / d(tp);
   const double shared_extra =
-      (m.embedding_norm ? d(norm_params(m.norm, m.hidden_size)) : 0.0) +
+      (m.embedding_norm ? d(norm_params(m, m.hidden_size)) : 0.0) +
       (m.relative_buckets > 0 ? d(stacks(m)) * d(m.relative_buckets) * d(m.attention.num_heads) : 0.0);
 
   // Balanced contiguous stages; the heaviest decides what fits.

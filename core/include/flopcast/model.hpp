@@ -19,7 +19,10 @@ struct attention_spec {
   std::int64_t v_head_dim = 0;    // value head size (== head_dim except MLA)
   bool qkv_bias = false;
   bool o_bias = false;
-  bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3)
+  bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3)
+  // The q and k norms span every head (weights of heads x head_dim and kv_heads x head_dim:
+  // OLMoE's whole-projection RMSNorm, Cohere's per-head LayerNorm) instead of one head_dim.
+  bool qk_norm_full_width = false;
   std::int64_t rotary_dim = 0;  // dims per head that RoPE rotates (partial rotary: NeoX)
   // Multi-head latent attention (DeepSeek-V2/V3). When mla is true, head_dim is
   // qk_nope_head_dim + qk_rope_head_dim and num_kv_heads is ignored.
@@ -73,6 +76,7 @@ struct model_spec {
   moe_spec moe;
 
   norm_kind norm = norm_kind::rmsnorm;
+  bool norm_bias = true;             // LayerNorm carries a bias (false: Cohere, MPT's no_bias)
   std::int64_t norms_per_layer = 2;  // hidden-size norms in one (self-attention) layer
   bool final_norm = true;            // norm before the head (per stack for enc-dec)
   bool embedding_norm = false;       // LayerNorm right after the embedding (BLOOM, BERT)
