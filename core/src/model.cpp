@@ -29,7 +29,13 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     w.attn_matmul = add(mul(h, add(q, kv)), mul(o_in, h));
     if (a.qkv_bias) w.attn_bias = add(q, kv);
     if (a.o_bias) w.attn_bias = add(w.attn_bias, h);
-    if (a.qk_norm) w.norm = add(w.norm, 2 * norm_params(norm_kind::rmsnorm, a.head_dim));
+    if (a.qk_norm) {
+      if (a.qk_norm_full_width)  // OLMo 2: one norm over all q heads, one over all k heads
+        w.norm = add(w.norm, add(norm_params(norm_kind::rmsnorm, q),
+                                 norm_params(norm_kind::rmsnorm, mul(a.num_kv_heads, a.head_dim))));
+      else
+        w.norm = add(w.norm, 2 * norm_params(norm_kind::rmsnorm, a.head_dim));
+    }
   }
   if (g.cross_attention) {
     // Cross-attention: q and o per decoder token, k and v per encoder token.
@@ -89,6 +95,7 @@ parameter_breakdown count_parameters(const model_spec& m) {
   }
 
   if (m.lm_head && !m.tie_word_embeddings) p.output_head = add(p.output_head, mul(m.vocab_size, ed));
+  if (m.lm_head && !m.tie_word_embeddings && m.lm_head_bias) p.output_head = add(p.output_head, m.vocab_size);
   if (m.embed_proj_dim > 0) p.output_head = add(p.output_head, mul(h, ed));  // OPT project_out
   if (m.pooler) p.output_head = add(p.output_head, add(mul(h, h), h));
 

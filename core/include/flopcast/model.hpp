@@ -19,7 +19,10 @@ struct attention_spec {
   std::int64_t v_head_dim = 0;    // value head size (== head_dim except MLA)
   bool qkv_bias = false;
   bool o_bias = false;
-  bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3)
+  bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3)
+  // OLMo 2: the q/k RMSNorms span the whole projection (num_heads * head_dim for q,
+  // num_kv_heads * head_dim for k) instead of one head. Only read when qk_norm is set.
+  bool qk_norm_full_width = false;
   std::int64_t rotary_dim = 0;  // dims per head that RoPE rotates (partial rotary: NeoX)
   // Multi-head latent attention (DeepSeek-V2/V3). When mla is true, head_dim is
   // qk_nope_head_dim + qk_rope_head_dim and num_kv_heads is ignored.
@@ -86,6 +89,7 @@ struct model_spec {
 
   bool tie_word_embeddings = false;
   bool lm_head = true;              // a vocabulary head exists (false for BERT-like encoders)
+  bool lm_head_bias = false;        // the untied vocabulary head has a bias (Phi: vocab_size more)
   bool pooler = false;              // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
   std::int64_t embed_proj_dim = 0;  // OPT-350m word_embed_proj_dim when != hidden_size
 
