@@ -361,6 +361,12 @@ void read_t5(const reader& r, model_spec& m) {
   set_layers(m, layers);
 }
 
+// hf_families_a.cpp
+void read_olmo2(const reader& r, model_spec& m);
+void read_starcoder2(const reader& r, model_spec& m);
+void read_phi(const reader& r, model_spec& m);
+void read_gemma3_text(const reader& r, model_spec& m);
+
 namespace {
 
 const std::vector<std::pair<std::string, family_reader>>& families() {
@@ -393,6 +399,11 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"olmoe", read_olmoe},
       {"cohere", read_cohere},
       {"mpt", read_mpt},
+      // hf_families_a.cpp
+      {"olmo2", read_olmo2},
+      {"starcoder2", read_starcoder2},
+      {"phi", read_phi},
+      {"gemma3_text", read_gemma3_text},
   };
   return k;
 }

@@ -92,6 +92,7 @@ parameter_breakdown count_parameters(const model_spec& m) {
   }
 
   if (m.lm_head && !m.tie_word_embeddings) p.output_head = add(p.output_head, mul(m.vocab_size, ed));
+  if (m.lm_head && !m.tie_word_embeddings && m.lm_head_bias) p.output_head = add(p.output_head, m.vocab_size);
   if (m.embed_proj_dim > 0) p.output_head = add(p.output_head, mul(h, ed));  // OPT project_out
   if (m.pooler) p.output_head = add(p.output_head, add(mul(h, h), h));
 

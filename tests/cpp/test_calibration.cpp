@@ -39,7 +39,7 @@ TEST_CASE("calibrating to a measured decode rate reproduces it") {
   CHECK(other.mem_efficiency_origin == efficiency_origin::calibrated);
 }
 
-TEST_CASE("calibrating TTFT sets the compute efficiency; impossible figures are refused") {
+TEST_CASE("calibrating TTFT sets the compute efficiency, impossible figures are refused") {
   const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
   const auto& h100 = flopcast::find_gpu("H100");
   flopcast::settings s;

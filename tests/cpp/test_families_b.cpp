@@ -7,7 +7,7 @@
 using flopcast::count_parameters;
 using test::json;
 
-TEST_CASE("granite: a tied Llama; the multipliers change no count") {
+TEST_CASE("granite: a tied Llama, the multipliers change no count") {
   // ibm-granite/granite-3.3-8b-instruct's sizes.
   json c = {{"model_type", "granite"},
             {"hidden_size", 4096},

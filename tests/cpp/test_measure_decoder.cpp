@@ -293,7 +293,7 @@ TEST_CASE("bf16 and int8 weights stay close to fp32: the precision effect, measu
   CHECK(int8 < 0.1);
 }
 
-TEST_CASE("counted FLOPs equal the estimate exactly; bytes as documented", "[measure]") {
+TEST_CASE("counted FLOPs equal the estimate exactly, bytes as documented", "[measure]") {
   thread_pool pool(2);
   auto qwen2 = tiny_llama();
   qwen2["model_type"] = "qwen2";

@@ -85,7 +85,7 @@ TEST_CASE("bf16 rounds to nearest even and keeps NaN", "[measure]") {
   for (float v : {0.1f, 3.14159f, -1e-3f, 65504.0f}) CHECK(std::fabs(from_bf16(to_bf16(v)) - v) <= std::fabs(v) / 256);
 }
 
-TEST_CASE("packing keeps every row; int8 and bf16 quantise within their step", "[measure]") {
+TEST_CASE("packing keeps every row, int8 and bf16 quantise within their step", "[measure]") {
   thread_pool pool(2);
   const std::int64_t n = 37, k = 29;  // a partial last panel, an odd K
   const auto w = random_values(static_cast<std::size_t>(n * k), 1);

@@ -63,7 +63,7 @@ TEST_CASE("the window is bounded: old samples leave the statistics, not the tota
   CHECK_THROWS_AS(latency_tracker(0), flopcast::error);
 }
 
-TEST_CASE("a scope records on exit once, with its tokens; cancel records nothing", "[measure]") {
+TEST_CASE("a scope records on exit once, with its tokens, cancel records nothing", "[measure]") {
   latency_tracker t(8);
   {
     auto s = t.time(5);
@@ -133,7 +133,7 @@ TEST_CASE("the phase profiler separates prefill from decode steps and labels eve
   }
 }
 
-TEST_CASE("estimated work makes a figure ESTIMATED; nothing recorded makes it unavailable", "[measure]") {
+TEST_CASE("estimated work makes a figure ESTIMATED, nothing recorded makes it unavailable", "[measure]") {
   phase_profiler p;
   const phase_report empty = p.report();
   CHECK(empty.ttft_s.label == source_label::unavailable);

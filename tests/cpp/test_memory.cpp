@@ -20,7 +20,7 @@ TEST_CASE("GQA cache = MHA cache x kv_heads / heads") {
   CHECK(kv_cache_bytes(mqa, 3, 777, precision::bf16, 0) == full / 32);
 }
 
-TEST_CASE("sliding window caps the cache; Gemma-2 only on its sliding layers") {
+TEST_CASE("sliding window caps the cache, Gemma-2 only on its sliding layers") {
   const auto& mistral = test::model("mistralai/Mistral-7B-v0.1");
   CHECK(kv_cache_bytes(mistral, 1, 100000, precision::bf16, 0) == kv_cache_bytes(mistral, 1, 4096, precision::bf16, 0));
   const auto& gemma2 = test::model("google/gemma-2-9b");
@@ -29,14 +29,14 @@ TEST_CASE("sliding window caps the cache; Gemma-2 only on its sliding layers") {
   CHECK(at8k == Approx(at4k * 1.5));  // half the layers stop growing at 4096
 }
 
-TEST_CASE("no KV cache for encoders; cross-attention cache for encoder-decoder") {
+TEST_CASE("no KV cache for encoders, cross-attention cache for encoder-decoder") {
   CHECK(kv_cache_bytes(test::model("bert-base-uncased"), 8, 512, precision::fp16, 0) == 0);
   const auto& t5 = test::model("google-t5/t5-base");
   // 12 decoder layers x (self: tokens, cross: encoder tokens) x 2 x 12 heads x 64 x 2 bytes
   CHECK(kv_cache_bytes(t5, 1, 10, precision::fp16, 512) == 12.0 * (10 + 512) * 2 * 768 * 2);
 }
 
-TEST_CASE("weights by precision; int8/int4 are weight-only with an fp16 cache") {
+TEST_CASE("weights by precision, int8/int4 are weight-only with an fp16 cache") {
   const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
   flopcast::settings s;
   s.num_generated_tokens = 0;

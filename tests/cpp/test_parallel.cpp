@@ -63,7 +63,7 @@ TEST_CASE("parallel attention needs one all-reduce per layer") {
   CHECK(r.parallel.tp_allreduce_s == Approx(44 * (1.0 * message / (600e9 / 2))).epsilon(1e-12));
 }
 
-TEST_CASE("pipeline stages split layers; sends and the training bubble") {
+TEST_CASE("pipeline stages split layers, sends and the training bubble") {
   const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
   auto s = fp16_layout(1, 4);
   s.parallel.link_latency_s = 0;

@@ -25,7 +25,7 @@ TEST_CASE("prefill is max(compute, memory) with the bound named") {
   CHECK(estimate(m, s, &a100).perf.prefill_bound == bound::memory);
 }
 
-TEST_CASE("decode re-reads weights and the KV cache; the bandwidth ceiling is never crossed") {
+TEST_CASE("decode re-reads weights and the KV cache, the bandwidth ceiling is never crossed") {
   const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
   const auto& h100 = find_gpu("H100");
   for (int b : {1, 8, 64, 512}) {
@@ -74,7 +74,7 @@ TEST_CASE("decode total is the exact sum over the growing context") {
   }
 }
 
-TEST_CASE("energy = time x TDP x utilisation; CO2 and cost follow") {
+TEST_CASE("energy = time x TDP x utilisation, CO2 and cost follow") {
   const auto& m = test::model("mistralai/Mistral-7B-v0.1");
   const auto& gpu = find_gpu("H100-SXM");
   flopcast::settings s;

@@ -70,7 +70,7 @@ TEST_CASE("speculative decoding: expected tokens per step (Leviathan et al. 2023
   CHECK(serve(target, s, flopcast::find_gpu("H100")).speedup < 1);
 }
 
-TEST_CASE("a model that does not fit serves nothing; bad settings are named") {
+TEST_CASE("a model that does not fit serves nothing, bad settings are named") {
   const auto& big = test::model("meta-llama/Llama-2-70b-hf");
   serving_settings s;
   s.base.weight_precision = flopcast::precision::fp16;
@@ -80,8 +80,9 @@ TEST_CASE("a model that does not fit serves nothing; bad settings are named") {
   s.base.parallel.tensor_parallel = 4;
   CHECK(serve(big, s, flopcast::find_gpu("A100")).fits);
   s.output_tokens = 0;
-  CHECK_THROWS_WITH(serve(big, s, flopcast::find_gpu("A100")),
-                    "[flopcast.invalid_argument] (/output_tokens) expected an integer in [1, 2^30], but got 0");
+  CHECK_THROWS_WITH(
+      serve(big, s, flopcast::find_gpu("A100")),
+      "[flopcast.config.range] (/serving/output_tokens) expected a positive integer (at most 2^30), but got 0");
   CHECK_THROWS_WITH(serve(test::model("bert-base"), serving_settings{}, flopcast::find_gpu("A100")),
                     Catch::Contains("encoder-only"));
 }

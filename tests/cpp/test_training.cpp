@@ -66,7 +66,7 @@ TEST_CASE("mixed-precision Adam holds 16 bytes per parameter (ZeRO, Rajbhandari 
   CHECK(analyze("meta-llama/Llama-2-7b-hf", t).memory.bytes_per_trainable_parameter == 16.0);
 }
 
-TEST_CASE("forward + backward against 6 N T (Kaplan et al. 2020; Hoffmann et al. 2022)", "[training]") {
+TEST_CASE("forward + backward against 6 N T (Kaplan et al. 2020, Hoffmann et al. 2022)", "[training]") {
   // The done-when figure: Llama-3-8B at 1 x 2048.
   const auto a = analyze("meta-llama/Meta-Llama-3-8B");
   const double P = 8030261248.0, T = 2048.0;
@@ -95,7 +95,7 @@ TEST_CASE("forward + backward against 6 N T (Kaplan et al. 2020; Hoffmann et al.
   CHECK(c.flops.forward / S == Approx(2 * N + 2 * L * S * d).epsilon(0.01));
 }
 
-TEST_CASE("the step total equals the sum of its phases; backward by kind equals backward by component", "[training]") {
+TEST_CASE("the step total equals the sum of its phases, backward by kind equals backward by component", "[training]") {
   for (const auto& rec : flopcast::model_records()) {
     INFO(rec.id);
     training_settings t = base_settings(2, 512);
@@ -205,7 +205,7 @@ TEST_CASE("recompute: full adds the layers' forward, selective the attention cor
   CHECK(*analyze("meta-llama/Meta-Llama-3-8B", t).config.recompute == recompute_policy::none);
 }
 
-TEST_CASE("phases: roofline with estimate()'s peak; optimizer memory-bound; fusing cuts its traffic", "[training]") {
+TEST_CASE("phases: roofline with estimate()'s peak, optimizer memory-bound, fusing cuts its traffic", "[training]") {
   const auto a = analyze("meta-llama/Meta-Llama-3-8B", base_settings(), "H100");
   const double pc = 989.4e12 * 0.5, pm = 3.35e12 * 0.8;
   CHECK(a.peak_flops_per_s == a.estimate.perf.peak_flops_per_s);
@@ -338,7 +338,7 @@ TEST_CASE("LoRA FLOPs: no weight gradients for the frozen base, optimizer on the
   CHECK(a.memory.activations == full.memory.activations);
 }
 
-TEST_CASE("QLoRA: int4 NF4 base with double quantisation; 65B fits a 48 GB GPU (Dettmers et al. 2023)", "[training]") {
+TEST_CASE("QLoRA: int4 NF4 base with double quantisation, 65B fits a 48 GB GPU (Dettmers et al. 2023)", "[training]") {
   const auto m65 = test::spec(llama_65b());
   // QLoRA's setting: r=64 on every linear layer, bf16 adapters, paged AdamW, checkpointing;
   // one sequence of 512 tokens.

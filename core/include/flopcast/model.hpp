@@ -21,7 +21,8 @@ struct attention_spec {
   bool o_bias = false;
   bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3)
   // The q and k norms span every head (weights of heads x head_dim and kv_heads x head_dim:
-  // OLMoE's whole-projection RMSNorm, Cohere's per-head LayerNorm) instead of one head_dim.
+  // OLMo 2's and OLMoE's whole-projection RMSNorm, Cohere's) instead of one head_dim. Only read
+  // when qk_norm is set.
   bool qk_norm_full_width = false;
   std::int64_t rotary_dim = 0;  // dims per head that RoPE rotates (partial rotary: NeoX)
   // Multi-head latent attention (DeepSeek-V2/V3). When mla is true, head_dim is
@@ -90,6 +91,7 @@ struct model_spec {
 
   bool tie_word_embeddings = false;
   bool lm_head = true;              // a vocabulary head exists (false for BERT-like encoders)
+  bool lm_head_bias = false;        // the untied vocabulary head has a bias (Phi: vocab_size more)
   bool pooler = false;              // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
   std::int64_t embed_proj_dim = 0;  // OPT-350m word_embed_proj_dim when != hidden_size
 
