@@ -163,19 +163,6 @@ class cursor {
   std::size_t pos_ = 0;  // never past b_.size()
 };
 
-std::string json_escape_key(std::string_view key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 // Shortest text that reads back as the same float ("1e-05", not 9.999999747e-06).
 std::string float_text(float f) {
   char buf[32];
@@ -293,7 +280,7 @@ void parse(cursor& c, checkpoint_info& out) {
     c.where = "/metadata/" + std::to_string(i);
     checkpoint_metadata m;
     m.key = c.string();
-    c.where = "/metadata/" + json_escape_key(m.key);
+    c.where = "/metadata/" + detail::pointer_segment(m.key);
     if (!keys.insert(m.key).second)
       throw error(error_code::config_parse, c.where, "duplicate GGUF metadata key \"" + m.key.substr(0, 80) + "\"");
     const std::uint32_t type = c.u32();
@@ -316,7 +303,7 @@ void parse(cursor& c, checkpoint_info& out) {
     c.where = "/tensors/" + std::to_string(i);
     checkpoint_tensor t;
     t.name = c.string();
-    const std::string base = "/tensors/" + json_escape_key(t.name);
+    const std::string base = "/tensors/" + detail::pointer_segment(t.name);
     c.where = base;
     if (!names.insert(t.name).second)
       throw error(error_code::config_parse, base, "duplicate GGUF tensor name \"" + t.name.substr(0, 80) + "\"");
@@ -411,7 +398,7 @@ checkpoint_info read_gguf(std::string_view bytes, std::int64_t file_size) {
   const checkpoint_tensor* last = nullptr;
   for (const checkpoint_tensor& t : out.tensors) {
     if (last != nullptr && t.offset < end)
-      throw error(error_code::config_range, "/tensors/" + json_escape_key(t.name) + "/offset",
+      throw error(error_code::config_range, "/tensors/" + detail::pointer_segment(t.name) + "/offset",
                   "the tensor begins at " + std::to_string(t.offset) + ", inside " + last->name + " (which ends at " +
                       std::to_string(end) + ")");
     end = detail::add(t.offset, t.bytes);
@@ -454,7 +441,7 @@ json build_config(const checkpoint_info& g, key_map& from) {
     throw error(error_code::unsupported_model, "/metadata/general.architecture",
                 "GGUF architecture \"" + arch.substr(0, 80) + "\" is not supported: supported are " + list);
   }
-  const auto ptr = [](const std::string& key) { return "/metadata/" + json_escape_key(key); };
+  const auto ptr = [](const std::string& key) { return "/metadata/" + detail::pointer_segment(key); };
   const auto integer = [&](const std::string& suffix) -> std::optional<std::int64_t> {
     const std::string key = arch + "." + suffix;
     const checkpoint_metadata* m = g.find(key);

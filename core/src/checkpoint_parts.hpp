@@ -1,6 +1,7 @@
 #pragma once
 // Shared by checkpoint_safetensors.cpp and checkpoint_gguf.cpp.
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "flopcast/checkpoint.hpp"
@@ -11,5 +12,19 @@ namespace flopcast::detail {
 void finish_checkpoint(checkpoint_info& c);
 // The GGUF part of checkpoint_header_bytes (prefix starts with the GGUF magic).
 [[nodiscard]] std::size_t gguf_header_bytes(std::string_view prefix);
+
+// A key as one JSON-pointer segment ("~" -> "~0", "/" -> "~1"), for error pointers.
+inline std::string pointer_segment(std::string_view key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
+  }
+  return out;
+}
 
 }  // namespace flopcast::detail

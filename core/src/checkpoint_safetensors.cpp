@@ -176,26 +176,12 @@ const char* known_dtypes =
     "BOOL, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64, F4, F6_E2M3, "
     "F6_E3M2, C64";
 
-// JSON pointer escaping of a tensor name ("~" -> "~0", "/" -> "~1").
-std::string escape(std::string_view key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 std::int64_t offset_value(const json& v, const std::string& ptr) {
   return detail::to_integer(v, ptr, 0, std::numeric_limits<std::int64_t>::max(), "a non-negative integer");
 }
 
 checkpoint_tensor read_tensor(const std::string& name, const json& v) {
-  const std::string base = "/tensors/" + escape(name);
+  const std::string base = "/tensors/" + detail::pointer_segment(name);
   if (!v.is_object())
     throw error(error_code::config_type, base,
                 "expected a tensor entry {\"dtype\", \"shape\", \"data_offsets\"}, but got " + detail::describe(v));
@@ -309,7 +295,7 @@ checkpoint_info read_safetensors(std::string_view bytes, std::int64_t file_size)
                     "expected an object of strings, but got " + detail::describe(value));
       for (const auto& [mk, mv] : value.items()) {
         if (!mv.is_string())
-          throw error(error_code::config_type, "/__metadata__/" + escape(mk),
+          throw error(error_code::config_type, "/__metadata__/" + detail::pointer_segment(mk),
                       "expected a string, but got " + detail::describe(mv));
         checkpoint_metadata m;
         m.key = mk;
@@ -326,7 +312,7 @@ checkpoint_info read_safetensors(std::string_view bytes, std::int64_t file_size)
   std::int64_t expected = 0;
   for (const checkpoint_tensor& t : c.tensors) {
     if (t.offset != expected)
-      throw error(error_code::config_range, "/tensors/" + escape(t.name) + "/data_offsets",
+      throw error(error_code::config_range, "/tensors/" + detail::pointer_segment(t.name) + "/data_offsets",
                   "expected the tensor to begin at byte " + std::to_string(expected) +
                       " of the data (where the previous one ends), but it begins at " + std::to_string(t.offset) +
                       (t.offset < expected ? " (overlap)" : " (gap)"));
@@ -362,11 +348,11 @@ safetensors_index read_safetensors_index(std::string_view text) {
                 "expected an object (tensor name -> shard file), but got " + detail::describe(wm));
   for (const auto& [name, file] : wm.items()) {
     if (!file.is_string())
-      throw error(error_code::config_type, "/weight_map/" + escape(name),
+      throw error(error_code::config_type, "/weight_map/" + detail::pointer_segment(name),
                   "expected a shard file name, but got " + detail::describe(file));
     const std::string f = file.get<std::string>();
     if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "." || f == "..")
-      throw error(error_code::config_range, "/weight_map/" + escape(name),
+      throw error(error_code::config_range, "/weight_map/" + detail::pointer_segment(name),
                   "expected a file name beside the index (no folders), but got \"" + f.substr(0, 80) + "\"");
     x.weight_map.emplace_back(name, f);
     x.shards.push_back(f);
