@@ -17,12 +17,18 @@ namespace flopcast::detail {
 using family_reader = void (*)(const reader&, model_spec&);
 
 // One layer before grouping into layer_groups (layers of the same shape share a group).
+// The fields mean what layer_group's do.
 struct layer_desc {
   bool encoder = false, cross = false, moe = false;
   std::int64_t window = 0;
-  bool operator<(const layer_desc& o) const {
-    return std::tie(encoder, cross, moe, window) < std::tie(o.encoder, o.cross, o.moe, o.window);
+  mixer_kind mixer = mixer_kind::attention;
+  bool parallel_ssm = false, mlp = true, nope = false;
+  std::int64_t chunk = 0;
+  std::int64_t norms = -1;
+  [[nodiscard]] auto key() const {
+    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms);
   }
+  bool operator<(const layer_desc& o) const { return key() < o.key(); }
 };
 void set_layers(model_spec& m, const std::vector<layer_desc>& layers);
 // Heads and head size of standard (non-MLA) attention.

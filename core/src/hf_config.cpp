@@ -26,6 +26,12 @@ void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
       g.cross_attention = d.cross;
       g.moe = d.moe;
       g.window = d.window;
+      g.mixer = d.mixer;
+      g.parallel_ssm = d.parallel_ssm;
+      g.mlp = d.mlp;
+      g.nope = d.nope;
+      g.chunk = d.chunk;
+      g.norms = d.norms;
       m.groups.push_back(g);
       it = index.emplace(d, m.groups.size() - 1).first;
     }

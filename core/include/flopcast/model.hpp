@@ -10,7 +10,10 @@ namespace flopcast {
 
 enum class architecture : std::uint8_t { decoder, encoder, encoder_decoder };
 enum class norm_kind : std::uint8_t { rmsnorm, layernorm };
-enum class position_kind : std::uint8_t { rotary, learned, alibi, relative_bias };
+enum class position_kind : std::uint8_t { rotary, learned, alibi, relative_bias, none };
+// What mixes tokens in a layer: softmax attention, Gated DeltaNet linear attention (Qwen3-Next,
+// Qwen3.5), a Mamba-1 or Mamba-2 selective state-space block, or nothing (an MLP-only block).
+enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none };
 
 struct attention_spec {
   std::int64_t num_heads = 0;
@@ -32,6 +35,48 @@ struct attention_spec {
   std::int64_t kv_lora_rank = 0;
   std::int64_t qk_nope_head_dim = 0;
   std::int64_t qk_rope_head_dim = 0;
+  // gpt-oss attention sinks: one learned logit per head joins every softmax (num_heads
+  // parameters per layer, 5 FLOPs per head and query).
+  bool sinks = false;
+  // Qwen3-Next / Qwen3.5 gated attention: q_proj also emits a sigmoid gate per output element
+  // (the q projection is twice as wide; 2 FLOPs per gated element).
+  bool output_gate = false;
+  // DeepSeek-V3.2 sparse attention: a lightning indexer (index_heads heads of index_head_dim,
+  // one shared key per token, cached) scores every earlier token and the attention proper reads
+  // only the index_topk best keys. 0: dense attention.
+  std::int64_t index_heads = 0;
+  std::int64_t index_head_dim = 0;
+  std::int64_t index_topk = 0;
+};
+
+// Gated DeltaNet (linear_attention layers of Qwen3-Next and Qwen3.5): in_proj_qkvz and
+// in_proj_ba from the hidden state, a depthwise causal conv over q, k and v, a gated RMSNorm of
+// value_head_dim and out_proj. Per sequence it keeps a constant state of value heads x
+// key_head_dim x value_head_dim plus the conv's last conv_kernel - 1 inputs, instead of a KV cache.
+struct linear_attention_spec {
+  std::int64_t num_key_heads = 0;
+  std::int64_t num_value_heads = 0;
+  std::int64_t key_head_dim = 0;
+  std::int64_t value_head_dim = 0;
+  std::int64_t conv_kernel = 0;
+};
+
+// Selective state-space mixers. Mamba-1 (mamba, jamba): in_proj h -> 2 inner, depthwise conv,
+// x_proj inner -> dt_rank + 2 state, dt_proj dt_rank -> inner, A (inner x state) and D, out_proj.
+// Mamba-2 (mamba2, nemotron_h, falcon_h1): in_proj h -> 2 inner + 2 groups x state + heads,
+// conv over inner + 2 groups x state, dt_bias/A/D per head, gated RMSNorm of inner, out_proj.
+// The per-sequence state is inner x state (plus the conv's last conv_kernel - 1 inputs).
+struct ssm_spec {
+  std::int64_t inner = 0;  // d_inner / mamba_d_ssm
+  std::int64_t state_size = 0;
+  std::int64_t conv_kernel = 0;
+  std::int64_t dt_rank = 0;    // Mamba-1
+  std::int64_t num_heads = 0;  // Mamba-2 (head_dim = inner / num_heads)
+  std::int64_t n_groups = 1;   // Mamba-2 B and C groups
+  bool conv_bias = true;
+  bool proj_bias = false;    // in_proj and out_proj biases
+  bool gated_norm = true;    // Mamba-2 gated RMSNorm before out_proj
+  bool dt_bc_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (state each)
 };
 
 struct mlp_spec {
@@ -47,7 +92,9 @@ struct moe_spec {
   std::int64_t expert_intermediate_size = 0;
   std::int64_t shared_intermediate_size = 0;  // total width of always-on shared experts
   bool shared_expert_gate = false;            // Qwen2-MoE: sigmoid gate Linear(h, 1)
-  bool router_bias = false;                   // DeepSeek-V3 e_score_correction_bias
+  bool router_bias = false;                   // DeepSeek-V3 e_score_correction_bias, gpt-oss router bias
+  bool expert_bias = false;                   // gpt-oss: every expert projection has a bias
+  bool gated_experts = true;                  // false: up/down experts (Nemotron-H relu^2)
 };
 
 // Layers that share a shape are counted once and multiplied.
@@ -57,6 +104,12 @@ struct layer_group {
   bool cross_attention = false;  // encoder-decoder decoder layer
   bool moe = false;              // MLP is a mixture of experts
   std::int64_t window = 0;       // sliding-window size, 0 = full attention
+  mixer_kind mixer = mixer_kind::attention;
+  bool parallel_ssm = false;  // a Mamba-2 mixer beside the attention, on the same input (Falcon-H1)
+  bool mlp = true;            // the layer has an MLP part (false: Mamba, Nemotron-H mixer blocks)
+  bool nope = false;          // attention without positions in this layer (Llama 4 global layers)
+  std::int64_t chunk = 0;     // chunked local attention: queries see their own chunk only (Llama 4)
+  std::int64_t norms = -1;    // hidden-size norms of the layer; -1: the model's norms_per_layer
 };
 
 inline constexpr std::size_t max_layer_groups = 8;
@@ -75,6 +128,8 @@ struct model_spec {
   attention_spec attention;
   mlp_spec mlp;
   moe_spec moe;
+  linear_attention_spec linear;
+  ssm_spec ssm;
 
   norm_kind norm = norm_kind::rmsnorm;
   bool norm_bias = true;             // LayerNorm carries a bias (false: Cohere, MPT's no_bias)
@@ -95,6 +150,12 @@ struct model_spec {
   bool pooler = false;              // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
   std::int64_t embed_proj_dim = 0;  // OPT-350m word_embed_proj_dim when != hidden_size
 
+  // The vision tower of a multimodal wrapper (vision_config), with its projector: counted from
+  // the config by vision_parameters() when its model_type is known, 0 otherwise. Part of the
+  // weights (total), not of the per-token text FLOPs.
+  std::int64_t vision_parameters = 0;
+  std::string vision_model_type;
+
   std::vector<layer_group> groups;           // at most max_layer_groups
   std::vector<std::uint8_t> layer_group_of;  // per layer in execution order: index into groups
 };
@@ -106,6 +167,8 @@ struct parameter_breakdown {
   std::int64_t mlp = 0;          // dense MLPs, routed and shared experts, routers
   std::int64_t norm = 0;         // every norm's weights (and biases)
   std::int64_t output_head = 0;  // untied LM head, OPT projections, BERT pooler
+  std::int64_t mixer = 0;        // linear-attention and state-space mixers (Gated DeltaNet, Mamba)
+  std::int64_t vision = 0;       // vision tower and projector (multimodal wrappers)
   std::int64_t total = 0;
   std::int64_t active = 0;                                 // per token: MoE counts only the experts a token uses
   std::array<std::int64_t, max_layer_groups> per_layer{};  // one layer of each group
