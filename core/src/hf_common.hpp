@@ -60,6 +60,7 @@ void read_minimax_m2(const reader& r, model_spec& m);
 void read_ernie4_5(const reader& r, model_spec& m);
 void read_ernie4_5_moe(const reader& r, model_spec& m);
 void read_deepseek_v32(const reader& r, model_spec& m);
+void read_kimi_k2(const reader& r, model_spec& m);
 void read_cohere2(const reader& r, model_spec& m);
 void read_exaone(const reader& r, model_spec& m);
 void read_internlm2(const reader& r, model_spec& m);

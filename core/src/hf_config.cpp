@@ -418,6 +418,7 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"ernie4_5", read_ernie4_5},
       {"ernie4_5_moe", read_ernie4_5_moe},
       {"deepseek_v32", read_deepseek_v32},
+      {"kimi_k2", read_kimi_k2},
       {"cohere2", read_cohere2},
       {"exaone", read_exaone},
       {"internlm2", read_internlm2},

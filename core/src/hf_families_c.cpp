@@ -248,6 +248,14 @@ void read_deepseek_v32(const reader& r, model_spec& m) {
                 "expected a positive integer (the indexer's queries come from the q LoRA), but got 0");
 }
 
+// kimi_k2 (the text_config of Kimi-K2.5): DeepSeek-V3's layout under Moonshot's model type.
+void read_kimi_k2(const reader& r, model_spec& m) {
+  const std::string type = m.model_type;
+  m.model_type = "deepseek_v3";
+  read_llama_family(r, m);
+  m.model_type = type;
+}
+
 // cohere2 (Command R7B, Command A): Cohere's parallel block behind one bias-free LayerNorm, tied
 // embeddings; sliding-window layers with RoPE and, every sliding_window_pattern-th layer (or as
 // layer_types says), a full-attention layer without positions.

@@ -338,6 +338,26 @@ TEST_CASE("deepseek_v32: DeepSeek-V3 plus a lightning indexer per layer") {
   CHECK_THROWS_WITH(test::spec(v32), Catch::Contains("(/index_topk)"));
 }
 
+TEST_CASE("kimi_k2: Kimi-K2.5's text_config reads as DeepSeek-V3") {
+  // Kimi-K2's sizes (moonshotai/Kimi-K2-Instruct; Moonshot: 1T total, 32B activated). Kimi-K2.5
+  // wraps the same backbone as text_config with model_type kimi_k2.
+  json text = test::json::parse(test::read_text("data/models/deepseek-v3.json"))["config"];
+  text["num_attention_heads"] = 64;
+  text["num_key_value_heads"] = 64;
+  text["n_routed_experts"] = 384;
+  text["first_k_dense_replace"] = 1;
+  text["vocab_size"] = 163840;
+  const auto v3 = count_parameters(test::spec(text));
+  text["model_type"] = "kimi_k2";
+  const auto k = test::spec(json{{"model_type", "kimi_k25"}, {"text_config", text}});
+  CHECK(k.attention.mla);
+  CHECK(k.moe.router_bias);
+  const auto p = count_parameters(k);
+  CHECK(p.total - p.vision == v3.total);
+  CHECK(in_units(p.total - p.vision, 1e11) == 10);  // "1T"
+  CHECK(in_units(p.active, 1e9) == 33);             // 32.9B: "32B activated"
+}
+
 TEST_CASE("cohere2: Command R7B and Command A, sliding RoPE layers, NoPE global layers") {
   // CohereLabs/c4ai-command-r7b-12-2024's sizes; the Hub lists 8.03B parameters.
   json c = {{"model_type", "cohere2"},   {"hidden_size", 4096},      {"num_hidden_layers", 32},
