@@ -134,25 +134,25 @@ double mixer_flops(const model_spec& m, mixer_kind k, double T) {
     // Gated delta rule per value head: decay the state, read it with k, the delta, the rank-1
     // update and the read with q: 7 FLOPs per state element.
     f += 7 * T * nv * d(l.key_head_dim) * d(l.value_head_dim);
-    f += 6 * T * vd;                // gated RMSNorm
-    return f + 2 * T * vd * h;      // out_proj
+    f += 6 * T * vd;            // gated RMSNorm
+    return f + 2 * T * vd * h;  // out_proj
   }
   const ssm_spec& s = m.ssm;
   const double I = d(s.inner), N = d(s.state_size), K = d(s.conv_kernel);
   if (k == mixer_kind::mamba) {
-    double f = 2 * T * h * 2 * I + 2 * T * I * K + T * I;            // in_proj, conv, SiLU
-    f += 2 * T * I * d(s.dt_rank + 2 * s.state_size);                // x_proj
-    f += 2 * T * d(s.dt_rank) * I + 2 * T * I;                       // dt_proj, softplus
-    f += 8 * T * I * N;                                              // discretise, update, read the state
-    f += 4 * T * I;                                                  // D skip, SiLU(z) gate
+    double f = 2 * T * h * 2 * I + 2 * T * I * K + T * I;             // in_proj, conv, SiLU
+    f += 2 * T * I * d(s.dt_rank + 2 * s.state_size);                 // x_proj
+    f += 2 * T * d(s.dt_rank) * I + 2 * T * I;                        // dt_proj, softplus
+    f += 8 * T * I * N;                                               // discretise, update, read the state
+    f += 4 * T * I;                                                   // D skip, SiLU(z) gate
     if (s.dt_bc_norms) f += 4 * T * d(s.dt_rank + 2 * s.state_size);  // Jamba's dt/B/C norms
     return f + 2 * T * I * h;
   }
   if (k == mixer_kind::mamba2) {
     const double conv = d(mamba2_conv_dim(s)), H = d(s.num_heads);
     double f = 2 * T * h * (I + conv + H) + 2 * T * conv * K + T * conv;  // in_proj, conv, SiLU
-    f += 5 * T * I * N + 4 * T * H;                                        // SSD recurrence, dt/A per head
-    f += 2 * T * I;                                                        // D skip
+    f += 5 * T * I * N + 4 * T * H;                                       // SSD recurrence, dt/A per head
+    f += 2 * T * I;                                                       // D skip
     if (s.gated_norm) f += 6 * T * I;
     return f + 2 * T * I * h;
   }
@@ -170,11 +170,10 @@ double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
   if (!g.moe) return mlp_flops(m, T, m.mlp.intermediate_size, m.mlp.gated, m.mlp.bias);
   const moe_spec& e = m.moe;
   const double h = d(m.hidden_size), E = d(e.num_experts), k = d(e.experts_per_token);
-  double f = 2 * T * h * E + 5 * T * E;                               // router logits + softmax/top-k
+  double f = 2 * T * h * E + 5 * T * E;  // router logits + softmax/top-k
   f += k * mlp_flops(m, T, e.expert_intermediate_size, e.gated_experts, e.expert_bias);  // on the active path
   f += 2 * T * k * h;  // weighted combination of expert outputs
-  if (e.shared_intermediate_size > 0)
-    f += mlp_flops(m, T, e.shared_intermediate_size, e.gated_experts, e.expert_bias);
+  if (e.shared_intermediate_size > 0) f += mlp_flops(m, T, e.shared_intermediate_size, e.gated_experts, e.expert_bias);
   if (e.shared_expert_gate) f += 2 * T * h + T + T * h;  // gate logit, sigmoid, scale
   return f;
 }

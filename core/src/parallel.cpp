@@ -106,10 +106,9 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads > 0 &&
       m.attention.num_kv_heads < tp)
     r.notes |= note_kv_replicated;
-  const double kv_heads_factor =
-      m.attention.mla || m.attention.num_kv_heads == 0
-          ? 1.0
-          : std::max(d(m.attention.num_kv_heads) / d(tp), 1.0) / d(m.attention.num_kv_heads);
+  const double kv_heads_factor = m.attention.mla || m.attention.num_kv_heads == 0
+                                     ? 1.0
+                                     : std::max(d(m.attention.num_kv_heads) / d(tp), 1.0) / d(m.attention.num_kv_heads);
   const double kv_elem_bytes = storage_bytes(r.kv_precision);
   const double dec_tokens_end =
       m.arch == architecture::encoder_decoder ? d(s.num_generated_tokens) : S + d(s.num_generated_tokens);

@@ -45,7 +45,7 @@ std::string_view position_name(position_kind p) {
 }
 
 json parts_json(const flops_breakdown& f) {
-  return {{"embedding", f.embedding}, {"attention", f.attention},     {"mlp", f.mlp},       {"layernorm", f.norm},
+  return {{"embedding", f.embedding}, {"attention", f.attention},     {"mlp", f.mlp},    {"layernorm", f.norm},
           {"mixer", f.mixer},         {"output_head", f.output_head}, {"total", f.total}};
 }
 json attention_json(const attention_detail& a) {
@@ -129,17 +129,14 @@ json config_json(const model_spec& m) {
                                         {"value_head_dim", m.linear.value_head_dim},
                                         {"conv_kernel", m.linear.conv_kernel}}
                                  : json(nullptr);
-  c["ssm"] = ssm ? json{{"inner", m.ssm.inner},
-                        {"state_size", m.ssm.state_size},
-                        {"conv_kernel", m.ssm.conv_kernel},
-                        {"dt_rank", m.ssm.dt_rank},
-                        {"num_heads", m.ssm.num_heads},
-                        {"n_groups", m.ssm.n_groups}}
-                 : json(nullptr);
-  c["sparse_attention"] = a.index_heads > 0 ? json{{"index_heads", a.index_heads},
-                                                   {"index_head_dim", a.index_head_dim},
-                                                   {"index_topk", a.index_topk}}
-                                            : json(nullptr);
+  c["ssm"] =
+      ssm ? json{{"inner", m.ssm.inner},     {"state_size", m.ssm.state_size}, {"conv_kernel", m.ssm.conv_kernel},
+                 {"dt_rank", m.ssm.dt_rank}, {"num_heads", m.ssm.num_heads},   {"n_groups", m.ssm.n_groups}}
+          : json(nullptr);
+  c["sparse_attention"] =
+      a.index_heads > 0
+          ? json{{"index_heads", a.index_heads}, {"index_head_dim", a.index_head_dim}, {"index_topk", a.index_topk}}
+          : json(nullptr);
   c["attention_sinks"] = a.sinks;
   c["vision_model_type"] = m.vision_model_type.empty() ? json(nullptr) : json(m.vision_model_type);
   return c;

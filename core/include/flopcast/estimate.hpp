@@ -119,8 +119,8 @@ struct memory_breakdown {
   // The constant state of linear-attention and state-space layers for the whole batch (part of
   // kv_cache and kv_cache_prompt: it takes the cache's place in those layers).
   double recurrent_state = 0;
-  double activations = 0;         // ESTIMATE: peak live activations during prefill
-  double total = 0;               // inference: weights + kv_cache + activations
+  double activations = 0;  // ESTIMATE: peak live activations during prefill
+  double total = 0;        // inference: weights + kv_cache + activations
   // Training (when settings.training): replaces total for fits_on_gpu; the step model of
   // analyze_training() (training.hpp), recompute full with gradient_checkpointing.
   double train_weights = 0;
@@ -215,7 +215,7 @@ enum note : std::uint32_t {
   note_sliding_window = 1u << 4,
   note_moe_expected_experts = 1u << 5,
   note_calibrated = 1u << 6,
-  note_kv_replicated = 1u << 7,  // more TP ranks than KV heads: heads replicated
+  note_kv_replicated = 1u << 7,    // more TP ranks than KV heads: heads replicated
   note_recurrent_state = 1u << 8,  // linear-attention / state-space layers keep a constant state
   note_chunked_attention = 1u << 9,
   note_sparse_attention = 1u << 10,
