@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "flopcast/checkpoint.hpp"
 #include "helpers.hpp"
 
 using namespace flopcast;
@@ -277,4 +278,24 @@ TEST_CASE("vision towers count in the weights, not in the active parameters") {
   CHECK(p.vision == 400000000);
   CHECK(p.total == base.total + 400000000);
   CHECK(p.active == base.active);
+}
+
+TEST_CASE("checkpoint tensors of mixers and vision towers are classified as such") {
+  using flopcast::classify_tensor;
+  using flopcast::tensor_component;
+  // state-spaces/mamba-130m-hf, Qwen3-Next, Jamba, Nemotron-H and llama.cpp names.
+  CHECK(classify_tensor("backbone.layers.0.mixer.in_proj.weight") == tensor_component::mixer);
+  CHECK(classify_tensor("backbone.layers.0.mixer.A_log") == tensor_component::mixer);
+  CHECK(classify_tensor("backbone.layers.0.mixer.D") == tensor_component::mixer);
+  CHECK(classify_tensor("backbone.layers.0.mixer.norm.weight") == tensor_component::mixer);
+  CHECK(classify_tensor("backbone.layers.0.norm.weight") == tensor_component::norm);
+  CHECK(classify_tensor("model.layers.0.linear_attn.in_proj_qkvz.weight") == tensor_component::mixer);
+  CHECK(classify_tensor("model.layers.0.mamba.dt_layernorm.weight") == tensor_component::mixer);
+  CHECK(classify_tensor("backbone.layers.5.mixer.q_proj.weight") == tensor_component::attention_q);
+  CHECK(classify_tensor("backbone.layers.1.mixer.up_proj.weight") == tensor_component::mlp);
+  CHECK(classify_tensor("blk.0.ssm_conv1d.weight") == tensor_component::mixer);
+  CHECK(classify_tensor("vision_tower.vision_model.encoder.layers.0.self_attn.q_proj.weight") ==
+        tensor_component::vision);
+  CHECK(classify_tensor("multi_modal_projector.mm_input_projection_weight") == tensor_component::vision);
+  CHECK(classify_tensor("visual.blocks.0.attn.qkv.weight") == tensor_component::vision);
 }
