@@ -410,6 +410,16 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"starcoder2", read_starcoder2},
       {"phi", read_phi},
       {"gemma3_text", read_gemma3_text},
+      // hf_families_d.cpp
+      {"qwen3_next", read_qwen3_next},
+      {"qwen3_5_text", read_qwen3_next},
+      {"qwen3_5_moe_text", read_qwen3_next},
+      {"mamba", read_mamba},
+      {"falcon_mamba", read_mamba},
+      {"mamba2", read_mamba2},
+      {"jamba", read_jamba},
+      {"falcon_h1", read_falcon_h1},
+      {"nemotron_h", read_nemotron_h},
   };
   return k;
 }
