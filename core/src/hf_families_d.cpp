@@ -43,21 +43,22 @@ void no_attention(model_spec& m) {
 }
 
 // Mamba-2 heads: num_heads x head_dim must be the inner width.
-void check_mamba2_heads(const reader& r, std::string_view heads_key, std::int64_t head_dim, const ssm_spec& s) {
+void check_mamba2_heads(const reader& r, std::string_view heads_key, std::string_view groups_key, std::int64_t head_dim,
+                        const ssm_spec& s) {
   if (s.num_heads * head_dim != s.inner)
     range_error(r, heads_key,
-                "expected heads x head_dim to equal the inner width " + str(s.inner) + ", but got " +
-                    str(s.num_heads) + " x " + str(head_dim));
+                "expected heads x head_dim to equal the inner width " + str(s.inner) + ", but got " + str(s.num_heads) +
+                    " x " + str(head_dim));
   if (s.n_groups > s.num_heads || s.num_heads % s.n_groups != 0)
-    throw error(error_code::config_range, r.ptr(heads_key),
-                "expected a multiple of the number of groups (" + str(s.n_groups) + "), but got " + str(s.num_heads));
+    range_error(r, groups_key,
+                "expected a divisor of the number of heads (" + str(s.num_heads) + "), but got " + str(s.n_groups));
 }
 
 void check_top_k(const reader& r, const moe_spec& e) {
   if (e.experts_per_token > e.num_experts)
-    range_error(r, "num_experts_per_tok",
-                "expected at most the number of experts (" + str(e.num_experts) + "), but got " +
-                    str(e.experts_per_token));
+    range_error(
+        r, "num_experts_per_tok",
+        "expected at most the number of experts (" + str(e.num_experts) + "), but got " + str(e.experts_per_token));
 }
 
 }  // namespace
@@ -201,7 +202,7 @@ void read_mamba2(const reader& r, model_spec& m) {
   s.conv_bias = r.boolean_or("use_conv_bias", true);
   s.proj_bias = r.boolean_or("use_bias", false);
   s.gated_norm = true;
-  check_mamba2_heads(r, "num_heads", r.positive("head_dim"), s);
+  check_mamba2_heads(r, "num_heads", "n_groups", r.positive("head_dim"), s);
   layer_desc d;
   d.mixer = mixer_kind::mamba2;
   d.mlp = false;
@@ -297,7 +298,7 @@ void read_falcon_h1(const reader& r, model_spec& m) {
   } else {
     head_dim = r.has("mamba_d_head") ? r.positive("mamba_d_head") : s.inner / s.num_heads;
   }
-  check_mamba2_heads(r, "mamba_n_heads", head_dim, s);
+  check_mamba2_heads(r, "mamba_n_heads", "mamba_n_groups", head_dim, s);
 
   layer_desc d;
   d.mixer = mixer_kind::attention;
@@ -357,9 +358,9 @@ void read_nemotron_h(const reader& r, model_spec& m) {
     range_error(r, pattern_key, "expected at most 65536 blocks, but got " + std::to_string(pattern.size()));
   m.num_layers = static_cast<std::int64_t>(pattern.size());
   if (r.has("num_hidden_layers") && r.layers("num_hidden_layers") != m.num_layers)
-    range_error(r, pattern_key,
-                "expected " + str(r.layers("num_hidden_layers")) + " blocks (num_hidden_layers), but got " +
-                    str(m.num_layers));
+    range_error(
+        r, pattern_key,
+        "expected " + str(r.layers("num_hidden_layers")) + " blocks (num_hidden_layers), but got " + str(m.num_layers));
   const auto count = [&](char c) {
     std::int64_t k = 0;
     for (char p : pattern) k += p == c ? 1 : 0;
@@ -398,13 +399,14 @@ void read_nemotron_h(const reader& r, model_spec& m) {
     s.num_heads = r.positive("mamba_num_heads");
     const std::int64_t head_dim = r.positive("mamba_head_dim");
     s.inner = mul(s.num_heads, head_dim);
-    s.n_groups = r.positive_or(r.pick({"n_groups", "mamba_n_groups"}), 8);
+    const std::string_view groups_key = r.pick({"n_groups", "mamba_n_groups"});
+    s.n_groups = r.positive_or(groups_key, 8);
     s.state_size = r.positive("ssm_state_size");
     s.conv_kernel = r.positive_or(r.pick({"conv_kernel", "mamba_d_conv"}), 4);
     s.conv_bias = r.boolean_or(r.pick({"use_conv_bias", "mamba_conv_bias"}), true);
     s.proj_bias = r.boolean_or("use_bias", false);  // NemotronHMamba2Mixer: in_proj/out_proj bias=use_bias
     s.gated_norm = true;
-    check_mamba2_heads(r, "mamba_num_heads", head_dim, s);
+    check_mamba2_heads(r, "mamba_num_heads", groups_key, head_dim, s);
   }
 
   std::vector<layer_desc> layers(pattern.size());
