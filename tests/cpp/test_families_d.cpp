@@ -16,8 +16,8 @@ namespace {
 
 // Rounds to `digits` significant digits, as the model records compare published counts.
 double round_to(double v, int digits) {
-  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(v))));
-  return std::round(v * scale) / scale;
+  const double unit = std::pow(10.0, static_cast<int>(std::floor(std::log10(v))) + 1 - digits);
+  return std::round(v / unit) * unit;
 }
 
 int count_mixer(const flopcast::model_spec& s, mixer_kind k) {
