@@ -65,4 +65,12 @@ void read_cohere2(const reader& r, model_spec& m);
 void read_exaone(const reader& r, model_spec& m);
 void read_internlm2(const reader& r, model_spec& m);
 
+// families d (hf_families_d.cpp): hybrid and state-space models
+void read_qwen3_next(const reader& r, model_spec& m);  // qwen3_next, qwen3_5_text, qwen3_5_moe_text
+void read_mamba(const reader& r, model_spec& m);       // mamba, falcon_mamba
+void read_mamba2(const reader& r, model_spec& m);
+void read_jamba(const reader& r, model_spec& m);
+void read_falcon_h1(const reader& r, model_spec& m);
+void read_nemotron_h(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -422,6 +422,16 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"cohere2", read_cohere2},
       {"exaone", read_exaone},
       {"internlm2", read_internlm2},
+      // hf_families_d.cpp
+      {"qwen3_next", read_qwen3_next},
+      {"qwen3_5_text", read_qwen3_next},
+      {"qwen3_5_moe_text", read_qwen3_next},
+      {"mamba", read_mamba},
+      {"falcon_mamba", read_mamba},
+      {"mamba2", read_mamba2},
+      {"jamba", read_jamba},
+      {"falcon_h1", read_falcon_h1},
+      {"nemotron_h", read_nemotron_h},
   };
   return k;
 }
