@@ -52,6 +52,19 @@ void read_olmoe(const reader& r, model_spec& m);
 void read_cohere(const reader& r, model_spec& m);
 void read_mpt(const reader& r, model_spec& m);
 
+// families c (hf_families_c.cpp)
+void read_gpt_oss(const reader& r, model_spec& m);
+void read_llama4_text(const reader& r, model_spec& m);
+void read_glm4_moe(const reader& r, model_spec& m);
+void read_minimax_m2(const reader& r, model_spec& m);
+void read_ernie4_5(const reader& r, model_spec& m);
+void read_ernie4_5_moe(const reader& r, model_spec& m);
+void read_deepseek_v32(const reader& r, model_spec& m);
+void read_kimi_k2(const reader& r, model_spec& m);
+void read_cohere2(const reader& r, model_spec& m);
+void read_exaone(const reader& r, model_spec& m);
+void read_internlm2(const reader& r, model_spec& m);
+
 // vision.cpp
 // The vision tower and projector of a multimodal wrapper (its vision_config, by vision
 // model_type, and the wrapper's model_type for the projector), into m.vision_parameters and
