@@ -72,5 +72,18 @@ void read_mamba2(const reader& r, model_spec& m);
 void read_jamba(const reader& r, model_spec& m);
 void read_falcon_h1(const reader& r, model_spec& m);
 void read_nemotron_h(const reader& r, model_spec& m);
+// vision.cpp
+// The vision tower and projector of a multimodal wrapper (its vision_config, by vision
+// model_type, and the wrapper's model_type for the projector), into m.vision_parameters and
+// m.vision_model_type. Call after the text model is read (projectors end at m.hidden_size).
+// An unknown tower, or a known tower under a wrapper whose projector is unknown, leaves
+// vision_parameters 0 with vision_model_type naming the tower (not counted). No vision_config:
+// nothing changes.
+void read_vision_tower(const reader& wrapper, model_spec& m);
+// The wrapper's text config under `key`, with what the wrapper's configuration class supplies
+// when the checkpoint leaves it out (the text model_type; LlamaConfig's sizes for LLaVA).
+[[nodiscard]] json wrapper_text_config(const reader& wrapper, std::string_view key);
+// qwen2_vl, qwen2_5_vl: a Qwen2 text model at the top level, then the vision tower.
+void read_qwen2_vl(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

@@ -123,7 +123,9 @@ TEST_CASE("a multimodal wrapper is estimated by its language model") {
                         {"vision_config", {{"model_type", "clip_vision_model"}, {"hidden_size", 1024}}}};
   const auto wrapped = flopcast::read_hf_config(wrapper.dump());
   const auto plain = flopcast::read_hf_config(inner.dump());
-  CHECK(flopcast::count_parameters(wrapped).total == flopcast::count_parameters(plain).total);
+  const auto wp = flopcast::count_parameters(wrapped);
+  CHECK(wp.total - wp.vision == flopcast::count_parameters(plain).total);
+  CHECK(wp.vision > 0);  // the CLIP tower and LLaVA's projector, counted apart
   CHECK(wrapped.name == "llava-hf/llava-1.5-7b-hf");
   // Errors inside it keep the full pointer; a wrapper around nothing known is still refused.
   wrapper["text_config"]["hidden_size"] = "4096";
