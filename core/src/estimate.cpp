@@ -30,6 +30,9 @@ const char* note_text(note n) noexcept {
       return "efficiencies calibrated to a measurement (flopcast calibrate): ranges are +-10%";
     case note_kv_replicated:
       return "more tensor-parallel ranks than KV heads: each rank keeps a replicated KV head";
+    case note_exact_weight_bytes:
+      return "weights: the checkpoint's exact bytes (weight_bytes), not parameters x bytes per weight; weight traffic "
+             "uses their mean bytes per parameter";
     case note_none:
       break;
   }
@@ -72,6 +75,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
     if (s.causal) r.notes |= note_causal_ignored_encoder;
   }
   if (m.attention.mla && !encoder_only) r.notes |= note_mla_absorbed_decode;
+  if (s.weight_bytes) r.notes |= note_exact_weight_bytes;
 
   // Memory.
   const precision wp = s.weight_precision;

@@ -55,6 +55,11 @@ struct settings {
   double gpu_memory_reserve_bytes = 0;      // per GPU, not available to the model (fit check)
   bool layer_table = false;                 // output: a row per layer in details.flops.layers
   parallel_layout parallel;
+  // Exact bytes of the stored weights (a checkpoint's tensors, from its header). When set, the
+  // inference weights' memory is this, and the roofline's weight traffic uses its mean bytes per
+  // parameter, instead of parameters x the precision's bytes per weight.
+  std::optional<double> weight_bytes;
+  std::string weight_bytes_source;  // where weight_bytes came from, for output (the CLI: the file); may be empty
 };
 
 // The documented spread of achieved efficiencies behind every latency and throughput
@@ -210,7 +215,8 @@ enum note : std::uint32_t {
   note_sliding_window = 1u << 4,
   note_moe_expected_experts = 1u << 5,
   note_calibrated = 1u << 6,
-  note_kv_replicated = 1u << 7,  // more TP ranks than KV heads: heads replicated
+  note_kv_replicated = 1u << 7,       // more TP ranks than KV heads: heads replicated
+  note_exact_weight_bytes = 1u << 8,  // weights from weight_bytes (a checkpoint's exact size)
 };
 
 struct estimate_result {
