@@ -52,4 +52,25 @@ void read_olmoe(const reader& r, model_spec& m);
 void read_cohere(const reader& r, model_spec& m);
 void read_mpt(const reader& r, model_spec& m);
 
+// families c (hf_families_c.cpp)
+void read_gpt_oss(const reader& r, model_spec& m);
+void read_llama4_text(const reader& r, model_spec& m);
+void read_glm4_moe(const reader& r, model_spec& m);
+void read_minimax_m2(const reader& r, model_spec& m);
+void read_ernie4_5(const reader& r, model_spec& m);
+void read_ernie4_5_moe(const reader& r, model_spec& m);
+void read_deepseek_v32(const reader& r, model_spec& m);
+void read_kimi_k2(const reader& r, model_spec& m);
+void read_cohere2(const reader& r, model_spec& m);
+void read_exaone(const reader& r, model_spec& m);
+void read_internlm2(const reader& r, model_spec& m);
+
+// families d (hf_families_d.cpp): hybrid and state-space models
+void read_qwen3_next(const reader& r, model_spec& m);  // qwen3_next, qwen3_5_text, qwen3_5_moe_text
+void read_mamba(const reader& r, model_spec& m);       // mamba, falcon_mamba
+void read_mamba2(const reader& r, model_spec& m);
+void read_jamba(const reader& r, model_spec& m);
+void read_falcon_h1(const reader& r, model_spec& m);
+void read_nemotron_h(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -410,6 +410,28 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"starcoder2", read_starcoder2},
       {"phi", read_phi},
       {"gemma3_text", read_gemma3_text},
+      // hf_families_c.cpp
+      {"gpt_oss", read_gpt_oss},
+      {"llama4_text", read_llama4_text},
+      {"glm4_moe", read_glm4_moe},
+      {"minimax_m2", read_minimax_m2},
+      {"ernie4_5", read_ernie4_5},
+      {"ernie4_5_moe", read_ernie4_5_moe},
+      {"deepseek_v32", read_deepseek_v32},
+      {"kimi_k2", read_kimi_k2},
+      {"cohere2", read_cohere2},
+      {"exaone", read_exaone},
+      {"internlm2", read_internlm2},
+      // hf_families_d.cpp
+      {"qwen3_next", read_qwen3_next},
+      {"qwen3_5_text", read_qwen3_next},
+      {"qwen3_5_moe_text", read_qwen3_next},
+      {"mamba", read_mamba},
+      {"falcon_mamba", read_mamba},
+      {"mamba2", read_mamba2},
+      {"jamba", read_jamba},
+      {"falcon_h1", read_falcon_h1},
+      {"nemotron_h", read_nemotron_h},
   };
   return k;
 }

@@ -142,7 +142,7 @@ TEST_CASE("breakdown components sum to the total") {
   for (const auto& rec : flopcast::model_records()) {
     const auto p = count_parameters(rec.spec);
     INFO(rec.id);
-    CHECK(p.embedding + p.attention + p.mlp + p.norm + p.output_head == p.total);
+    CHECK(p.embedding + p.attention + p.mlp + p.norm + p.output_head + p.mixer + p.vision == p.total);
     CHECK(p.active <= p.total);
     CHECK(p.active > 0);
   }
