@@ -461,3 +461,17 @@ TEST_CASE("GGUF presets: tensor bytes of published Mixtral 8x7B GGUF files") {
     CHECK(plan("mistralai/Mixtral-8x7B-v0.1", f.preset, false, 1).bytes - base == f.size - q4km);
   }
 }
+
+TEST_CASE("GGUF presets: tensor bytes of published Qwen2.5 7B Instruct GGUF files") {
+  // https://huggingface.co/bartowski/Qwen2.5-7B-Instruct-GGUF, the pointers' sizes after commits
+  // c4d0b0e0 (Q4_K_M), d105b7cc (Q3_K_M) and e3139f50 (Q5_K_M), all from one re-upload. Qwen2
+  // has q/k/v biases (F32) and 28 layers with 4 KV heads (n_gqa 7); Qwen/Qwen2.5-7B is the same
+  // architecture as the instruct model. Again one header for all three files.
+  const std::int64_t sizes[] = {4683074048, 3808391680, 5444831744};
+  const char* presets[] = {"q4_k_m", "q3_k_m", "q5_k_m"};
+  std::set<std::int64_t> headers;
+  for (int i = 0; i < 3; ++i) headers.insert(sizes[i] - plan("Qwen/Qwen2.5-7B", presets[i], false, 1).bytes);
+  CHECK(headers.size() == 1);
+  CHECK(*headers.begin() > 3000000);  // 152064 tokens and 151387 merges
+  CHECK(*headers.begin() < 12000000);
+}
