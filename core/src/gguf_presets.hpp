@@ -20,6 +20,12 @@
 // What is modelled: no --imatrix unless asked (or the preset needs one), no --pure, no
 // --tensor-type / --output-tensor-type / --token-embedding-type overrides, the output tensor
 // quantized (no --leave-output-tensor).
+//
+// Version notes: the rules are llama-quant.cpp's current ones. Since its tensor_category rework
+// a fused attn_qkv (Falcon, Phi-3) takes the attn_v branch (category_is_attn_v), so older files
+// of those architectures may differ there. Files converted before mid-2024 hold MoE routers
+// (ffn_gate_inp) in F16, not F32. Phi-3 longrope rope_factors_long/short (a few hundred bytes)
+// are not planned.
 #include <cstdint>
 #include <optional>
 #include <string>
