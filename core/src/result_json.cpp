@@ -274,6 +274,9 @@ std::string to_json(const estimate_context& c, int indent) {
 
   if (perf) {
     json pj = {{"compute_precision", to_string(p.compute_precision)},
+               {"weight_only_path", p.weight_only_path},
+               {"dequant_flops_prefill", p.dequant_flops_prefill},
+               {"dequant_flops_step", p.dequant_flops_step},
                {"peak_flops_per_s", p.peak_flops_per_s},
                {"memory_bandwidth_bytes_per_s", p.memory_bandwidth_bytes_per_s},
                {"prefill_flops", p.prefill_flops},
