@@ -114,19 +114,16 @@ std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_si
       config = json::parse(gguf_config_json(c));  // ordered: as the config reader sees it
       source = "gguf";
     } else if (!config_json.empty()) {
-      const nlohmann::json parsed = detail::parse_object(config_json, "config.json");
-      spec = detail::read_hf_config(parsed);
-      config = json(parsed);
+      spec = detail::read_hf_config(detail::parse_object(config_json, "config.json"));
       source = "config";
     } else {
       problem = "a safetensors checkpoint holds no architecture: give its config.json";
     }
   } catch (const error& e) {
     problem = e.what();
-    if (!gguf) config = nullptr;
     spec.reset();
   }
-  if (!spec) config = nullptr;
+  if (!spec) config = nullptr;  // only a GGUF's implied config is returned (the caller has its own)
   j["config"] = config;
   j["config_source"] = source.empty() || !spec ? json(nullptr) : json(source);
   if (spec) {

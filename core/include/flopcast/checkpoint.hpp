@@ -185,8 +185,9 @@ struct checkpoint_comparison {
 [[nodiscard]] std::string checkpoint_weight_source(const checkpoint_info& c, const std::string& file);
 // A checkpoint header (`bytes`: the file's prefix, checkpoint_header_bytes long) as JSON: format,
 // totals, by_dtype, by_component, bits_per_weight, mix, weight_bytes, notes, and the architecture
-// (GGUF: the config its keys imply; safetensors: `config_json` when given) with the check of
-// compare_checkpoint; architecture_error says why there is none. A bad header throws.
+// (GGUF: the config its keys imply, returned as "config"; safetensors: `config_json` when given,
+// not echoed) with the check of compare_checkpoint; architecture_error says why there is none. A
+// bad header throws.
 [[nodiscard]] std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_size = -1,
                                                   std::string_view config_json = {}, int indent = -1);
 
