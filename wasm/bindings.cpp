@@ -89,8 +89,22 @@ emscripten::val sweep_values() {
 }
 
 // Checkpoint headers. `bytes` arrives from a Uint8Array (embind copies it verbatim into the string).
+// A file that is neither GGUF nor safetensors is refused from its first bytes (as the CLI does),
+// before its first 8 bytes are taken for a header length.
 status checkpoint_header_bytes(const std::string& prefix) {
-  return guarded([&] { return status{true, "", static_cast<double>(flopcast::checkpoint_header_bytes(prefix))}; });
+  return guarded([&] {
+    if (prefix.size() >= 9) {
+      const auto f = flopcast::detect_checkpoint_format(prefix);
+      if (f == flopcast::checkpoint_format::safetensors_index)
+        throw flopcast::error(flopcast::error_code::config_parse, "",
+                              "a model.safetensors.index.json only lists shards: give one shard's .safetensors file");
+      if (f != flopcast::checkpoint_format::gguf && f != flopcast::checkpoint_format::safetensors)
+        throw flopcast::error(flopcast::error_code::config_parse, "",
+                              "not a checkpoint: expected a GGUF file (magic \"GGUF\") or a safetensors file (8-byte "
+                              "header length, then '{')");
+    }
+    return status{true, "", static_cast<double>(flopcast::checkpoint_header_bytes(prefix))};
+  });
 }
 status inspect_checkpoint(const std::string& bytes, double file_size, const std::string& config) {
   return guarded([&] {

@@ -79,7 +79,13 @@ std::string checkpoint_weight_source(const checkpoint_info& c, const std::string
 
 std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_size, std::string_view config_json,
                                     int indent) {
-  const checkpoint_info c = read_checkpoint(bytes, file_size);
+  // One file's header (an index lists shards: read_checkpoint / combine_safetensors; not linked here).
+  const auto format = detect_checkpoint_format(bytes);
+  if (format == checkpoint_format::safetensors_index)
+    throw error(error_code::config_parse, "",
+                "a model.safetensors.index.json only lists shards: give one shard's .safetensors file");
+  const checkpoint_info c =
+      format == checkpoint_format::gguf ? read_gguf(bytes, file_size) : read_safetensors(bytes, file_size);
   json j;
   j["format"] = std::string(to_string(c.format));
   const bool gguf = c.format == checkpoint_format::gguf;

@@ -55,6 +55,14 @@ test('safetensors: bytes by dtype, the architecture only with a config, and erro
     (e) => e.pointer === '/file_size',
   );
   assert.throws(() => fc.inspectCheckpoint('not bytes'), FlopcastError);
+  assert.throws(
+    () => fc.checkpointHeaderBytes(new TextEncoder().encode('hello world, not a checkpoint')),
+    /\[flopcast\.config\.parse\] not a checkpoint/,
+  );
+  assert.throws(
+    () => fc.checkpointHeaderBytes(new TextEncoder().encode('{"weight_map": {}}')),
+    /index\.json only lists shards/,
+  );
   // A config the reader refuses: the summary still comes, with the reason.
   const bad = fc.inspectCheckpoint(st.bytes, st.bytes.length, { model_type: 'llama' });
   assert.equal(bad.config, null);

@@ -185,7 +185,7 @@ function buildRequest(raw, errors) {
   } else if (raw.source === 'checkpoint') {
     // The file's header gave its exact weight bytes; GGUF also its config (in the text area).
     const s = checkpoint.current(raw.config);
-    if (!s) errors.set('checkpoint-file', 'Choose a .gguf or .safetensors file.');
+    if (!s) errors.set('checkpoint-file', checkpoint.failure() || 'Choose a .gguf or .safetensors file.');
     else {
       if (!raw.config.trim()) errors.set('config', s.architecture_error ?? 'Paste the checkpoint’s config.json.');
       else req.model = parseJson(raw.config, 'config', errors, 'a config.json');

@@ -19,6 +19,7 @@ function row(cells) {
 
 export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
   let state = null; // {file, head, summary, configKey}
+  let failure = ''; // why the last file could not be read
 
   function render(s) {
     const box = $('checkpoint-summary');
@@ -74,8 +75,7 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
   }
 
   async function load(file) {
-    const err = $('checkpoint-file-error');
-    err.textContent = '';
+    failure = '';
     if (!file) return;
     try {
       const config = $('config').value.trim();
@@ -90,7 +90,7 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
     } catch (e) {
       state = null;
       render(null);
-      err.textContent = `Could not read ${file.name}: ${e instanceof FlopcastError ? e.message : e.message}`;
+      failure = `Could not read ${file.name}: ${e instanceof FlopcastError ? e.message : `${e.name}: ${e.message}`}`;
       onLoaded(null, file);
     }
   }
@@ -147,5 +147,5 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
       load(file);
     }
   });
-  return { load, current, file: () => state?.file ?? null };
+  return { load, current, file: () => state?.file ?? null, failure: () => failure };
 }
