@@ -272,6 +272,8 @@ export interface TrainResult {
       norm: number;
       embedding: number;
       output_head: number;
+      /** Linear-attention and state-space mixers (2 x their forward FLOPs). */
+      mixer: number;
       lora_adapters: number;
       ratio_to_forward: number;
     };
@@ -394,6 +396,8 @@ export interface FlopsParts {
   attention: number;
   mlp: number;
   layernorm: number;
+  /** Linear-attention (Gated DeltaNet) and state-space (Mamba) mixers, in their recurrent form. */
+  mixer: number;
   output_head: number;
   total: number;
 }
@@ -413,6 +417,7 @@ export interface LayerRow {
   attention: number;
   mlp: number;
   layernorm: number;
+  mixer: number;
   total: number;
 }
 export interface Performance {
@@ -483,7 +488,7 @@ export interface ModelConfig {
   mlp: 'gated' | 'standard';
   activation: string;
   norm: 'rmsnorm' | 'layernorm';
-  position: 'rope' | 'learned' | 'alibi' | 'relative_bias';
+  position: 'rope' | 'learned' | 'alibi' | 'relative_bias' | 'none';
   parallel_attention: boolean;
   tie_word_embeddings: boolean;
   max_position_embeddings: number;
@@ -503,16 +508,49 @@ export interface ModelConfig {
     shared_intermediate_size: number;
   } | null;
   layer_groups: LayerGroup[];
+  /** Gated DeltaNet layers (Qwen3-Next, Qwen3.5); null when the model has none. */
+  linear_attention: {
+    num_key_heads: number;
+    num_value_heads: number;
+    key_head_dim: number;
+    value_head_dim: number;
+    conv_kernel: number;
+  } | null;
+  /** Mamba-1 / Mamba-2 mixers; null when the model has none. */
+  ssm: {
+    inner: number;
+    state_size: number;
+    conv_kernel: number;
+    dt_rank: number;
+    num_heads: number;
+    n_groups: number;
+  } | null;
+  /** DeepSeek-V3.2 sparse attention (lightning indexer, top-k keys); null for dense attention. */
+  sparse_attention: { index_heads: number; index_head_dim: number; index_topk: number } | null;
+  /** gpt-oss: a learned sink logit per head. */
+  attention_sinks: boolean;
+  /** The wrapper's vision tower type (multimodal configs); null for text models. */
+  vision_model_type: string | null;
 }
 export type Architecture = 'decoder' | 'encoder' | 'encoder-decoder';
 /** A run of identical layers. */
 export interface LayerGroup {
   count: number;
   stack: 'decoder' | 'encoder';
+  /** What mixes tokens: softmax attention, Gated DeltaNet, Mamba-1/2, or nothing (MLP-only block). */
+  mixer: 'attention' | 'linear_attention' | 'mamba' | 'mamba2' | 'none';
+  /** A Mamba-2 mixer beside the attention (Falcon-H1). */
+  parallel_ssm: boolean;
+  /** The layer has an MLP (false: mixer-only blocks). */
+  mlp: boolean;
   cross_attention: boolean;
   moe: boolean;
   /** null: full attention. */
   sliding_window: number | null;
+  /** Chunked local attention's chunk (Llama 4); null otherwise. */
+  attention_chunk: number | null;
+  /** Attention without positional encoding in these layers. */
+  nope: boolean;
 }
 /** The layout and its per-GPU figures (present whenever there is a GPU, one GPU included). */
 export interface ParallelismResult {
@@ -614,6 +652,10 @@ export interface EstimateResult {
       attention: number;
       mlp: number;
       norm: number;
+      /** Linear-attention and state-space mixers. */
+      mixer: number;
+      /** Vision tower and projector (multimodal wrappers); in total, not in active. */
+      vision: number;
       output_head: number;
     };
     flops: {
@@ -631,6 +673,8 @@ export interface EstimateResult {
       kv_cache: number;
       kv_cache_prompt: number;
       kv_cache_per_token: number;
+      /** Constant state of linear-attention / state-space layers (part of kv_cache). */
+      recurrent_state: number;
       kv_cache_precision: PrecisionName;
       activations: number;
       activations_is_estimate: true;

@@ -130,6 +130,9 @@ std::string report(const estimate_context& c) {
   o += rule + "\n";
   line("Parameters",
        fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.total)), grouped(r.parameters.total)));
+  if (r.parameters.vision > 0)
+    line("  vision tower", fmt::format("{}  ({}; in the total, not per text token)",
+                                       format_count(static_cast<double>(r.parameters.vision)), m.vision_model_type));
   if (r.parameters.active != r.parameters.total)
     line("  active / token",
          fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.active)), grouped(r.parameters.active)));
@@ -142,6 +145,7 @@ std::string report(const estimate_context& c) {
   line("    - embedding", format_flops(f.embedding));
   line("    - layernorm", format_flops(f.norm));
   line("    - output head", format_flops(f.output_head));
+  if (f.mixer > 0) line("    - ssm / linear", format_flops(f.mixer) + "  (Mamba / Gated DeltaNet mixers)");
   line("  Prefill", format_flops(r.prefill.parts.total) + "  (logits for the last position)");
   if (m.arch != architecture::encoder)
     line("  Decode step", format_flops(r.decode_step.parts.total) + "  (whole batch, first step)");
@@ -165,6 +169,9 @@ std::string report(const estimate_context& c) {
          fmt::format("{}  ({}, {} tokens)", format_bytes(mem.kv_cache), to_string(r.kv_precision),
                      m.arch == architecture::encoder_decoder ? s.num_generated_tokens
                                                              : s.sequence_length + s.num_generated_tokens));
+    if (mem.recurrent_state > 0)
+      line("      of which state",
+           format_bytes(mem.recurrent_state) + "  (constant per sequence: SSM / linear layers)");
     line("    - activations", format_bytes(mem.activations) + "  (ESTIMATED)");
   }
   if (r.has_performance)

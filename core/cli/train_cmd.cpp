@@ -93,6 +93,7 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   line("    norms", format_flops(b.norm));
   line("    embedding", format_flops(b.embedding));
   line("    output head", format_flops(b.output_head));
+  if (b.mixer > 0) line("    mixers", format_flops(b.mixer));
   if (a.lora) line("    LoRA adapters", format_flops(b.lora_adapters));
   line("  Recompute (" + std::string(to_string(f.recompute.policy)) + ")", share(f.recompute.total));
   line(fmt::format("  Optimizer ({})", to_string(s.optim)), share(f.optimizer));

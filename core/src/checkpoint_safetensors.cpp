@@ -55,6 +55,10 @@ std::string_view to_string(tensor_component c) noexcept {
       return "lm_head";
     case tensor_component::other:
       return "other";
+    case tensor_component::mixer:
+      return "mixer";
+    case tensor_component::vision:
+      return "vision";
   }
   return "other";
 }
@@ -77,6 +81,18 @@ tensor_component classify_tensor(std::string_view raw) noexcept {
   if (has(n, "rotary_emb") || has(n, "inv_freq") || has(n, "rope_freqs") || ends(n, "attn.bias") ||
       ends(n, "attn.masked_bias"))
     return tensor_component::other;
+  if (has(n, "vision_tower") || has(n, "vision_model") || has(n, "visual.") || has(n, "multi_modal_projector") ||
+      has(n, "mm_projector") || has(n, "vision_encoder") || has(n, "vision_embed") || has(n, "v.blk.") ||
+      n.rfind("mm.", 0) == 0)
+    return tensor_component::vision;
+  // State-space and linear-attention mixers (their inner norms included): Mamba's and Nemotron-H's
+  // mixer.*, Jamba's and Falcon-H1's mamba.*, Qwen3-Next's linear_attn.*, GGUF's ssm_*.
+  const bool ssm_part = has(n, "in_proj") || has(n, "conv1d") || has(n, "x_proj") || has(n, "dt_proj") ||
+                        has(n, "a_log") || ends(n, ".d") || has(n, "dt_bias") || has(n, "mixer.norm") ||
+                        has(n, "mixer.out_proj") || has(n, "dt_layernorm") || has(n, "b_layernorm") ||
+                        has(n, "c_layernorm");
+  if (has(n, "linear_attn.") || has(n, ".mamba.") || has(n, "ssm_") || (has(n, "mixer.") && ssm_part))
+    return tensor_component::mixer;
   if (has(n, "norm") || has(n, "ln_") || has(n, "layernorm")) return tensor_component::norm;
   if (has(n, "embed_tokens") || has(n, "wte.") || has(n, "wpe.") || has(n, "word_embeddings") || has(n, "token_embd") ||
       has(n, "tok_embeddings") || has(n, "embed_positions") || has(n, "position_embd") ||
@@ -416,9 +432,9 @@ checkpoint_comparison compare_checkpoint(const checkpoint_info& c, const model_s
   checkpoint_comparison out;
   out.checkpoint_elements = c.total_elements;
   out.architecture_parameters = p.total;
-  std::array<std::int64_t, 5> ck{};
+  std::array<std::int64_t, 7> ck{};
   for (const checkpoint_tensor& t : c.tensors) {
-    std::size_t row = 5;
+    std::size_t row = 7;
     switch (t.component) {
       case tensor_component::embedding:
         row = 0;
@@ -440,15 +456,22 @@ checkpoint_comparison compare_checkpoint(const checkpoint_info& c, const model_s
       case tensor_component::lm_head:
         row = 4;
         break;
+      case tensor_component::mixer:
+        row = 5;
+        break;
+      case tensor_component::vision:
+        row = 6;
+        break;
       case tensor_component::other:
         out.unaccounted.push_back(t.name);
         break;
     }
-    if (row < 5) ck[row] = detail::add(ck[row], t.elements);
+    if (row < 7) ck[row] = detail::add(ck[row], t.elements);
   }
-  const std::array<std::int64_t, 5> arch{p.embedding, p.attention, p.mlp, p.norm, p.output_head};
-  const std::array<const char*, 5> names{"embedding", "attention", "mlp", "norm", "output_head"};
-  for (std::size_t i = 0; i < 5; ++i) out.rows.push_back({names[i], ck[i], arch[i]});
+  const std::array<std::int64_t, 7> arch{p.embedding, p.attention, p.mlp, p.norm, p.output_head, p.mixer, p.vision};
+  const std::array<const char*, 7> names{"embedding", "attention", "mlp", "norm", "output_head", "mixer", "vision"};
+  for (std::size_t i = 0; i < 7; ++i)
+    if (i < 5 || ck[i] > 0 || arch[i] > 0) out.rows.push_back({names[i], ck[i], arch[i]});
   return out;
 }
 

@@ -68,13 +68,34 @@ struct layer_weights {
   std::int64_t mlp_total = 0;       // all MLP/expert/router weights and biases
   std::int64_t mlp_active = 0;      // what one token uses
   std::int64_t expert = 0;          // one routed expert
+  std::int64_t mixer = 0;           // a linear-attention or state-space mixer (all its weights)
   [[nodiscard]] std::int64_t total() const {
-    return add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_total);
+    return add(add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_total), mixer);
   }
   [[nodiscard]] std::int64_t active() const {
-    return add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_active);
+    return add(add(add(add(attn_matmul, attn_bias), add(attn_kv_matmul, norm)), mlp_active), mixer);
   }
 };
+
+// Whether a group's layers run softmax attention (alone or beside a Mamba-2 mixer).
+[[nodiscard]] inline bool has_attention(const layer_group& g) { return g.mixer == mixer_kind::attention; }
+// Hidden-size norms of one layer of the group.
+[[nodiscard]] inline std::int64_t norms_of(const model_spec& m, const layer_group& g) {
+  return (g.norms >= 0 ? g.norms : m.norms_per_layer) + (g.cross_attention ? 1 : 0);
+}
+// The Mamba-2 conv's channels: x, B and C (inner + 2 groups x state).
+[[nodiscard]] inline std::int64_t mamba2_conv_dim(const ssm_spec& s) {
+  return add(s.inner, mul(2, s.n_groups, s.state_size));
+}
+// Gated DeltaNet widths: all key heads (q and k each) and all value heads.
+[[nodiscard]] inline std::int64_t linear_key_dim(const linear_attention_spec& l) {
+  return mul(l.num_key_heads, l.key_head_dim);
+}
+[[nodiscard]] inline std::int64_t linear_value_dim(const linear_attention_spec& l) {
+  return mul(l.num_value_heads, l.value_head_dim);
+}
+// Parameters of one mixer of kind k (linear attention, Mamba-1, Mamba-2; 0 for the others).
+[[nodiscard]] std::int64_t mixer_params(const model_spec& m, mixer_kind k);
 
 [[nodiscard]] layer_weights weights_of(const model_spec& m, const layer_group& g);
 

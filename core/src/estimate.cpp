@@ -30,6 +30,17 @@ const char* note_text(note n) noexcept {
       return "efficiencies calibrated to a measurement (flopcast calibrate): ranges are +-10%";
     case note_kv_replicated:
       return "more tensor-parallel ranks than KV heads: each rank keeps a replicated KV head";
+    case note_recurrent_state:
+      return "linear-attention and state-space layers keep a constant per-sequence state (in the KV cache figure, "
+             "at the cache precision) instead of a growing cache; their FLOPs are the recurrent form's";
+    case note_chunked_attention:
+      return "chunked local attention: prefill pairs are exact per chunk, decode is costed as a window of the chunk "
+             "size (an upper bound) and caches at most one chunk";
+    case note_sparse_attention:
+      return "DeepSeek sparse attention: the indexer scores every cached token, attention reads the top-k; the "
+             "top-k selection itself is not counted";
+    case note_vision_not_counted:
+      return "the vision tower's type is not one flopcast counts: parameters and memory are the language model's";
     case note_exact_weight_bytes:
       return "weights: the checkpoint's exact bytes (weight_bytes), not parameters x bytes per weight; weight traffic "
              "uses their mean bytes per parameter";
@@ -68,8 +79,14 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   const double c0 = encdec ? 1.0 : S;  // decode context: tokens already cached when the step runs
   if (!encoder_only) r.decode_step = run_pass(m, pass_kind::decode, B, S, c0, s.causal);
 
-  for (const auto& g : m.groups)
+  for (const auto& g : m.groups) {
     if (g.window > 0) r.notes |= note_sliding_window;
+    if (g.chunk > 0) r.notes |= note_chunked_attention;
+    if (!has_attention(g) && g.mixer != mixer_kind::none) r.notes |= note_recurrent_state;
+    if (g.parallel_ssm) r.notes |= note_recurrent_state;
+  }
+  if (m.attention.index_heads > 0) r.notes |= note_sparse_attention;
+  if (!m.vision_model_type.empty() && m.vision_parameters == 0) r.notes |= note_vision_not_counted;
   if (encoder_only) {
     r.notes |= note_encoder_no_decode;
     if (s.causal) r.notes |= note_causal_ignored_encoder;

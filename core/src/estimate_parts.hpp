@@ -25,6 +25,15 @@ struct training_core;
   return window > 0 ? std::min(c + 1.0, d(window)) : c + 1.0;
 }
 
+// The keys softmax attention reads per query in a group: the sliding window, the local chunk
+// (costed as a window of the chunk size: an upper bound for decode) or DeepSeek-V3.2's top-k
+// selection; 0: every earlier key.
+[[nodiscard]] inline std::int64_t attention_window(const model_spec& m, const layer_group& g) {
+  if (g.window > 0) return g.window;
+  if (g.chunk > 0) return g.chunk;
+  return m.attention.index_topk;
+}
+
 enum class pass_kind { forward, prefill, decode };
 
 // One pass over the whole batch. `context` is the decode position (tokens already cached).
@@ -32,13 +41,25 @@ enum class pass_kind { forward, prefill, decode };
                                   bool causal);
 
 // FLOPs of one decode step per cached key and layer (the attention terms that scale with
-// the context).
+// the context): those over the keys attention reads (attention_window) and, for
+// DeepSeek-V3.2, the indexer's over every earlier key.
 [[nodiscard]] double decode_flops_per_key(const model_spec& m);
+[[nodiscard]] double decode_indexer_flops_per_key(const model_spec& m);
 
 // ---- memory.cpp ----
 
-// KV-cache elements per cached token per layer (self-attention only).
+// KV-cache elements per cached token per layer (self-attention only; DeepSeek-V3.2's indexer
+// keys included).
 [[nodiscard]] double kv_elements_per_token(const model_spec& m);
+// Elements of the constant per-sequence state of one layer of the group: Gated DeltaNet's
+// value heads x key_head_dim x value_head_dim, Mamba's inner x state, plus the conv window
+// (conv_kernel - 1 inputs). 0 for attention-only layers.
+[[nodiscard]] double state_elements_per_sequence(const model_spec& m, const layer_group& g);
+// Tokens a group's attention layer caches after `tokens` tokens (window or chunk).
+[[nodiscard]] inline double cached_tokens(const layer_group& g, double tokens) {
+  const std::int64_t w = g.window > 0 ? g.window : g.chunk;
+  return w > 0 ? std::min(tokens, d(w)) : tokens;
+}
 
 struct activation_estimate {
   double inference;
@@ -66,10 +87,12 @@ void fill_inference_memory(const model_spec& m, const settings& s, estimate_resu
 // slope * keys_at(c, window). Linear between window breakpoints, so sums are exact.
 struct step_cost {
   double base = 0;
-  std::array<double, max_layer_groups> per_key{};
+  std::array<double, max_layer_groups> per_key{};       // over the keys attention reads
+  std::array<double, max_layer_groups> per_key_full{};  // over every earlier key (indexer)
   [[nodiscard]] double at(const model_spec& m, double c) const {
     double v = base;
-    for (std::size_t i = 0; i < m.groups.size(); ++i) v += per_key[i] * keys_at(c, m.groups[i].window);
+    for (std::size_t i = 0; i < m.groups.size(); ++i)
+      v += per_key[i] * keys_at(c, attention_window(m, m.groups[i])) + per_key_full[i] * keys_at(c, 0);
     return v;
   }
 };

@@ -20,11 +20,26 @@ double causal_pairs(double s, std::int64_t window) {
   return w * (w + 1.0) / 2.0 + (s - w) * w;
 }
 
-// Self-attention pairs per sequence for one group.
-double self_pairs(const layer_group& g, pass_kind kind, double tokens, double context, bool causal) {
-  if (kind == pass_kind::decode) return keys_at(context, g.window);
+// (query, key) pairs of a causal prefill of s tokens in chunks of c (each query sees its chunk).
+double chunked_pairs(double s, std::int64_t chunk) {
+  const double c = d(chunk), full = std::floor(s / c), rest = s - full * c;
+  return full * c * (c + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
+}
+
+// Self-attention pairs per sequence for one group (the keys attention proper reads).
+double self_pairs(const model_spec& m, const layer_group& g, pass_kind kind, double tokens, double context,
+                  bool causal) {
+  const std::int64_t window = attention_window(m, g);
+  if (kind == pass_kind::decode) return keys_at(context, window);
   if (g.encoder || !causal) return tokens * tokens;
-  return causal_pairs(tokens, g.window);
+  if (g.window == 0 && g.chunk > 0) return chunked_pairs(tokens, g.chunk);
+  return causal_pairs(tokens, window);
+}
+
+// Every earlier key (the DeepSeek-V3.2 indexer scores them all).
+double full_pairs(pass_kind kind, double tokens, double context, bool causal) {
+  if (kind == pass_kind::decode) return keys_at(context, 0);
+  return causal ? causal_pairs(tokens, 0) : tokens * tokens;
 }
 
 // Adds one layer's attention terms: `count` layers to the pass, one to the layer row.
@@ -40,10 +55,11 @@ void accumulate(attention_detail& pass, layer_flops& layer, double count, const 
                      one.output_projection + one.cross_kv_projection;
 }
 
-void add_attention(const model_spec& m, double T, double P, double kv_tokens, bool absorbed, pass_flops& out,
-                   layer_flops& lf, double count) {
+void add_attention(const model_spec& m, const layer_group& g, double T, double P, double P_full, double kv_tokens,
+                   bool absorbed, pass_flops& out, layer_flops& lf, double count) {
   const attention_spec& a = m.attention;
   const double h = d(m.hidden_size), nh = d(a.num_heads);
+  const bool rotary = m.position == position_kind::rotary && !g.nope;
   double qkv = 0, rot = 0, scores = 0, soft = 0, values = 0, oproj = 0, norm = 0;
   if (a.mla) {
     const double qk = d(a.qk_nope_head_dim + a.qk_rope_head_dim), rope = d(a.qk_rope_head_dim);
@@ -64,17 +80,30 @@ void add_attention(const model_spec& m, double T, double P, double kv_tokens, bo
       values = 2 * P * nh * v;
     }
     soft = 5 * P * nh;
+    if (a.index_heads > 0) {
+      // DeepSeek-V3.2 lightning indexer: its q from the q latent, one key and a weight per head
+      // from the hidden state, a LayerNorm on the key; then per (query, key) a dot product per
+      // head, ReLU, the weighted sum over heads; the top-k pick is not counted.
+      const double ih = d(a.index_heads), id = d(a.index_head_dim);
+      const double q_in = a.q_lora_rank > 0 ? d(a.q_lora_rank) : h;
+      qkv += 2 * T * q_in * ih * id + 2 * T * h * id + 2 * T * h * ih;
+      norm += 7 * T * id;
+      rot += 3 * T * (ih + 1) * rope;
+      scores += P_full * ih * (2 * id + 3);
+    }
   } else {
     const double width = qkv_width(a);  // q + k + v outputs
-    qkv = 2 * T * h * width;
+    const double gate = a.output_gate ? nh * d(a.head_dim) : 0.0;
+    qkv = 2 * T * h * (width + gate);
     if (a.qkv_bias) qkv += T * width;
-    oproj = 2 * T * nh * d(a.v_head_dim) * h;
+    oproj = 2 * T * nh * d(a.v_head_dim) * h + 2 * T * gate;  // sigmoid and product of the gate
     if (a.o_bias) oproj += T * h;
     if (a.qk_norm) norm += 4 * T * d(a.num_heads + a.num_kv_heads) * d(a.head_dim);
-    rot = 3 * T * d(a.num_heads + a.num_kv_heads) * d(a.rotary_dim);
+    if (rotary) rot = 3 * T * d(a.num_heads + a.num_kv_heads) * d(a.rotary_dim);
     scores = 2 * P * nh * d(a.head_dim);
     if (m.position == position_kind::alibi || m.position == position_kind::relative_bias) scores += P * nh;
     soft = 5 * P * nh;
+    if (a.sinks) soft += 5 * T * nh;  // the sink logit joins each query's softmax
     values = 2 * P * nh * d(a.v_head_dim);
   }
   accumulate(out.attention, lf, count, {qkv, rot, scores, soft, values, oproj, 0});
@@ -90,6 +119,46 @@ void add_cross_attention(const model_spec& m, double T, double P, double enc_kv_
   accumulate(out.attention, lf, count, {q, 0, scores, soft, values, o, kv});
 }
 
+// A linear-attention or state-space mixer over T tokens, in its recurrent form (what decode
+// runs; chunked prefill kernels do the same work up to their intra-chunk terms).
+double mixer_flops(const model_spec& m, mixer_kind k, double T) {
+  const double h = d(m.hidden_size);
+  if (k == mixer_kind::linear_attention) {
+    const linear_attention_spec& l = m.linear;
+    const double kd = d(linear_key_dim(l)), vd = d(linear_value_dim(l)), nv = d(l.num_value_heads);
+    const double conv = 2 * kd + vd;
+    double f = 2 * T * h * (2 * kd + 2 * vd + 2 * nv);  // in_proj_qkvz, in_proj_ba
+    f += 2 * T * conv * d(l.conv_kernel) + T * conv;    // depthwise conv, SiLU
+    f += 8 * T * kd;                                    // L2 norms of q and k
+    f += 10 * T * nv;                                   // decay and beta gates
+    // Gated delta rule per value head: decay the state, read it with k, the delta, the rank-1
+    // update and the read with q: 7 FLOPs per state element.
+    f += 7 * T * nv * d(l.key_head_dim) * d(l.value_head_dim);
+    f += 6 * T * vd;            // gated RMSNorm
+    return f + 2 * T * vd * h;  // out_proj
+  }
+  const ssm_spec& s = m.ssm;
+  const double I = d(s.inner), N = d(s.state_size), K = d(s.conv_kernel);
+  if (k == mixer_kind::mamba) {
+    double f = 2 * T * h * 2 * I + 2 * T * I * K + T * I;             // in_proj, conv, SiLU
+    f += 2 * T * I * d(s.dt_rank + 2 * s.state_size);                 // x_proj
+    f += 2 * T * d(s.dt_rank) * I + 2 * T * I;                        // dt_proj, softplus
+    f += 8 * T * I * N;                                               // discretise, update, read the state
+    f += 4 * T * I;                                                   // D skip, SiLU(z) gate
+    if (s.dt_bc_norms) f += 4 * T * d(s.dt_rank + 2 * s.state_size);  // Jamba's dt/B/C norms
+    return f + 2 * T * I * h;
+  }
+  if (k == mixer_kind::mamba2) {
+    const double conv = d(mamba2_conv_dim(s)), H = d(s.num_heads);
+    double f = 2 * T * h * (I + conv + H) + 2 * T * conv * K + T * conv;  // in_proj, conv, SiLU
+    f += 5 * T * I * N + 4 * T * H;                                       // SSD recurrence, dt/A per head
+    f += 2 * T * I;                                                       // D skip
+    if (s.gated_norm) f += 6 * T * I;
+    return f + 2 * T * I * h;
+  }
+  return 0;
+}
+
 double mlp_flops(const model_spec& m, double T, std::int64_t width, bool gated, bool bias) {
   const double h = d(m.hidden_size), I = d(width);
   double f = gated ? 6 * T * h * I + 2 * T * I : 4 * T * h * I + T * I;  // matmuls + activation (+ gate product)
@@ -101,10 +170,10 @@ double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
   if (!g.moe) return mlp_flops(m, T, m.mlp.intermediate_size, m.mlp.gated, m.mlp.bias);
   const moe_spec& e = m.moe;
   const double h = d(m.hidden_size), E = d(e.num_experts), k = d(e.experts_per_token);
-  double f = 2 * T * h * E + 5 * T * E;                               // router logits + softmax/top-k
-  f += k * mlp_flops(m, T, e.expert_intermediate_size, true, false);  // routed experts on the active path
-  f += 2 * T * k * h;                                                 // weighted combination of expert outputs
-  if (e.shared_intermediate_size > 0) f += mlp_flops(m, T, e.shared_intermediate_size, true, false);
+  double f = 2 * T * h * E + 5 * T * E;  // router logits + softmax/top-k
+  f += k * mlp_flops(m, T, e.expert_intermediate_size, e.gated_experts, e.expert_bias);  // on the active path
+  f += 2 * T * k * h;  // weighted combination of expert outputs
+  if (e.shared_intermediate_size > 0) f += mlp_flops(m, T, e.shared_intermediate_size, e.gated_experts, e.expert_bias);
   if (e.shared_expert_gate) f += 2 * T * h + T + T * h;  // gate logit, sigmoid, scale
   return f;
 }
@@ -136,21 +205,27 @@ pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double se
     const double T = (g.encoder && encdec ? enc_tokens : dec_tokens) * B;
     if (T == 0) continue;
     const double tokens_per_seq = g.encoder && encdec ? enc_tokens : dec_tokens;
-    const double pairs = self_pairs(g, kind, tokens_per_seq, context, causal) * B;
     layer_flops lf;
     const double count = d(g.count);
-    add_attention(m, T, pairs, T, kind == pass_kind::decode, out, lf, count);
+    if (has_attention(g)) {
+      const double pairs = self_pairs(m, g, kind, tokens_per_seq, context, causal) * B;
+      const double all_pairs = full_pairs(kind, tokens_per_seq, context, causal) * B;
+      add_attention(m, g, T, pairs, all_pairs, T, kind == pass_kind::decode, out, lf, count);
+      if (g.parallel_ssm) lf.mixer += mixer_flops(m, mixer_kind::mamba2, T);
+    } else {
+      lf.mixer += mixer_flops(m, g.mixer, T);
+    }
     if (g.cross_attention) {
       const double cross_pairs = dec_tokens * seq * B;
       add_cross_attention(m, T, cross_pairs, kind == pass_kind::decode ? 0 : enc_tokens * B, out, lf, count);
     }
-    const double norms = d(m.norms_per_layer + (g.cross_attention ? 1 : 0));
-    lf.norm += norms * norm_e * T * h;
-    lf.mlp += layer_mlp_flops(m, g, T);
+    lf.norm += d(norms_of(m, g)) * norm_e * T * h;
+    if (g.mlp) lf.mlp += layer_mlp_flops(m, g, T);
     out.per_layer[i] = lf;
     out.parts.attention += count * lf.attention;
     out.parts.mlp += count * lf.mlp;
     out.parts.norm += count * lf.norm;
+    out.parts.mixer += count * lf.mixer;
   }
 
   // Embedding side (the lookup itself is free).
@@ -173,7 +248,8 @@ pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double se
   }
   if (m.pooler) out.parts.output_head += 2 * HT * h * h + 2 * HT * h;  // dense + bias + tanh
 
-  out.parts.total = out.parts.embedding + out.parts.attention + out.parts.mlp + out.parts.norm + out.parts.output_head;
+  out.parts.total = out.parts.embedding + out.parts.attention + out.parts.mlp + out.parts.norm + out.parts.output_head +
+                    out.parts.mixer;
   return out;
 }
 
@@ -183,6 +259,11 @@ double decode_flops_per_key(const model_spec& m) {
   if (a.mla) return nh * (2 * d(a.kv_lora_rank + a.qk_rope_head_dim) + 5 + 2 * d(a.kv_lora_rank));
   return nh * (2 * d(a.head_dim) + 5 + 2 * d(a.v_head_dim)) +
          ((m.position == position_kind::alibi || m.position == position_kind::relative_bias) ? nh : 0);
+}
+
+double decode_indexer_flops_per_key(const model_spec& m) {
+  const attention_spec& a = m.attention;
+  return d(a.index_heads) * (2 * d(a.index_head_dim) + 3);
 }
 
 }  // namespace flopcast::detail

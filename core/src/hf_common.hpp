@@ -52,4 +52,38 @@ void read_olmoe(const reader& r, model_spec& m);
 void read_cohere(const reader& r, model_spec& m);
 void read_mpt(const reader& r, model_spec& m);
 
+// families c (hf_families_c.cpp)
+void read_gpt_oss(const reader& r, model_spec& m);
+void read_llama4_text(const reader& r, model_spec& m);
+void read_glm4_moe(const reader& r, model_spec& m);
+void read_minimax_m2(const reader& r, model_spec& m);
+void read_ernie4_5(const reader& r, model_spec& m);
+void read_ernie4_5_moe(const reader& r, model_spec& m);
+void read_deepseek_v32(const reader& r, model_spec& m);
+void read_kimi_k2(const reader& r, model_spec& m);
+void read_cohere2(const reader& r, model_spec& m);
+void read_exaone(const reader& r, model_spec& m);
+void read_internlm2(const reader& r, model_spec& m);
+
+// families d (hf_families_d.cpp): hybrid and state-space models
+void read_qwen3_next(const reader& r, model_spec& m);  // qwen3_next, qwen3_5_text, qwen3_5_moe_text
+void read_mamba(const reader& r, model_spec& m);       // mamba, falcon_mamba
+void read_mamba2(const reader& r, model_spec& m);
+void read_jamba(const reader& r, model_spec& m);
+void read_falcon_h1(const reader& r, model_spec& m);
+void read_nemotron_h(const reader& r, model_spec& m);
+// vision.cpp
+// The vision tower and projector of a multimodal wrapper (its vision_config, by vision
+// model_type, and the wrapper's model_type for the projector), into m.vision_parameters and
+// m.vision_model_type. Call after the text model is read (projectors end at m.hidden_size).
+// An unknown tower, or a known tower under a wrapper whose projector is unknown, leaves
+// vision_parameters 0 with vision_model_type naming the tower (not counted). No vision_config:
+// nothing changes.
+void read_vision_tower(const reader& wrapper, model_spec& m);
+// The wrapper's text config under `key`, with what the wrapper's configuration class supplies
+// when the checkpoint leaves it out (the text model_type; LlamaConfig's sizes for LLaVA).
+[[nodiscard]] json wrapper_text_config(const reader& wrapper, std::string_view key);
+// qwen2_vl, qwen2_5_vl: a Qwen2 text model at the top level, then the vision tower.
+void read_qwen2_vl(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -410,6 +410,31 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"starcoder2", read_starcoder2},
       {"phi", read_phi},
       {"gemma3_text", read_gemma3_text},
+      // hf_families_c.cpp
+      {"gpt_oss", read_gpt_oss},
+      {"llama4_text", read_llama4_text},
+      {"glm4_moe", read_glm4_moe},
+      {"minimax_m2", read_minimax_m2},
+      {"ernie4_5", read_ernie4_5},
+      {"ernie4_5_moe", read_ernie4_5_moe},
+      {"deepseek_v32", read_deepseek_v32},
+      {"kimi_k2", read_kimi_k2},
+      {"cohere2", read_cohere2},
+      {"exaone", read_exaone},
+      {"internlm2", read_internlm2},
+      // hf_families_d.cpp
+      {"qwen3_next", read_qwen3_next},
+      {"qwen3_5_text", read_qwen3_next},
+      {"qwen3_5_moe_text", read_qwen3_next},
+      {"mamba", read_mamba},
+      {"falcon_mamba", read_mamba},
+      {"mamba2", read_mamba2},
+      {"jamba", read_jamba},
+      {"falcon_h1", read_falcon_h1},
+      {"nemotron_h", read_nemotron_h},
+      // vision.cpp
+      {"qwen2_vl", read_qwen2_vl},
+      {"qwen2_5_vl", read_qwen2_vl},
   };
   return k;
 }
@@ -429,12 +454,16 @@ model_spec read_hf_config(const json& j, std::string name) {
   m.model_type = r.string_or("model_type", "");
   auto it = std::find_if(families().begin(), families().end(), [&](const auto& f) { return f.first == m.model_type; });
   if (it == families().end()) {
-    // A multimodal wrapper (LLaVA, Mistral 3, Qwen-VL, Gemma 3, InternVL, ...) names its
-    // language model under one of these keys: estimate that (the vision tower is not counted).
+    // A multimodal wrapper (LLaVA, Mistral 3, Gemma 3, Llama 4, InternVL, ...) names its
+    // language model under one of these keys: read that, then count the vision tower of a
+    // known vision_config (vision.cpp; an unknown one is recorded in vision_model_type).
     for (const char* key : {"text_config", "llm_config", "language_config"}) {
       if (!r.has(key) || !r.at(key).is_object()) continue;
       if (name.empty()) name = r.string_or("_name_or_path", "");
-      return nested(std::string("/") + key, [&] { return read_hf_config(r.at(key), name); });
+      const json text = wrapper_text_config(r, key);
+      model_spec t = nested(std::string("/") + key, [&] { return read_hf_config(text, name); });
+      read_vision_tower(r, t);
+      return t;
     }
     std::string list;
     for (const auto& t : supported_model_types()) list += (list.empty() ? "" : ", ") + t;

@@ -7,15 +7,50 @@ namespace flopcast::detail {
 
 double kv_elements_per_token(const model_spec& m) {
   const attention_spec& a = m.attention;
-  if (a.mla) return d(a.kv_lora_rank + a.qk_rope_head_dim);  // the compressed latent and the shared rope key
+  // the compressed latent and the shared rope key (+ DeepSeek-V3.2's indexer key)
+  if (a.mla) return d(a.kv_lora_rank + a.qk_rope_head_dim) + d(a.index_head_dim);
   return d(a.num_kv_heads) * d(a.head_dim + a.v_head_dim);
 }
+
+double state_elements_per_sequence(const model_spec& m, const layer_group& g) {
+  const auto ssm = [&](mixer_kind k) {
+    const ssm_spec& s = m.ssm;
+    const double conv = k == mixer_kind::mamba2 ? d(mamba2_conv_dim(s)) : d(s.inner);
+    return d(s.inner) * d(s.state_size) + conv * d(std::max<std::int64_t>(s.conv_kernel - 1, 0));
+  };
+  if (g.mixer == mixer_kind::linear_attention) {
+    const linear_attention_spec& l = m.linear;
+    const double conv = d(2 * linear_key_dim(l) + linear_value_dim(l));
+    return d(l.num_value_heads) * d(l.key_head_dim) * d(l.value_head_dim) +
+           conv * d(std::max<std::int64_t>(l.conv_kernel - 1, 0));
+  }
+  if (g.mixer == mixer_kind::mamba || g.mixer == mixer_kind::mamba2) return ssm(g.mixer);
+  if (has_attention(g) && g.parallel_ssm) return ssm(mixer_kind::mamba2);
+  return 0;
+}
+
+namespace {
+// Per-token activation width of a group's mixer (its in_proj output), for the estimates.
+double mixer_width(const model_spec& m) {
+  double w = 0;
+  for (const auto& g : m.groups) {
+    const mixer_kind k = has_attention(g) && g.parallel_ssm ? mixer_kind::mamba2 : g.mixer;
+    if (k == mixer_kind::linear_attention)
+      w = std::max(w, d(2 * linear_key_dim(m.linear) + 2 * linear_value_dim(m.linear)));
+    else if (k == mixer_kind::mamba)
+      w = std::max(w, d(2 * m.ssm.inner));
+    else if (k == mixer_kind::mamba2)
+      w = std::max(w, d(m.ssm.inner + mamba2_conv_dim(m.ssm) + m.ssm.num_heads));
+  }
+  return w;
+}
+}  // namespace
 
 activation_estimate estimate_activations(const model_spec& m, const settings& s) {
   const double act_bytes = activation_bytes(s.weight_precision);
   const attention_spec& a = m.attention;
   const double B = d(s.batch_size), S = d(s.sequence_length), h = d(m.hidden_size), nh = d(a.num_heads);
-  const double qkv = qkv_width(a);
+  const double qkv = qkv_width(a) + mixer_width(m);
   const double attn_out = nh * d(a.v_head_dim);
   double mlp_live = 0, mlp_stored = 0;
   bool any_moe = false;
@@ -74,9 +109,13 @@ void fill_inference_memory(const model_spec& m, const settings& s, estimate_resu
   mem.kv_cache = kv_cache_bytes(m, s.batch_size, dec_tokens_end, r.kv_precision, s.sequence_length);
   mem.kv_cache_prompt = kv_cache_bytes(m, s.batch_size, dec_tokens_prompt, r.kv_precision, s.sequence_length);
   if (m.arch != architecture::encoder) {
-    double layers = 0;
-    for (const auto& g : m.groups) layers += g.encoder ? 0 : d(g.count);
+    double layers = 0, state = 0;
+    for (const auto& g : m.groups) {
+      layers += g.encoder || !has_attention(g) ? 0 : d(g.count);
+      state += d(g.count) * state_elements_per_sequence(m, g);
+    }
     mem.kv_cache_per_token = layers * kv_elements_per_token(m) * storage_bytes(r.kv_precision);
+    mem.recurrent_state = d(s.batch_size) * state * storage_bytes(r.kv_precision);
   }
   const activation_estimate acts = estimate_activations(m, s);
   mem.activations = acts.inference;
@@ -94,8 +133,9 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
   double total = 0;
   for (const auto& g : m.groups) {
     if (g.encoder) continue;
-    const double cached = g.window > 0 ? std::min(tokens, detail::d(g.window)) : tokens;
-    total += detail::d(g.count) * cached * per;
+    total += detail::d(g.count) * detail::state_elements_per_sequence(m, g) * storage_bytes(kv);
+    if (!detail::has_attention(g)) continue;
+    total += detail::d(g.count) * detail::cached_tokens(g, tokens) * per;
     if (g.cross_attention)  // cross-attention K/V of the encoder output
       total += detail::d(g.count) * detail::d(encoder_tokens) * 2 * detail::d(m.attention.num_heads) *
                detail::d(m.attention.head_dim) * storage_bytes(kv);

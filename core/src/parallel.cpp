@@ -40,7 +40,10 @@ double ring_allreduce_s(double bytes, std::int64_t ranks, double bw, double late
 
 // All-reduces per layer that TP needs in one pass.
 double allreduces_per_layer(const model_spec& m, const layer_group& g) {
-  return (m.parallel_attention ? 1.0 : 2.0) + (g.cross_attention ? 1.0 : 0.0);
+  // One after the mixer (attention, or a mixer beside it) and one after the MLP, unless they
+  // share their input; mixer-only and MLP-only blocks have one.
+  const double parts = (g.mixer != mixer_kind::none ? 1.0 : 0.0) + (g.mlp ? 1.0 : 0.0);
+  return (m.parallel_attention ? std::min(parts, 1.0) : parts) + (g.cross_attention ? 1.0 : 0.0);
 }
 
 }  // namespace
@@ -100,10 +103,12 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const double wbytes = storage_bytes(s.weight_precision);
   const std::int64_t total_layers = static_cast<std::int64_t>(m.layer_group_of.size());
   std::vector<double> layer_params(m.groups.size()), layer_kv(m.groups.size());
-  if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads < tp)
+  if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads > 0 &&
+      m.attention.num_kv_heads < tp)
     r.notes |= note_kv_replicated;
-  const double kv_heads_factor =
-      m.attention.mla ? 1.0 : std::max(d(m.attention.num_kv_heads) / d(tp), 1.0) / d(m.attention.num_kv_heads);
+  const double kv_heads_factor = m.attention.mla || m.attention.num_kv_heads == 0
+                                     ? 1.0
+                                     : std::max(d(m.attention.num_kv_heads) / d(tp), 1.0) / d(m.attention.num_kv_heads);
   const double kv_elem_bytes = storage_bytes(r.kv_precision);
   const double dec_tokens_end =
       m.arch == architecture::encoder_decoder ? d(s.num_generated_tokens) : S + d(s.num_generated_tokens);
@@ -116,14 +121,13 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
       const double router = d(m.hidden_size) * d(m.moe.num_experts) + (m.moe.router_bias ? d(m.moe.num_experts) : 0.0);
       mlp = router + (d(w.mlp_total) - experts - router) / d(tp) + experts / d(tp * ep);
     }
-    layer_params[i] = d(w.attn_matmul + w.attn_bias + w.attn_kv_matmul) / d(tp) + d(w.norm) + mlp;
+    if (!g.mlp) mlp = 0;
+    layer_params[i] = d(w.attn_matmul + w.attn_bias + w.attn_kv_matmul + w.mixer) / d(tp) + d(w.norm) + mlp;
     if (!g.encoder && m.arch != architecture::encoder) {
-      const double per_token =
-          (m.attention.mla ? d(m.attention.kv_lora_rank + m.attention.qk_rope_head_dim)
-                           : d(m.attention.num_kv_heads) * d(m.attention.head_dim + m.attention.v_head_dim)) *
-          kv_heads_factor * kv_elem_bytes;
-      const double cached = g.window > 0 ? std::min(dec_tokens_end, d(g.window)) : dec_tokens_end;
-      layer_kv[i] = B * cached * per_token;
+      // K/V heads shard over TP (replicated below one per rank); mixer states shard by heads.
+      const double per_token = kv_elements_per_token(m) * kv_heads_factor * kv_elem_bytes;
+      layer_kv[i] = B * state_elements_per_sequence(m, g) / d(tp) * kv_elem_bytes;
+      if (has_attention(g)) layer_kv[i] += B * cached_tokens(g, dec_tokens_end) * per_token;
       if (g.cross_attention)
         layer_kv[i] += B * S * 2 * d(m.attention.num_heads) * d(m.attention.head_dim) / d(tp) * kv_elem_bytes;
     }

@@ -38,19 +38,37 @@ std::string_view position_name(position_kind p) {
       return "alibi";
     case position_kind::relative_bias:
       return "relative_bias";
+    case position_kind::none:
+      return "none";
   }
   return "rope";
 }
 
 json parts_json(const flops_breakdown& f) {
-  return {{"embedding", f.embedding}, {"attention", f.attention},     {"mlp", f.mlp},
-          {"layernorm", f.norm},      {"output_head", f.output_head}, {"total", f.total}};
+  return {{"embedding", f.embedding}, {"attention", f.attention},     {"mlp", f.mlp},    {"layernorm", f.norm},
+          {"mixer", f.mixer},         {"output_head", f.output_head}, {"total", f.total}};
 }
 json attention_json(const attention_detail& a) {
   return {{"qkv_projection", a.qkv_projection},          {"rotary", a.rotary},
           {"attention_scores", a.attention_scores},      {"softmax", a.softmax},
           {"attention_values", a.attention_values},      {"output_projection", a.output_projection},
           {"cross_kv_projection", a.cross_kv_projection}};
+}
+
+const char* mixer_name(mixer_kind k) {
+  switch (k) {
+    case mixer_kind::attention:
+      return "attention";
+    case mixer_kind::linear_attention:
+      return "linear_attention";
+    case mixer_kind::mamba:
+      return "mamba";
+    case mixer_kind::mamba2:
+      return "mamba2";
+    case mixer_kind::none:
+      return "none";
+  }
+  return "none";
 }
 
 json config_json(const model_spec& m) {
@@ -88,14 +106,39 @@ json config_json(const model_spec& m) {
                 {"shared_intermediate_size", m.moe.shared_intermediate_size}};
   else
     c["moe"] = nullptr;
+  bool linear = false, ssm = false;
   json groups = json::array();
-  for (const auto& g : m.groups)
+  for (const auto& g : m.groups) {
+    linear = linear || g.mixer == mixer_kind::linear_attention;
+    ssm = ssm || g.mixer == mixer_kind::mamba || g.mixer == mixer_kind::mamba2 || g.parallel_ssm;
     groups.push_back({{"count", g.count},
                       {"stack", g.encoder ? "encoder" : "decoder"},
+                      {"mixer", mixer_name(g.mixer)},
+                      {"parallel_ssm", g.parallel_ssm},
+                      {"mlp", g.mlp},
                       {"cross_attention", g.cross_attention},
                       {"moe", g.moe},
-                      {"sliding_window", g.window > 0 ? json(g.window) : json(nullptr)}});
+                      {"sliding_window", g.window > 0 ? json(g.window) : json(nullptr)},
+                      {"attention_chunk", g.chunk > 0 ? json(g.chunk) : json(nullptr)},
+                      {"nope", g.nope}});
+  }
   c["layer_groups"] = groups;
+  c["linear_attention"] = linear ? json{{"num_key_heads", m.linear.num_key_heads},
+                                        {"num_value_heads", m.linear.num_value_heads},
+                                        {"key_head_dim", m.linear.key_head_dim},
+                                        {"value_head_dim", m.linear.value_head_dim},
+                                        {"conv_kernel", m.linear.conv_kernel}}
+                                 : json(nullptr);
+  c["ssm"] =
+      ssm ? json{{"inner", m.ssm.inner},     {"state_size", m.ssm.state_size}, {"conv_kernel", m.ssm.conv_kernel},
+                 {"dt_rank", m.ssm.dt_rank}, {"num_heads", m.ssm.num_heads},   {"n_groups", m.ssm.n_groups}}
+          : json(nullptr);
+  c["sparse_attention"] =
+      a.index_heads > 0
+          ? json{{"index_heads", a.index_heads}, {"index_head_dim", a.index_head_dim}, {"index_topk", a.index_topk}}
+          : json(nullptr);
+  c["attention_sinks"] = a.sinks;
+  c["vision_model_type"] = m.vision_model_type.empty() ? json(nullptr) : json(m.vision_model_type);
   return c;
 }
 
@@ -174,6 +217,8 @@ std::string to_json(const estimate_context& c, int indent) {
                            {"attention", r.parameters.attention},
                            {"mlp", r.parameters.mlp},
                            {"norm", r.parameters.norm},
+                           {"mixer", r.parameters.mixer},
+                           {"vision", r.parameters.vision},
                            {"output_head", r.parameters.output_head}};
 
   json layers = s.layer_table ? json::array() : json(nullptr);
@@ -186,6 +231,7 @@ std::string to_json(const estimate_context& c, int indent) {
                       {"attention", lf.attention},
                       {"mlp", lf.mlp},
                       {"layernorm", lf.norm},
+                      {"mixer", lf.mixer},
                       {"total", lf.total()}});
   }
   json decode = nullptr;
@@ -206,6 +252,7 @@ std::string to_json(const estimate_context& c, int indent) {
                  {"kv_cache", mem.kv_cache},
                  {"kv_cache_prompt", mem.kv_cache_prompt},
                  {"kv_cache_per_token", mem.kv_cache_per_token},
+                 {"recurrent_state", mem.recurrent_state},
                  {"kv_cache_precision", to_string(r.kv_precision)},
                  {"activations", mem.activations},
                  {"activations_is_estimate", true},

@@ -42,8 +42,8 @@ double sum_step_times(const model_spec& m, const step_cost& f, double pf, const 
   std::array<double, max_layer_groups + 1> cuts{};
   std::size_t n_cuts = 0;
   for (const auto& grp : m.groups)
-    if (grp.window > 0) {
-      const double c = d(grp.window) - 1.0;  // keys saturate from c = window - 1 on
+    if (const std::int64_t w = attention_window(m, grp); w > 0) {
+      const double c = d(w) - 1.0;  // keys saturate from c = window - 1 on
       if (c > lo && c <= hi) cuts[n_cuts++] = c;
     }
   std::sort(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(n_cuts));
@@ -147,17 +147,23 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   // each group attends to. Slopes come from the attention terms that scale with keys.
   step_cost fl, by;
   if (!encoder_only) {
-    const double flops_per_key = decode_flops_per_key(m);
-    const double kv_bytes_per_key = kv_elements_per_token(m) * storage_bytes(r.kv_precision);
+    const double flops_per_key = decode_flops_per_key(m), index_flops_per_key = decode_indexer_flops_per_key(m);
+    const double kvb = storage_bytes(r.kv_precision);
+    const double index_bytes_per_key = d(m.attention.index_head_dim) * kvb;
+    const double kv_bytes_per_key = kv_elements_per_token(m) * kvb - index_bytes_per_key;
     fl.base = r.decode_step.parts.total;
-    by.base = weight_bytes_read(B) + B * mem.kv_cache_per_token;  // weights + the new token's K/V write
+    // Weights, the new token's K/V write, and each recurrent state read and written once.
+    by.base = weight_bytes_read(B) + B * mem.kv_cache_per_token + 2 * mem.recurrent_state;
     for (std::size_t i = 0; i < m.groups.size(); ++i) {
       const layer_group& g = m.groups[i];
-      if (g.encoder) continue;
+      if (g.encoder || !has_attention(g)) continue;
       const double per = d(g.count) * B;
       fl.per_key[i] = per * flops_per_key;
       by.per_key[i] = per * kv_bytes_per_key;
-      fl.base -= fl.per_key[i] * keys_at(c0, g.window);  // run_pass already counted c0's keys
+      fl.per_key_full[i] = per * index_flops_per_key;
+      by.per_key_full[i] = per * index_bytes_per_key;
+      // run_pass already counted c0's keys
+      fl.base -= fl.per_key[i] * keys_at(c0, attention_window(m, g)) + fl.per_key_full[i] * keys_at(c0, 0);
     }
     // Each step reads keys_at(c) cached K/V tokens per layer (the new one included, as
     // attention kernels do) and writes the new token's K/V once (in by.base).

@@ -76,7 +76,9 @@ void for_each_adaptable(const model_spec& m, double tokens, F&& f) {
   const double h = d(m.hidden_size);
   for (const layer_group& g : m.groups) {
     const double c = d(g.count), T = tokens;
-    if (a.mla) {
+    if (!has_attention(g)) {
+      // linear-attention and state-space mixers: not LoRA targets here
+    } else if (a.mla) {
       const double nh = d(a.num_heads), qk = d(a.qk_nope_head_dim + a.qk_rope_head_dim);
       if (a.q_lora_rank > 0) {
         f(linear_shape{lora_q, c, T, h, d(a.q_lora_rank)});
@@ -106,10 +108,13 @@ void for_each_adaptable(const model_spec& m, double tokens, F&& f) {
       f(linear_shape{lora_up, matrices, tok, h, width});
       f(linear_shape{lora_down, matrices, tok, width, h});
     };
-    if (g.moe) {
+    if (!g.mlp) {
+      // a mixer-only block
+    } else if (g.moe) {
       const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
-      mlp(c * E, T * k / E, d(m.moe.expert_intermediate_size), true);  // each expert sees T·k/E tokens on average
-      if (m.moe.shared_intermediate_size > 0) mlp(c, T, d(m.moe.shared_intermediate_size), true);
+      const bool gated = m.moe.gated_experts;
+      mlp(c * E, T * k / E, d(m.moe.expert_intermediate_size), gated);  // each expert sees T·k/E tokens on average
+      if (m.moe.shared_intermediate_size > 0) mlp(c, T, d(m.moe.shared_intermediate_size), gated);
     } else {
       mlp(c, T, d(m.mlp.intermediate_size), m.mlp.gated);
     }
@@ -157,7 +162,7 @@ forward_split split_forward(const model_spec& m, double T) {
     const double bias = d(mlp_bias_params(m, g));
     s.mlp_linear += c * 2 * T * (d(w.mlp_active) - bias);
     if (!g.moe) s.mlp_bias += c * T * bias;  // the router bias only selects experts: no FLOPs
-    s.quantizable += c * (d(w.attn_matmul) + d(w.attn_kv_matmul) + d(w.mlp_total) - bias);
+    s.quantizable += c * (d(w.attn_matmul) + d(w.attn_kv_matmul) + d(w.mlp_total) + d(w.mixer) - bias);
   }
   return s;
 }
@@ -287,12 +292,20 @@ step_flops training_flops(const model_spec& m, const training_core& c, const pas
     input += fp.output_head;
     b.output_head = w + fp.output_head;
   }
+  // Linear-attention and state-space mixers: their matmuls dominate, each needs a weight and an
+  // input gradient (2 x forward; the frozen weights of LoRA need only the input's).
+  {
+    const double w = lora ? 0.0 : fp.mixer;
+    weight += w;
+    input += fp.mixer;
+    b.mixer = w + fp.mixer;
+  }
   if (lora) {
     b.lora_adapters = 2 * lora_matmul + lora_scale;
     weight += lora_matmul;
     input += lora_matmul + lora_scale;
   }
-  b.total = ab.total + b.mlp + b.norm + b.embedding + b.output_head + b.lora_adapters;
+  b.total = ab.total + b.mlp + b.norm + b.embedding + b.output_head + b.mixer + b.lora_adapters;
   b.weight_gradient = weight;
   b.input_gradient = input;
   b.ratio_to_forward = f.forward > 0 ? b.total / f.forward : 0.0;

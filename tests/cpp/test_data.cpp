@@ -24,7 +24,8 @@ TEST_CASE("model registry: at least 40 records across the required families") {
     for (const auto& g : m.groups) layers += g.count;
     CHECK(layers == m.num_layers + m.num_encoder_layers);
     CHECK(m.layer_group_of.size() == static_cast<std::size_t>(layers));
-    if (!m.attention.mla) CHECK(m.attention.num_heads % m.attention.num_kv_heads == 0);
+    // Attention-free models (Mamba, Mamba-2) have no heads.
+    if (!m.attention.mla && m.attention.num_kv_heads > 0) CHECK(m.attention.num_heads % m.attention.num_kv_heads == 0);
   }
   for (const char* t :
        {"llama",  "mistral", "mixtral",  "qwen2", "qwen2_moe", "qwen3",       "qwen3_moe",   "gemma", "gemma2",  "phi3",

@@ -61,9 +61,9 @@ TEST_CASE("config errors name the field and what was expected") {
 
 TEST_CASE("unsupported and missing model_type list the supported ones") {
   auto c = test::llama_config();
-  c["model_type"] = "mamba";
+  c["model_type"] = "rwkv";
   const std::string msg = message_of(c);
-  CHECK(msg.rfind("[flopcast.config.unsupported_model_type] (/model_type) unsupported model_type \"mamba\": supported "
+  CHECK(msg.rfind("[flopcast.config.unsupported_model_type] (/model_type) unsupported model_type \"rwkv\": supported "
                   "are llama, mistral",
                   0) == 0);
   for (const char* t :

@@ -114,8 +114,9 @@ TEST_CASE("the step total equals the sum of its phases, backward by kind equals 
     }
     CHECK(phases == Approx(f.total_step).epsilon(1e-12));
     CHECK(time == Approx(a.step.time_s).epsilon(1e-12));
-    // The backward lands just under 2 x forward (softmax, RoPE, embedding are 1x).
-    CHECK(f.backward.ratio_to_forward <= 2.0);
+    // The backward lands just under 2 x forward (softmax, RoPE are 1x), over it only by the
+    // embedding's scatter-add, which has no forward FLOPs (what remains for attention-free Mamba).
+    CHECK(f.backward.ratio_to_forward <= 2.0 + f.backward.embedding / f.forward);
     CHECK(f.backward.ratio_to_forward >= 1.9);
   }
 }

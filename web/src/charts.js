@@ -166,6 +166,15 @@ const SPECS = {
             L.map((l) => l.layernorm),
             p.c[2],
           ),
+          ...(L.some((l) => l.mixer > 0)
+            ? [
+                bar(
+                  'SSM / linear',
+                  L.map((l) => l.mixer),
+                  p.c[5],
+                ),
+              ]
+            : []),
         ],
       };
     },
@@ -182,12 +191,12 @@ const SPECS = {
     data(r, req, p) {
       const f = r.details.flops.forward;
       return {
-        labels: ['Attention', 'MLP', 'Norms', 'Embedding', 'Output head'],
+        labels: ['Attention', 'MLP', 'Norms', 'Embedding', 'Output head', 'SSM / linear'],
         datasets: [
           {
             label: 'forward FLOPs',
-            data: [f.attention, f.mlp, f.layernorm, f.embedding, f.output_head],
-            backgroundColor: p.c.slice(0, 5),
+            data: [f.attention, f.mlp, f.layernorm, f.embedding, f.output_head, f.mixer],
+            backgroundColor: p.c.slice(0, 6),
             borderColor: p.panel,
             borderWidth: 2,
           },

@@ -40,9 +40,11 @@ enum class tensor_component : std::uint8_t {
   experts,
   norm,
   lm_head,
-  other,  // buffers and tables no architecture count has (rope_freqs, inv_freq, attn.bias)
+  other,   // buffers and tables no architecture count has (rope_freqs, inv_freq, attn.bias)
+  mixer,   // Mamba / Gated DeltaNet mixers (in_proj, conv1d, x_proj, dt_proj, A_log, D, ssm_*)
+  vision,  // vision tower and multimodal projector
 };
-inline constexpr std::size_t tensor_component_count = 11;
+inline constexpr std::size_t tensor_component_count = 13;
 [[nodiscard]] std::string_view to_string(tensor_component c) noexcept;
 [[nodiscard]] tensor_component classify_tensor(std::string_view name) noexcept;
 
@@ -161,7 +163,7 @@ struct ggml_type_info {
 
 // The checkpoint's tensors against flopcast's architecture count (count_parameters).
 struct checkpoint_comparison_row {
-  std::string component;  // embedding, attention, mlp, norm, output_head
+  std::string component;  // embedding, attention, mlp, norm, output_head, mixer, vision
   std::int64_t checkpoint = 0;
   std::int64_t architecture = 0;
 };

@@ -88,6 +88,7 @@ struct flops_breakdown {
   double mlp = 0;        // dense MLP, experts on the active path, router
   double norm = 0;
   double output_head = 0;  // LM head (or pooler) and, for OPT-350m, the output projection
+  double mixer = 0;        // linear-attention and state-space mixers (projections, conv, recurrence)
   double total = 0;
 };
 
@@ -105,7 +106,8 @@ struct layer_flops {
   double attention = 0;
   double mlp = 0;
   double norm = 0;
-  [[nodiscard]] double total() const { return attention + mlp + norm; }
+  double mixer = 0;
+  [[nodiscard]] double total() const { return attention + mlp + norm + mixer; }
 };
 
 struct pass_flops {
@@ -119,8 +121,11 @@ struct memory_breakdown {
   double kv_cache = 0;            // at the end of the request (prompt + generated tokens)
   double kv_cache_prompt = 0;     // after prefill
   double kv_cache_per_token = 0;  // one token of one sequence, all layers (full-attention growth)
-  double activations = 0;         // ESTIMATE: peak live activations during prefill
-  double total = 0;               // inference: weights + kv_cache + activations
+  // The constant state of linear-attention and state-space layers for the whole batch (part of
+  // kv_cache and kv_cache_prompt: it takes the cache's place in those layers).
+  double recurrent_state = 0;
+  double activations = 0;  // ESTIMATE: peak live activations during prefill
+  double total = 0;        // inference: weights + kv_cache + activations
   // Training (when settings.training): replaces total for fits_on_gpu; the step model of
   // analyze_training() (training.hpp), recompute full with gradient_checkpointing.
   double train_weights = 0;
@@ -215,8 +220,12 @@ enum note : std::uint32_t {
   note_sliding_window = 1u << 4,
   note_moe_expected_experts = 1u << 5,
   note_calibrated = 1u << 6,
-  note_kv_replicated = 1u << 7,       // more TP ranks than KV heads: heads replicated
-  note_exact_weight_bytes = 1u << 8,  // weights from weight_bytes (a checkpoint's exact size)
+  note_kv_replicated = 1u << 7,    // more TP ranks than KV heads: heads replicated
+  note_recurrent_state = 1u << 8,  // linear-attention / state-space layers keep a constant state
+  note_chunked_attention = 1u << 9,
+  note_sparse_attention = 1u << 10,
+  note_vision_not_counted = 1u << 11,  // a vision tower of unknown type
+  note_exact_weight_bytes = 1u << 12,  // weights from weight_bytes (a checkpoint's exact size)
 };
 
 struct estimate_result {

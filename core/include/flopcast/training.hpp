@@ -109,6 +109,7 @@ struct backward_flops_detail {
   double norm = 0;
   double embedding = 0;
   double output_head = 0;
+  double mixer = 0;             // linear-attention and state-space mixers: 2 x forward (weights and inputs)
   double lora_adapters = 0;     // LoRA A and B matrices (0 without LoRA)
   double ratio_to_forward = 0;  // total / forward (close to 2)
 };
