@@ -82,8 +82,9 @@ TEST_CASE("devices: dense peaks are ordered, figures are physical and every figu
   for (const auto& g : flopcast::gpu_records()) {
     INFO(g.name);
     const auto p = [&](precision x) { return g.peak(x); };
-    // Something every default estimate reaches (bf16 falls back to fp32).
-    CHECK((p(precision::bf16) || p(precision::fp32)));
+    // fp32 ends every precision's fallback chain, so any precision runs on any device (TPUs list
+    // the 6-pass bf16 emulation, Gaudi its vector rate).
+    CHECK(p(precision::fp32));
     if (p(precision::bf16) && p(precision::fp32)) CHECK(*p(precision::bf16) >= *p(precision::fp32));
     if (p(precision::fp16) && p(precision::fp32)) CHECK(*p(precision::fp16) >= *p(precision::fp32));
     if (p(precision::fp8) && p(precision::bf16)) CHECK(*p(precision::fp8) >= *p(precision::bf16));
