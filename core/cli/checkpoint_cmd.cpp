@@ -136,8 +136,9 @@ checkpoint_info read_checkpoint_file(const std::string& path) {
   return combine_safetensors(index, shards);
 }
 
-json checkpoint_model_value(const std::string& path) {
+json checkpoint_model_value(const std::string& path, checkpoint_info* info) {
   const checkpoint_info c = read_checkpoint_file(path);
+  if (info != nullptr) *info = c;
   if (c.format == checkpoint_format::gguf) {
     // Mapped and read here, so an error names the GGUF key rather than the built config's field.
     in_file(path, [&] { return gguf_model_spec(c); });

@@ -21,7 +21,8 @@ namespace flopcast::cli {
 // The config JSON object a request's "model" takes for a checkpoint path: GGUF, the config
 // built from its keys; safetensors (or an index), the config.json beside it (an error naming
 // that path when there is none: safetensors holds no architecture).
-[[nodiscard]] nlohmann::json checkpoint_model_value(const std::string& path);
+// `info`, when given, receives the checkpoint's header (its exact weight bytes feed weight_bytes).
+[[nodiscard]] nlohmann::json checkpoint_model_value(const std::string& path, checkpoint_info* info = nullptr);
 
 struct inspect_command {
   CLI::App* app = nullptr;

@@ -28,6 +28,12 @@ std::map<std::string, std::string>& file_origins() {
   return k;
 }
 
+// The exact weight bytes of a checkpoint MODEL, by request pointer, and where they came from.
+std::map<std::string, std::pair<double, std::string>>& checkpoint_weights() {
+  static std::map<std::string, std::pair<double, std::string>> k;
+  return k;
+}
+
 std::string& calibration_override() {
   static std::string k;
   return k;
@@ -127,7 +133,10 @@ bool is_registry_model(const std::string& name) {
 json model_value(const std::string& name, const std::string& pointer) {
   // A checkpoint (.gguf; .safetensors beside its config.json): only its header is read.
   if (is_checkpoint_path(name)) {
-    json config = checkpoint_model_value(name);
+    checkpoint_info info;
+    json config = checkpoint_model_value(name, &info);
+    if (const auto bytes = checkpoint_weight_bytes(info))
+      checkpoint_weights()[pointer] = {static_cast<double>(*bytes), checkpoint_weight_source(info, name)};
     file_origins()[pointer] = name;
     return config;
   }
@@ -203,6 +212,13 @@ json build_request(const request_options& o) {
     for (std::size_t i = 0; i < o.models.size(); ++i)
       req["model"].push_back(model_value(o.models[i], "/model/" + std::to_string(i)));
   }
+  // One checkpoint MODEL: its exact weight bytes (an explicit --weight-bytes wins, below).
+  const request_field* wb = find_request_field("/weight_bytes");
+  const auto ckpt = checkpoint_weights().find("/model");
+  if (o.models.size() == 1 && ckpt != checkpoint_weights().end() && wb != nullptr && (wb->commands & o.command)) {
+    req["weight_bytes"] = ckpt->second.first;
+    weight_bytes_source() = ckpt->second.second;
+  }
   for (const request_field& f : request_fields()) {
     if (f.flag.empty() || !(f.commands & o.command)) continue;
     const std::string ptr(f.pointer);
@@ -214,6 +230,7 @@ json build_request(const request_options& o) {
     const auto it = o.text.find(ptr);
     if (it == o.text.end() || it->second.empty()) continue;
     const std::string& text = it->second;
+    if (ptr == "/weight_bytes") weight_bytes_source() = "--weight-bytes";
     const auto one = [&](const std::string& item) -> json {
       if (f.type == field_type::gpu) return item;  // a name, or "none"
       if (f.type == field_type::model) return model_value(item, ptr);
@@ -270,6 +287,11 @@ std::string cli_message(const error& e) {
   std::string out = "[flopcast." + std::string(to_string(e.code())) + "]";
   if (!where.empty()) out += " (" + where + ")";
   return out + " " + message;
+}
+
+std::string& weight_bytes_source() {
+  static std::string k;
+  return k;
 }
 
 void set_calibration_file(const std::string& path) { calibration_override() = path; }

@@ -51,6 +51,9 @@ std::string read_file(const std::string& path, const std::string& option);
 // $XDG_CONFIG_HOME/flopcast/calibration.json, else ~/.config/flopcast/calibration.json.
 // A store that is a symbolic link is followed (the link stays); writes keep its permissions.
 void set_calibration_file(const std::string& path);
+// Where the request's weight_bytes came from ("exact bytes from model.gguf (Q4_K_M mix: ...)",
+// "--weight-bytes"), set by build_request; empty when it set none.
+std::string& weight_bytes_source();
 std::string calibration_path();
 // Reads the store (none: no entries). A store that exists but cannot be read, is a directory or
 // is not valid is an error naming the file (never silently ignored, never overwritten).

@@ -170,7 +170,8 @@ int run(int argc, char** argv) {
   const compare_request q = read_compare_request(build_request(o), comparing);
   const compare_plan& plan = q.plan;
   if (!comparing) {
-    const compare_plan::point p = plan.at(0);
+    compare_plan::point p = plan.at(0);
+    p.config.weight_bytes_source = cli::weight_bytes_source();
     const estimate_result r = estimate(*p.model, p.config, p.gpu);
     const estimate_context ctx{*p.model, p.config, p.gpu, r};
     if (o.json)

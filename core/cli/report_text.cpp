@@ -161,7 +161,10 @@ std::string report(const estimate_context& c) {
   } else {
     o += " Memory (inference)\n";
     line("  Total", format_bytes(mem.total));
-    line("    - weights", format_bytes(mem.weights));
+    line("    - weights",
+         format_bytes(mem.weights) + (!s.weight_bytes                 ? std::string()
+                                      : s.weight_bytes_source.empty() ? std::string("  (EXACT: weight_bytes)")
+                                                                      : "  (EXACT: " + s.weight_bytes_source + ")"));
     line("    - kv cache",
          fmt::format("{}  ({}, {} tokens)", format_bytes(mem.kv_cache), to_string(r.kv_precision),
                      m.arch == architecture::encoder_decoder ? s.num_generated_tokens

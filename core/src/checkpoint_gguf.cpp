@@ -75,7 +75,8 @@ const ggml_type_info* find_ggml_type(std::uint32_t id) noexcept {
 }
 
 const std::vector<std::string>& supported_gguf_architectures() {
-  static const std::vector<std::string> k = {"llama", "mistral", "qwen2", "qwen3"};
+  static const std::vector<std::string> k = {"llama",    "mistral", "qwen2",  "qwen3", "qwen2moe",
+                                             "qwen3moe", "gemma2",  "gemma3", "phi3",  "deepseek2"};
   return k;
 }
 
@@ -428,6 +429,25 @@ using key_map = std::vector<std::pair<std::string, std::string>>;
 
 namespace {
 
+// The layers whose tensors hold no router (blk.<i>.ffn_gate_inp.weight): the dense layers of a
+// Qwen MoE (its config's mlp_only_layers; GGUF has no key for them). Empty without tensors.
+std::vector<std::int64_t> layers_without_router(const checkpoint_info& g, std::int64_t layers) {
+  std::vector<std::int64_t> out;
+  if (g.tensors.empty()) return out;
+  for (std::int64_t i = 0; i < layers; ++i)
+    if (find_tensor(g, "blk." + std::to_string(i) + ".ffn_gate_inp.weight") == nullptr) out.push_back(i);
+  return out;
+}
+
+bool any_tensor_ending(const checkpoint_info& g, std::string_view tail) {
+  for (const checkpoint_tensor& t : g.tensors)
+    if (t.name.size() >= tail.size() && t.name.compare(t.name.size() - tail.size(), tail.size(), tail) == 0)
+      return true;
+  return false;
+}
+
+// The config.json a GGUF header implies. Key names are llama.cpp's (src/llama-arch.cpp LLM_KV_*,
+// written by convert_hf_to_gguf.py): "<arch>.embedding_length", "<arch>.attention.head_count", ...
 json build_config(const checkpoint_info& g, key_map& from) {
   if (g.format != checkpoint_format::gguf) throw error(error_code::invalid_argument, "", "expected a GGUF checkpoint");
   const std::vector<std::string>& archs = supported_gguf_architectures();
@@ -462,49 +482,109 @@ json build_config(const checkpoint_info& g, key_map& from) {
     from.emplace_back(std::string("/") + field, ptr(arch + "." + suffix));
     return v;
   };
+  // A field derived from a key (minus another value): errors point at that key.
+  const auto derived = [&](const char* field, const std::string& suffix, std::int64_t value) {
+    cfg[field] = value;
+    from.emplace_back(std::string("/") + field, ptr(arch + "." + suffix));
+  };
   const auto experts = integer("expert_count").value_or(0);
+  const bool deepseek = arch == "deepseek2";
+  const bool gemma = arch == "gemma2" || arch == "gemma3";
+  const bool qwen_moe = arch == "qwen2moe" || arch == "qwen3moe";
   std::string type = arch;
   if ((arch == "llama" || arch == "mistral") && experts > 0) type = "mixtral";
+  if (arch == "gemma3") type = "gemma3_text";
+  if (arch == "qwen2moe") type = "qwen2_moe";
+  if (arch == "qwen3moe") type = "qwen3_moe";
+  // DeepSeek-V3 (and R1, Kimi K2) convert to deepseek2 too: a sigmoid router with a bias
+  // (blk.<i>.exp_probs_b.bias, LLAMA_EXPERT_GATING_FUNC_TYPE_SIGMOID = 2).
+  if (deepseek)
+    type = any_tensor_ending(g, ".exp_probs_b.bias") || integer("expert_gating_func").value_or(0) == 2 ? "deepseek_v3"
+                                                                                                       : "deepseek_v2";
   cfg["model_type"] = type;
   set("hidden_size", "embedding_length", true);
-  set("num_hidden_layers", "block_count", true);
+  const std::int64_t layers = *set("num_hidden_layers", "block_count", true);
   const auto heads = set("num_attention_heads", "attention.head_count", true);
-  set("num_key_value_heads", "attention.head_count_kv", false);
   set("max_position_embeddings", "context_length", false);
-  const auto key_length = set("head_dim", "attention.key_length", false);
-  if (type == "mixtral") {
-    set("num_local_experts", "expert_count", true);
-    set("num_experts_per_tok", "expert_used_count", true);
-    if (!set("intermediate_size", "expert_feed_forward_length", false))
-      set("intermediate_size", "feed_forward_length", true);
+  std::optional<std::int64_t> key_length;
+  if (deepseek) {
+    // MLA. Newer conversions store it as MQA over the latent (key_length = kv_lora_rank +
+    // rope dims) and the per-head sizes in key_length_mla / value_length_mla; older ones store
+    // the per-head sizes in key_length / value_length.
+    const std::int64_t rope = *set("qk_rope_head_dim", "rope.dimension_count", true);
+    set("kv_lora_rank", "attention.kv_lora_rank", true);
+    set("q_lora_rank", "attention.q_lora_rank", false);
+    const bool mla_keys = integer("attention.key_length_mla").has_value();
+    const std::string k_key = mla_keys ? "attention.key_length_mla" : "attention.key_length";
+    const std::string v_key = mla_keys ? "attention.value_length_mla" : "attention.value_length";
+    const auto k = integer(k_key);
+    if (!k) throw error(error_code::config_missing, ptr(arch + "." + k_key), "required GGUF key is missing");
+    derived("qk_nope_head_dim", k_key, *k - rope);
+    set("v_head_dim", v_key, true);
+    set("n_routed_experts", "expert_count", false);
+    if (experts > 0) {
+      set("num_experts_per_tok", "expert_used_count", true);
+      set("moe_intermediate_size", "expert_feed_forward_length", true);
+      set("n_shared_experts", "expert_shared_count", false);
+      set("first_k_dense_replace", "leading_dense_block_count", false);
+      cfg["moe_layer_freq"] = 1;
+    }
+    set("intermediate_size", "feed_forward_length", experts == 0);
   } else {
-    set("intermediate_size", "feed_forward_length", true);
+    set("num_key_value_heads", "attention.head_count_kv", false);
+    key_length = set("head_dim", "attention.key_length", false);
+    if (type == "mixtral") {
+      set("num_local_experts", "expert_count", true);
+      set("num_experts_per_tok", "expert_used_count", true);
+      if (!set("intermediate_size", "expert_feed_forward_length", false))
+        set("intermediate_size", "feed_forward_length", true);
+    } else if (qwen_moe) {
+      set("num_experts", "expert_count", true);
+      set("num_experts_per_tok", "expert_used_count", true);
+      set("moe_intermediate_size", "expert_feed_forward_length", true);
+      if (arch == "qwen2moe")
+        if (!set("shared_expert_intermediate_size", "expert_shared_feed_forward_length", false))
+          cfg["shared_expert_intermediate_size"] = 0;
+      cfg["decoder_sparse_step"] = 1;
+      const std::vector<std::int64_t> dense = layers_without_router(g, layers);
+      cfg["mlp_only_layers"] = dense;
+      set("intermediate_size", "feed_forward_length", !dense.empty());
+    } else {
+      set("intermediate_size", "feed_forward_length", true);
+    }
   }
-  if (arch == "mistral") set("sliding_window", "attention.sliding_window", false);
+  if (arch == "mistral" || arch == "phi3" || gemma) set("sliding_window", "attention.sliding_window", false);
+  if (arch == "gemma3") set("sliding_window_pattern", "attention.sliding_window_pattern", false);
   // Partial rotary: fewer rotated dims than the head size.
-  const auto rope = integer("rope.dimension_count");
   const std::int64_t hidden = cfg["hidden_size"].get<std::int64_t>();
-  const std::int64_t head_dim = key_length ? *key_length : (*heads > 0 ? hidden / *heads : 0);
-  if (rope && head_dim > 0 && *rope > 0 && *rope < head_dim)
-    cfg["partial_rotary_factor"] = static_cast<double>(*rope) / static_cast<double>(head_dim);
-  // Vocabulary: the key, else the tokenizer's token list, else the embedding's rows.
+  if (!deepseek) {
+    const auto rope = integer("rope.dimension_count");
+    const std::int64_t head_dim = key_length ? *key_length : (*heads > 0 ? hidden / *heads : 0);
+    if (rope && head_dim > 0 && *rope > 0 && *rope < head_dim)
+      cfg["partial_rotary_factor"] = static_cast<double>(*rope) / static_cast<double>(head_dim);
+  }
+  // Vocabulary: the key, else the embedding's rows (what the file stores), else the tokenizer's list.
   if (!set("vocab_size", "vocab_size", false)) {
     const checkpoint_metadata* tokens = g.find("tokenizer.ggml.tokens");
     const checkpoint_tensor* embd = find_tensor(g, "token_embd.weight");
-    if (tokens != nullptr && tokens->array_length > 0) {
-      cfg["vocab_size"] = tokens->array_length;
-      from.emplace_back("/vocab_size", "/metadata/tokenizer.ggml.tokens");
-    } else if (embd != nullptr && embd->shape.size() == 2) {
+    if (embd != nullptr && embd->shape.size() == 2) {
       cfg["vocab_size"] = embd->shape[1];
       from.emplace_back("/vocab_size", "/tensors/token_embd.weight/shape");
+    } else if (tokens != nullptr && tokens->array_length > 0) {
+      cfg["vocab_size"] = tokens->array_length;
+      from.emplace_back("/vocab_size", "/metadata/tokenizer.ggml.tokens");
     } else {
       throw error(error_code::config_missing, ptr(arch + ".vocab_size"),
                   "required GGUF key is missing (and no tokenizer.ggml.tokens or token_embd.weight to count)");
     }
   }
   cfg["tie_word_embeddings"] = find_tensor(g, "output.weight") == nullptr;
-  if (arch == "llama" || arch == "qwen3") cfg["attention_bias"] = find_tensor(g, "blk.0.attn_q.bias") != nullptr;
-  cfg["hidden_act"] = "silu";
+  if (arch == "llama" || arch == "qwen3" || arch == "qwen3moe" || gemma || deepseek)
+    cfg["attention_bias"] = find_tensor(g, "blk.0.attn_q.bias") != nullptr;
+  if (gemma)
+    cfg["hidden_activation"] = "gelu_pytorch_tanh";  // Gemma 2 and 3 (llama.cpp: LLM_FFN_GELU)
+  else
+    cfg["hidden_act"] = "silu";
   const checkpoint_metadata* name = g.find("general.name");
   if (name != nullptr && name->type == "string" && !name->text.empty()) cfg["_name_or_path"] = name->text;
   return cfg;

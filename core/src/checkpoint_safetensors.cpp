@@ -116,7 +116,7 @@ tensor_component classify_tensor(std::string_view raw) noexcept {
       has(n, "out_proj") || has(n, ".wo.") || has(n, "attention.output.dense"))
     return tensor_component::attention_o;
   if (has(n, "c_attn") || has(n, "qkv") || has(n, "query_key_value") || has(n, "kv_a_proj") || has(n, "kv_b_proj") ||
-      has(n, "attn_kv"))
+      has(n, "attn_kv") || has(n, "attn_k_b") || has(n, "attn_v_b"))  // MLA kv_b, split by newer llama.cpp
     return tensor_component::attention_other;
   if (has(n, "mlp") || has(n, "ffn_") || has(n, "feed_forward") || has(n, "gate_proj") || has(n, "up_proj") ||
       has(n, "down_proj") || has(n, "c_fc") || has(n, "fc1") || has(n, "fc2") || has(n, "dense_h_to_4h") ||

@@ -41,6 +41,9 @@ const char* note_text(note n) noexcept {
              "top-k selection itself is not counted";
     case note_vision_not_counted:
       return "the vision tower's type is not one flopcast counts: parameters and memory are the language model's";
+    case note_exact_weight_bytes:
+      return "weights: the checkpoint's exact bytes (weight_bytes), not parameters x bytes per weight; weight traffic "
+             "uses their mean bytes per parameter";
     case note_none:
       break;
   }
@@ -89,6 +92,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
     if (s.causal) r.notes |= note_causal_ignored_encoder;
   }
   if (m.attention.mla && !encoder_only) r.notes |= note_mla_absorbed_decode;
+  if (s.weight_bytes) r.notes |= note_exact_weight_bytes;
 
   // Memory.
   const precision wp = s.weight_precision;

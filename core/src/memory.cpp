@@ -100,7 +100,8 @@ void fill_inference_memory(const model_spec& m, const settings& s, estimate_resu
   const bool encdec = m.arch == architecture::encoder_decoder;
   const double S = d(s.sequence_length), N = d(s.num_generated_tokens);
   memory_breakdown& mem = r.memory;
-  mem.weights = d(r.parameters.total) * storage_bytes(s.weight_precision);
+  // weight_bytes (helper-W): a checkpoint's exact bytes replace parameters x bytes per weight.
+  mem.weights = s.weight_bytes ? *s.weight_bytes : d(r.parameters.total) * storage_bytes(s.weight_precision);
   // Encoder-decoder: the decoder start token is cached by the prefill, so the end of the request
   // holds at least that one (with no generated tokens, the end equals the prompt's state).
   const double dec_tokens_end = encdec ? std::max(N, 1.0) : S + N;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -84,25 +85,50 @@ std::string did_you_mean(const std::vector<std::string>& s) {
   return out + "?";
 }
 
+// The published block of a record: {parameters, significant_digits, source, text, scope, active,
+// active_significant_digits}; every field optional.
+void read_published(const json& j, model_record& r) {
+  if (!j.contains("published")) return;
+  const json& p = j["published"];
+  if (!p.is_object())
+    throw error(error_code::config_type, "/published", "expected an object, got " + detail::describe(p));
+  const detail::reader rd(p, "/published");
+  rd.only({"parameters", "significant_digits", "source", "text", "scope", "active", "active_significant_digits"},
+          "published");
+  constexpr std::int64_t max_count = std::int64_t{1} << 53;  // beyond any model, exact in a double
+  r.published_parameters = rd.has("parameters") ? rd.integer("parameters", 0, max_count, "a non-negative integer") : 0;
+  r.published_significant_digits = static_cast<int>(
+      rd.has("significant_digits") ? rd.integer("significant_digits", 0, 16, "an integer from 0 (exact) to 16") : 0);
+  r.published_source = rd.string_or("source", "");
+  r.published_text = rd.string_or("text", "");
+  const std::string scope = rd.string_or("scope", "all");
+  if (scope == "all")
+    r.published_scope = publication_scope::all;
+  else if (scope == "text")
+    r.published_scope = publication_scope::text;
+  else
+    throw error(error_code::config_range, "/published/scope",
+                "expected \"all\" (the whole checkpoint) or \"text\" (the language model only), got \"" + scope + "\"");
+  if (rd.has("active")) {
+    r.published_active = rd.integer("active", 1, max_count, "a positive integer");
+    if (r.published_parameters > 0 && r.published_active > r.published_parameters)
+      throw error(error_code::config_range, "/published/active",
+                  "expected at most the published total " + std::to_string(r.published_parameters) + ", got " +
+                      std::to_string(r.published_active));
+  }
+  r.published_active_significant_digits =
+      static_cast<int>(rd.has("active_significant_digits")
+                           ? rd.integer("active_significant_digits", 0, 16, "an integer from 0 (exact) to 16")
+                           : r.published_significant_digits);
+  if (rd.has("active_significant_digits") && !rd.has("active"))
+    throw error(error_code::config_missing, "/published/active",
+                "active_significant_digits is given without the active count it qualifies");
+}
+
 std::vector<model_record> load_models() {
   std::vector<model_record> out;
-  for (std::size_t i = 0; i < detail::k_model_record_count; ++i) {
-    const json j = json::parse(detail::k_model_records[i]);
-    model_record r;
-    r.id = j.at("id").get<std::string>();
-    r.aliases = j.value("aliases", std::vector<std::string>{});
-    r.family = j.value("family", "");
-    r.source = j.value("source", "");
-    if (j.contains("published") && j["published"].is_object()) {
-      const json& p = j["published"];
-      r.published_parameters = p.value("parameters", std::int64_t{0});
-      r.published_significant_digits = p.value("significant_digits", 0);
-      r.published_source = p.value("source", "");
-      r.published_text = p.value("text", "");
-    }
-    r.spec = detail::read_hf_config(j.at("config"), r.id);  // parsed once, never re-serialised
-    out.push_back(std::move(r));
-  }
+  for (std::size_t i = 0; i < detail::k_model_record_count; ++i)
+    out.push_back(parse_model_record(detail::k_model_records[i]));
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return lower(a.id) < lower(b.id); });
   return out;
 }
@@ -125,6 +151,47 @@ std::vector<std::vector<std::string>> names_of(const Records& records, Id id) {
 }
 
 }  // namespace
+
+std::string_view to_string(publication_scope s) noexcept { return s == publication_scope::text ? "text" : "all"; }
+
+model_record parse_model_record(std::string_view text) {
+  const json j = detail::parse_object(text, "a model record");
+  model_record r;
+  const detail::reader rd(j);
+  if (!rd.has("id") || !j["id"].is_string() || j["id"].get<std::string>().empty())
+    throw error(error_code::config_missing, "/id", "a model record needs an id (a non-empty string)");
+  r.id = j["id"].get<std::string>();
+  try {
+    r.aliases = rd.string_list_or_empty("aliases");
+    r.family = rd.string_or("family", "");
+    r.source = rd.string_or("source", "");
+    read_published(j, r);
+    if (!rd.has("config")) throw error(error_code::config_missing, "/config", "a model record needs its config");
+  } catch (const error& e) {
+    throw error(e.code(), e.pointer(), "model record \"" + r.id + "\": " + e.message());
+  }
+  try {
+    r.spec = detail::read_hf_config(j["config"], r.id);  // parsed once, never re-serialised
+  } catch (const error& e) {
+    throw error(e.code(), "/config" + e.pointer(), "model record \"" + r.id + "\": " + e.message());
+  }
+  return r;
+}
+
+bool matches_published(std::int64_t computed, std::int64_t published, int significant_digits) {
+  if (significant_digits <= 0) return computed == published;
+  if (published <= 0) return false;
+  // A figure like "7.24B" promises half a unit in its last digit.
+  const double p = static_cast<double>(published);
+  const double unit = std::pow(10.0, std::floor(std::log10(p)) - significant_digits + 1);
+  return std::fabs(static_cast<double>(computed) - p) <= 0.5 * unit;
+}
+
+compared_counts counts_for_published(const model_record& r) {
+  const parameter_breakdown p = count_parameters(r.spec);
+  const std::int64_t vision = r.published_scope == publication_scope::text ? p.vision : 0;
+  return {p.total - vision, p.active - vision};
+}
 
 const std::vector<model_record>& model_records() {
   static const std::vector<model_record> records = load_models();

@@ -174,6 +174,11 @@ std::vector<row> make_rows() {
     def("gpu_memory_reserve_bytes", T::number).flag("--gpu-memory-reserve").attr("gpu-memory-reserve").unit("bytes")
         .range(0, 1e15).commands(k_layout).help("Memory kept free on each GPU for the runtime (CUDA context, workspace)")
         .access(FLOPCAST_MEMBER(s.base.gpu_memory_reserve_bytes)),
+    def("weight_bytes", T::number).flag("--weight-bytes").attr("weight-bytes").unit("bytes").range(0, 1e16, true)
+        .commands(k_est).derived("parameters x bytes per weight")
+        .help("Exact bytes of the stored weights (a checkpoint's tensors, from its header): the weights' memory and "
+              "traffic, instead of parameters x bytes per weight")
+        .access(FLOPCAST_MEMBER(s.base.weight_bytes)),
     def("layer_table", T::boolean).flag("--layer-table").attr("layer-table").commands(k_est)
         .help("Include the per-layer table, details.flops.layers (otherwise null: output size is independent of depth)")
         .access(FLOPCAST_MEMBER(s.base.layer_table)),

@@ -165,6 +165,10 @@ compare_request read_request(const json& j, bool allow_lists, std::uint32_t comm
                 "required field is missing: expected a model name or a config.json object");
   each(j, field("/model"), allow_lists,
        [&](const json& v, const std::string& ptr) { plan.models.push_back(&resolve_model(v, ptr, q.inline_models)); });
+  if (state.base.weight_bytes && plan.models.size() > 1)
+    throw error(error_code::invalid_argument, "/weight_bytes",
+                "weight_bytes is one checkpoint's exact size: expected one model, but got " +
+                    std::to_string(plan.models.size()));
   // The swept dimensions: a list, or the one value read_scalars stored.
   const auto sweep = [&](std::string_view pointer, auto&& push) {
     const request_field& f = field(pointer);

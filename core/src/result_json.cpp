@@ -365,6 +365,9 @@ std::string to_json(const estimate_context& c, int indent) {
   settings_out["calibration_store"] = s.calibration_store.empty() ? json(nullptr) : json(s.calibration_store);
   settings_out["cost_per_hour"] =
       perf ? json(p.cost_per_hour_usd) : (s.cost_per_hour_usd ? json(*s.cost_per_hour_usd) : json(nullptr));
+  settings_out["weight_bytes"] = s.weight_bytes ? json(*s.weight_bytes) : json(nullptr);
+  settings_out["weight_bytes_source"] =
+      s.weight_bytes && !s.weight_bytes_source.empty() ? json(s.weight_bytes_source) : json(nullptr);
   details["settings"] = settings_out;
   out["details"] = details;
   return detail::dump_result(out, indent);

@@ -103,7 +103,10 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const double B = d(s.batch_size), S = d(s.sequence_length);
   const double c0 = m.arch == architecture::encoder_decoder ? 1.0 : S;  // decode context: tokens already cached
   const precision wp = s.weight_precision;
-  const double wbytes = storage_bytes(wp);
+  // weight_bytes (helper-W): a checkpoint's exact bytes, as their mean bytes per parameter, so a
+  // pass reading every weight reads exactly weight_bytes.
+  const double wbytes =
+      s.weight_bytes && r.parameters.total > 0 ? *s.weight_bytes / d(r.parameters.total) : storage_bytes(wp);
   memory_breakdown& mem = r.memory;
   r.has_performance = true;
   performance& p = r.perf;

@@ -353,7 +353,10 @@ TEST_CASE("GGUF: errors") {
   arch.string("general.architecture", "xyz");
   e = error_of([&] { (void)flopcast::gguf_model_spec(flopcast::read_gguf(arch.bytes())); });
   CHECK(e.code() == error_code::unsupported_model);
-  CHECK(e.message() == "GGUF architecture \"xyz\" is not supported: supported are llama, mistral, qwen2, qwen3");
+  CHECK(e.message() ==
+        "GGUF architecture \"xyz\" is not supported: supported are llama, mistral, qwen2, qwen3, qwen2moe, qwen3moe, "
+        "gemma2, gemma3, phi3, "
+        "deepseek2");
   gguf_writer miss;
   miss.string("general.architecture", "llama");
   miss.u32("llama.embedding_length", 256);
@@ -373,4 +376,284 @@ TEST_CASE("GGUF: errors") {
   kv.u32("llama.attention.head_count_kv", 3);
   e = error_of([&] { (void)flopcast::gguf_model_spec(flopcast::read_gguf(kv.bytes())); });
   CHECK(e.pointer() == "/metadata/llama.attention.head_count_kv");
+}
+
+// ---- More architectures: a header with the keys llama.cpp's convert_hf_to_gguf.py writes from a
+// bundled record's published config.json (data/models/*.json), mapped back to a config: the count
+// must be the record's published one (safetensors metadata, exact) where it is exact, and the
+// published config's own count otherwise. Tensor infos only where the mapping reads them (the
+// untied head, routers, router biases, the embedding's rows).
+namespace {
+
+struct arch_header {
+  gguf_writer w;
+  std::string arch;
+  explicit arch_header(const std::string& a) : arch(a) { w.string("general.architecture", a); }
+  arch_header& u32(const std::string& suffix, std::uint32_t v) {
+    w.u32(arch + "." + suffix, v);
+    return *this;
+  }
+  arch_header& tensor(const std::string& name, std::vector<std::uint64_t> ne) {
+    std::uint64_t n = 1;
+    for (auto d : ne) n *= d;
+    w.tensor(name, std::move(ne), 1 /* F16 */, n * 2);
+    return *this;
+  }
+  // token_embd [hidden, vocab], and output.weight unless tied.
+  arch_header& embeddings(std::uint64_t hidden, std::uint64_t vocab, bool tied) {
+    tensor("token_embd.weight", {hidden, vocab});
+    if (!tied) tensor("output.weight", {hidden, vocab});
+    return *this;
+  }
+  [[nodiscard]] flopcast::model_spec spec() const { return flopcast::gguf_model_spec(flopcast::read_gguf(w.bytes())); }
+};
+
+std::int64_t total_of(const flopcast::model_spec& m) { return flopcast::count_parameters(m).total; }
+
+// The count must match the record's: exactly its published total when that is exact, else the
+// count of its published config (itself checked against the published rounding by test_parameters).
+void check_against_record(const flopcast::model_spec& m, const std::string& alias) {
+  const flopcast::model_record& r = flopcast::find_model(alias);
+  INFO(alias);
+  if (r.published_significant_digits == 0) CHECK(total_of(m) == r.published_parameters);
+  CHECK(total_of(m) == total_of(r.spec));
+  CHECK(m.model_type == r.spec.model_type);
+  CHECK(m.attention.head_dim == r.spec.attention.head_dim);
+  CHECK(m.attention.num_kv_heads == r.spec.attention.num_kv_heads);
+  CHECK(m.tie_word_embeddings == r.spec.tie_word_embeddings);
+  CHECK(m.groups.size() == r.spec.groups.size());
+}
+
+}  // namespace
+
+TEST_CASE("GGUF: gemma2 and gemma3 map to gemma2 and gemma3_text with their windows") {
+  // google/gemma-2-9b config.json: 3584 hidden, 42 layers, 16 heads, 8 KV heads, head_dim 256,
+  // MLP 14336, vocab 256000, sliding_window 4096 (every other layer); tied embeddings.
+  arch_header g2("gemma2");
+  g2.u32("context_length", 8192).u32("embedding_length", 3584).u32("block_count", 42);
+  g2.u32("feed_forward_length", 14336).u32("attention.head_count", 16).u32("attention.head_count_kv", 8);
+  g2.u32("attention.key_length", 256).u32("attention.value_length", 256).u32("attention.sliding_window", 4096);
+  g2.embeddings(3584, 256000, true);
+  const auto m2 = g2.spec();
+  check_against_record(m2, "gemma-2-9b");
+  CHECK(m2.mlp.activation == "gelu_pytorch_tanh");
+  CHECK(m2.norms_per_layer == 4);
+  std::int64_t sliding = 0;
+  for (const auto& g : m2.groups) sliding += g.window == 4096 ? g.count : 0;
+  CHECK(sliding == 21);
+
+  // google/gemma-3-1b-it: 1152 hidden, 26 layers, 4 heads, 1 KV head, head_dim 256, MLP 6912,
+  // vocab 262144, sliding_window 512 with 5 local layers per global one.
+  arch_header g3("gemma3");
+  g3.u32("context_length", 32768).u32("embedding_length", 1152).u32("block_count", 26);
+  g3.u32("feed_forward_length", 6912).u32("attention.head_count", 4).u32("attention.head_count_kv", 1);
+  g3.u32("attention.key_length", 256).u32("attention.value_length", 256).u32("attention.sliding_window", 512);
+  g3.embeddings(1152, 262144, true);
+  const auto m3 = g3.spec();
+  check_against_record(m3, "gemma-3-1b");
+  CHECK(m3.attention.qk_norm);
+  std::int64_t global = 0;
+  for (const auto& g : m3.groups) global += g.window == 0 ? g.count : 0;
+  CHECK(global == 4);  // layers 5, 11, 17, 23
+}
+
+TEST_CASE("GGUF: phi3 (Phi-3-mini, and Phi-4-mini with partial rotary and a tied head)") {
+  // microsoft/Phi-3-mini-4k-instruct: 3072 hidden, 32 layers, 32 heads, MLP 8192, vocab 32064, untied.
+  arch_header p("phi3");
+  p.u32("context_length", 4096).u32("embedding_length", 3072).u32("block_count", 32);
+  p.u32("feed_forward_length", 8192).u32("attention.head_count", 32).u32("attention.head_count_kv", 32);
+  p.u32("rope.dimension_count", 96).u32("attention.sliding_window", 2047);
+  p.embeddings(3072, 32064, false);
+  const auto m = p.spec();
+  check_against_record(m, "phi-3-mini");
+  CHECK(m.groups.front().window == 2047);
+
+  // microsoft/Phi-4-mini-instruct: 24 heads (head 128), 8 KV heads, partial_rotary_factor 0.75
+  // (rope.dimension_count = 0.75 x 3072 / 24 = 96), vocab 200064, tied.
+  arch_header q("phi3");
+  q.u32("context_length", 131072).u32("embedding_length", 3072).u32("block_count", 32);
+  q.u32("feed_forward_length", 8192).u32("attention.head_count", 24).u32("attention.head_count_kv", 8);
+  q.u32("rope.dimension_count", 96).u32("attention.sliding_window", 262144);
+  q.embeddings(3072, 200064, true);
+  const auto m4 = q.spec();
+  check_against_record(m4, "phi-4-mini");
+  CHECK(m4.attention.rotary_dim == 96);
+}
+
+TEST_CASE("GGUF: qwen2moe and qwen3moe, dense layers from the router tensors") {
+  // Qwen/Qwen3-30B-A3B: 2048 hidden, 48 layers, 32 heads, 4 KV heads, head_dim 128, 128 experts,
+  // 8 per token, expert MLP 768, vocab 151936, untied; every layer routed.
+  arch_header q3("qwen3moe");
+  q3.u32("context_length", 40960).u32("embedding_length", 2048).u32("block_count", 48);
+  q3.u32("feed_forward_length", 6144).u32("attention.head_count", 32).u32("attention.head_count_kv", 4);
+  q3.u32("attention.key_length", 128).u32("attention.value_length", 128);
+  q3.u32("expert_count", 128).u32("expert_used_count", 8).u32("expert_feed_forward_length", 768);
+  q3.embeddings(2048, 151936, false);
+  for (int l = 0; l < 48; ++l) q3.tensor("blk." + std::to_string(l) + ".ffn_gate_inp.weight", {2048, 128});
+  const auto m3 = q3.spec();
+  check_against_record(m3, "qwen3-30b-a3b");
+  CHECK(m3.moe.num_experts == 128);
+  CHECK(m3.attention.qk_norm);
+
+  // Qwen/Qwen1.5-MoE-A2.7B: 2048 hidden, 24 layers, 16 heads, 60 experts, 4 per token, expert MLP
+  // 1408, a gated shared expert of 5632, vocab 151936, untied.
+  arch_header q2("qwen2moe");
+  q2.u32("context_length", 8192).u32("embedding_length", 2048).u32("block_count", 24);
+  q2.u32("feed_forward_length", 5632).u32("attention.head_count", 16).u32("attention.head_count_kv", 16);
+  q2.u32("expert_count", 60).u32("expert_used_count", 4).u32("expert_feed_forward_length", 1408);
+  q2.u32("expert_shared_feed_forward_length", 5632);
+  q2.embeddings(2048, 151936, false);
+  for (int l = 0; l < 24; ++l) q2.tensor("blk." + std::to_string(l) + ".ffn_gate_inp.weight", {2048, 60});
+  const auto m2 = q2.spec();
+  check_against_record(m2, "qwen1.5-moe-a2.7b");
+  CHECK(m2.moe.shared_intermediate_size == 5632);
+  CHECK(m2.moe.shared_expert_gate);
+  CHECK(m2.attention.qkv_bias);
+
+  // Layers without a router are dense (mlp_only_layers): layer 0 here, at feed_forward_length.
+  arch_header d("qwen3moe");
+  d.u32("embedding_length", 256).u32("block_count", 2).u32("feed_forward_length", 512);
+  d.u32("attention.head_count", 4).u32("expert_count", 4).u32("expert_used_count", 2);
+  d.u32("expert_feed_forward_length", 64).u32("vocab_size", 1000);
+  d.tensor("blk.1.ffn_gate_inp.weight", {256, 4});
+  const auto md = d.spec();
+  REQUIRE(md.groups.size() == 2);
+  CHECK(md.groups[md.layer_group_of[0]].moe == false);
+  CHECK(md.groups[md.layer_group_of[1]].moe == true);
+  CHECK(md.mlp.intermediate_size == 512);
+  // ... and a dense layer needs feed_forward_length: the error names the GGUF key.
+  arch_header e("qwen3moe");
+  e.u32("embedding_length", 256).u32("block_count", 2).u32("attention.head_count", 4);
+  e.u32("expert_count", 4).u32("expert_used_count", 2).u32("expert_feed_forward_length", 64).u32("vocab_size", 1000);
+  e.tensor("blk.1.ffn_gate_inp.weight", {256, 4});
+  const auto err = error_of([&] { (void)e.spec(); });
+  CHECK(err.code() == flopcast::error_code::config_missing);
+  CHECK(err.pointer() == "/metadata/qwen3moe.feed_forward_length");
+}
+
+TEST_CASE("GGUF: deepseek2 (MLA) in both key layouts, and DeepSeek-V3 from its router bias") {
+  // deepseek-ai/DeepSeek-V2-Lite: 2048 hidden, 27 layers, 16 heads, kv_lora_rank 512, no q LoRA,
+  // qk_nope 128 + qk_rope 64, v_head_dim 128, 64 routed experts (6 per token, MLP 1408), 2 shared,
+  // first layer dense (MLP 10944), vocab 102400, untied.
+  const auto lite = [](bool mla_keys) {
+    arch_header h("deepseek2");
+    h.u32("context_length", 163840).u32("embedding_length", 2048).u32("block_count", 27);
+    h.u32("feed_forward_length", 10944).u32("attention.head_count", 16);
+    h.u32("attention.kv_lora_rank", 512).u32("rope.dimension_count", 64);
+    if (mla_keys) {  // llama.cpp since 2025: MQA over the latent, per-head sizes in *_mla
+      h.u32("attention.head_count_kv", 1).u32("attention.key_length", 512 + 64).u32("attention.value_length", 512);
+      h.u32("attention.key_length_mla", 192).u32("attention.value_length_mla", 128);
+    } else {
+      h.u32("attention.head_count_kv", 16).u32("attention.key_length", 192).u32("attention.value_length", 128);
+    }
+    h.u32("expert_count", 64).u32("expert_used_count", 6).u32("expert_feed_forward_length", 1408);
+    h.u32("expert_shared_count", 2).u32("leading_dense_block_count", 1).u32("vocab_size", 102400);
+    h.u32("expert_gating_func", 1);  // softmax
+    h.embeddings(2048, 102400, false);
+    return h.spec();
+  };
+  for (bool mla_keys : {false, true}) {
+    INFO(mla_keys);
+    const auto m = lite(mla_keys);
+    check_against_record(m, "deepseek-v2-lite");
+    CHECK(m.attention.mla);
+    CHECK(m.attention.qk_nope_head_dim == 128);
+    CHECK(m.attention.v_head_dim == 128);
+    CHECK(m.attention.q_lora_rank == 0);
+    CHECK_FALSE(m.moe.router_bias);
+  }
+
+  // deepseek-ai/DeepSeek-V3: 7168 hidden, 61 layers, 128 heads, q_lora_rank 1536, 256 routed
+  // experts (8 per token, MLP 2048), 1 shared, 3 dense layers (MLP 18432), vocab 129280; the router's
+  // e_score_correction_bias is blk.<i>.exp_probs_b.bias.
+  arch_header v3("deepseek2");
+  v3.u32("context_length", 163840).u32("embedding_length", 7168).u32("block_count", 61);
+  v3.u32("feed_forward_length", 18432).u32("attention.head_count", 128).u32("attention.head_count_kv", 1);
+  v3.u32("attention.q_lora_rank", 1536).u32("attention.kv_lora_rank", 512).u32("rope.dimension_count", 64);
+  v3.u32("attention.key_length", 576).u32("attention.value_length", 512);
+  v3.u32("attention.key_length_mla", 192).u32("attention.value_length_mla", 128);
+  v3.u32("expert_count", 256).u32("expert_used_count", 8).u32("expert_feed_forward_length", 2048);
+  v3.u32("expert_shared_count", 1).u32("leading_dense_block_count", 3).u32("vocab_size", 129280);
+  v3.embeddings(7168, 129280, false);
+  for (int l = 3; l < 61; ++l) v3.tensor("blk." + std::to_string(l) + ".exp_probs_b.bias", {256});
+  const auto m = v3.spec();
+  check_against_record(m, "deepseek-v3");
+  CHECK(m.model_type == "deepseek_v3");
+  CHECK(m.moe.router_bias);
+  CHECK(m.attention.q_lora_rank == 1536);
+
+  // A key_length_mla not above the rope dims: the config reader's error names the GGUF key.
+  arch_header bad("deepseek2");
+  bad.u32("embedding_length", 256).u32("block_count", 1).u32("feed_forward_length", 512);
+  bad.u32("attention.head_count", 4).u32("attention.kv_lora_rank", 64).u32("rope.dimension_count", 32);
+  bad.u32("attention.key_length_mla", 32).u32("attention.value_length_mla", 64).u32("vocab_size", 100);
+  const auto e = error_of([&] { (void)bad.spec(); });
+  CHECK(e.pointer() == "/metadata/deepseek2.attention.key_length_mla");
+}
+
+TEST_CASE("Checkpoint summary: the mix, exact weight bytes and the JSON the page reads") {
+  gguf_writer w = tiny_llama();
+  w.u32("general.file_type", 15);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+  const std::string head = w.bytes();
+  const auto c = flopcast::read_gguf(head);
+  CHECK(flopcast::checkpoint_mix(c) == "Q4_K_M");
+  CHECK(flopcast::checkpoint_weight_bytes(c) == c.total_bytes);
+  CHECK_THAT(flopcast::checkpoint_weight_source(c, "m.gguf"),
+             Catch::StartsWith("exact bytes from m.gguf (Q4_K_M mix: "));
+  // Without general.file_type: the types by bytes.
+  CHECK(flopcast::checkpoint_mix(flopcast::read_gguf(tiny_llama().bytes())) == "Q4_K + Q6_K + F32");
+
+  const auto j = nlohmann::json::parse(flopcast::inspect_checkpoint_json(head, -1));
+  CHECK(j.at("format") == "gguf");
+  CHECK(j.at("total_bytes") == c.total_bytes);
+  CHECK(j.at("weight_bytes") == c.total_bytes);
+  CHECK(j.at("mix") == "Q4_K_M");
+  CHECK(j.at("config").at("model_type") == "llama");
+  CHECK(j.at("config_source") == "gguf");
+  CHECK(j.at("architecture_check").at("matches") == true);
+  CHECK(j.at("by_dtype").size() == 3);
+  CHECK(j.at("architecture_error").is_null());
+  // An unmapped architecture: a summary, no config, and why.
+  gguf_writer x;
+  x.string("general.architecture", "xyz");
+  x.tensor("a.weight", {64}, F32, 256);
+  const auto jx = nlohmann::json::parse(flopcast::inspect_checkpoint_json(x.bytes()));
+  CHECK(jx.at("config").is_null());
+  CHECK(jx.at("architecture_check").is_null());
+  CHECK_THAT(jx.at("architecture_error").get<std::string>(), Catch::Contains("\"xyz\" is not supported"));
+  CHECK(jx.at("total_bytes") == 256);
+  // A bad header throws.
+  CHECK(error_of([&] { (void)flopcast::inspect_checkpoint_json(head.substr(0, 40)); }).code() ==
+        flopcast::error_code::config_parse);
+}
+
+TEST_CASE("weight_bytes replaces parameters x bytes per weight in memory and traffic") {
+  const std::string base = R"({"model": "llama-3-8b", "gpu": "H100", "precision": "bf16")";
+  const auto plain = nlohmann::json::parse(flopcast::estimate_json(base + "}"));
+  const double params = plain.at("parameters").get<double>();
+  const double exact = 4.9e9;  // e.g. a Q4_K_M file of it
+  const auto q = nlohmann::json::parse(flopcast::estimate_json(base + R"(, "weight_bytes": 4.9e9})"));
+  CHECK(q.at("details").at("memory").at("weights").get<double>() == exact);
+  CHECK(plain.at("details").at("memory").at("weights").get<double>() == params * 2);
+  CHECK(q.at("details").at("settings").at("weight_bytes").get<double>() == exact);
+  CHECK(plain.at("details").at("settings").at("weight_bytes").is_null());
+  // Decode at batch 1 is memory-bound: the step reads about exact / (2 x params) of the bytes.
+  const double step_plain = plain.at("details").at("performance").at("decode_first_step_bytes").get<double>();
+  const double step_q = q.at("details").at("performance").at("decode_first_step_bytes").get<double>();
+  CHECK(step_q < step_plain * 0.5);
+  CHECK(step_q > step_plain * 0.2);
+  bool noted = false;
+  for (const auto& n : q.at("note")) noted = noted || n.get<std::string>().find("weight_bytes") != std::string::npos;
+  CHECK(noted);
+  // Bounds, type, and one model only.
+  for (const char* bad : {R"(, "weight_bytes": 0})", R"(, "weight_bytes": -1})", R"(, "weight_bytes": 1e17})",
+                          R"(, "weight_bytes": "4GB"})"}) {
+    INFO(bad);
+    const auto e = error_of([&] { (void)flopcast::estimate_json(base + bad); });
+    CHECK(e.pointer() == "/weight_bytes");
+  }
+  const auto e =
+      error_of([&] { (void)flopcast::compare_json(R"({"model": ["llama-3-8b", "gpt2"], "weight_bytes": 1e9})"); });
+  CHECK(e.pointer() == "/weight_bytes");
+  CHECK(e.code() == flopcast::error_code::invalid_argument);
 }

@@ -1,6 +1,7 @@
 // Parameter counts: integer-exact against published counts.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
 
 #include "helpers.hpp"
 
@@ -29,23 +30,104 @@ TEST_CASE("published exact counts named in the foundation issue") {
 }
 
 TEST_CASE("every bundled model matches its published count") {
-  int exact = 0;
+  int exact = 0, active = 0;
   for (const auto& rec : flopcast::model_records()) {
     if (rec.published_parameters <= 0) continue;
-    const std::int64_t ours = count_parameters(rec.spec).total;
-    INFO(rec.id << ": ours " << ours << ", published " << rec.published_parameters << " (" << rec.published_text << ", "
-                << rec.published_source << ")");
-    if (rec.published_significant_digits == 0) {
-      CHECK(ours == rec.published_parameters);
-      ++exact;
-    } else {
-      // A figure like "7.24B" promises half a unit in its last digit.
-      const double p = static_cast<double>(rec.published_parameters);
-      const double unit = std::pow(10.0, std::floor(std::log10(p)) - rec.published_significant_digits + 1);
-      CHECK(std::fabs(static_cast<double>(ours) - p) <= 0.5 * unit);
+    const auto ours = flopcast::counts_for_published(rec);
+    INFO(rec.id << ": ours " << ours.total << " (active " << ours.active << "), published " << rec.published_parameters
+                << " (" << rec.published_text << ", " << rec.published_source << "), scope "
+                << flopcast::to_string(rec.published_scope));
+    CHECK(flopcast::matches_published(ours.total, rec.published_parameters, rec.published_significant_digits));
+    if (rec.published_significant_digits == 0) ++exact;
+    if (rec.published_active > 0) {
+      INFO("published active " << rec.published_active << " to " << rec.published_active_significant_digits
+                               << " significant digits");
+      CHECK(flopcast::matches_published(ours.active, rec.published_active, rec.published_active_significant_digits));
+      ++active;
     }
   }
   CHECK(exact >= 10);
+  CHECK(active >= 3);
+}
+
+TEST_CASE("published figures compare exactly or to their significant digits") {
+  using flopcast::matches_published;
+  CHECK(matches_published(7241732096, 7241732096, 0));
+  CHECK_FALSE(matches_published(7241732097, 7241732096, 0));
+  // "7.24B" covers 7.235B to 7.245B.
+  CHECK(matches_published(7241732096, 7240000000, 3));
+  CHECK(matches_published(7245000000, 7240000000, 3));
+  CHECK_FALSE(matches_published(7245000001, 7240000000, 3));
+  CHECK_FALSE(matches_published(7234999999, 7240000000, 3));
+  // "22B" to two digits: 21.5B to 22.5B.
+  CHECK(matches_published(22190763520, 22000000000, 2));
+  CHECK_FALSE(matches_published(22600000000, 22000000000, 2));
+  CHECK_FALSE(matches_published(1, 0, 2));
+}
+
+namespace {
+std::string record_with(const std::string& published) {
+  return R"({"id": "test/tiny", "aliases": ["tiny"], "family": "llama", "source": "https://huggingface.co/test/tiny",
+             "published": )" +
+         published + R"(, "config": )" + test::llama_config().dump() + "}";
+}
+}  // namespace
+
+TEST_CASE("record published scope and active count") {
+  SECTION("defaults: the whole checkpoint, no active figure") {
+    const auto r = flopcast::parse_model_record(record_with(R"({"parameters": 1000, "significant_digits": 1})"));
+    CHECK(r.published_scope == flopcast::publication_scope::all);
+    CHECK(r.published_active == 0);
+    CHECK(r.published_parameters == 1000);
+    CHECK(r.published_significant_digits == 1);
+  }
+  SECTION("scope text and an active count with its own precision") {
+    const auto r = flopcast::parse_model_record(
+        record_with(R"({"parameters": 1000, "significant_digits": 3, "scope": "text", "active": 200,
+                        "active_significant_digits": 1})"));
+    CHECK(r.published_scope == flopcast::publication_scope::text);
+    CHECK(flopcast::to_string(r.published_scope) == "text");
+    CHECK(r.published_active == 200);
+    CHECK(r.published_active_significant_digits == 1);
+    // A text-only figure is compared with the total less the vision tower (none here).
+    const auto p = flopcast::count_parameters(r.spec);
+    CHECK(flopcast::counts_for_published(r).total == p.total - p.vision);
+    CHECK(flopcast::counts_for_published(r).active == p.active - p.vision);
+  }
+  SECTION("the active figure inherits the total's precision") {
+    const auto r =
+        flopcast::parse_model_record(record_with(R"({"parameters": 1000, "significant_digits": 2, "active": 100})"));
+    CHECK(r.published_active_significant_digits == 2);
+  }
+  SECTION("bad values are refused with the field named") {
+    auto fails = [](const std::string& published, const char* pointer, const char* what) {
+      try {
+        (void)flopcast::parse_model_record(record_with(published));
+        FAIL("accepted " << published);
+      } catch (const flopcast::error& e) {
+        CHECK(e.pointer() == pointer);
+        CHECK_THAT(e.what(), Catch::Contains(what) && Catch::Contains("test/tiny"));
+      }
+    };
+    fails(R"({"parameters": 1000, "scope": "vision"})", "/published/scope",
+          R"(expected "all" (the whole checkpoint) or "text" (the language model only), got "vision")");
+    fails(R"({"parameters": 1000, "scope": 1})", "/published/scope", "expected a string");
+    fails(R"({"parameters": 1000, "active": 2000})", "/published/active", "at most the published total 1000");
+    fails(R"({"parameters": 1000, "active": 0})", "/published/active", "a positive integer");
+    fails(R"({"parameters": 1000, "active": "12B"})", "/published/active", "a positive integer");
+    fails(R"({"parameters": 1000, "active_significant_digits": 2})", "/published/active", "without the active count");
+    fails(R"({"parameters": -1})", "/published/parameters", "a non-negative integer");
+    fails(R"({"parameters": 1000, "significant_digits": 40})", "/published/significant_digits", "0 (exact) to 16");
+    fails(R"({"parameters": 1000, "actve": 10})", "/published/actve", "unknown published");
+  }
+  SECTION("a bad config names the record and the full pointer") {
+    auto cfg = test::llama_config();
+    cfg["hidden_size"] = "4096";
+    const std::string text = R"({"id": "test/tiny", "config": )" + cfg.dump() + "}";
+    CHECK_THROWS_WITH(flopcast::parse_model_record(text),
+                      Catch::Contains("(/config/hidden_size)") && Catch::Contains("test/tiny"));
+    CHECK_THROWS_WITH(flopcast::parse_model_record(R"({"aliases": []})"), Catch::Contains("(/id)"));
+  }
 }
 
 TEST_CASE("active parameters of MoE models use only the routed experts") {

@@ -153,7 +153,8 @@ struct ggml_type_info {
 
 // ---- Architecture ---------------------------------------------------------------------------
 // GGUF architectures mapped to a config: llama (Mixtral when llama.expert_count > 0), mistral,
-// qwen2, qwen3.
+// qwen2, qwen3, qwen2moe, qwen3moe (dense layers: those without a router tensor), gemma2, gemma3
+// (gemma3_text), phi3, deepseek2 (deepseek_v3 when the router has a bias or a sigmoid gate).
 [[nodiscard]] const std::vector<std::string>& supported_gguf_architectures();
 // A Hugging Face-style config.json (JSON text) built from a GGUF header's keys, read by the
 // same config reader as a config.json. Throws unsupported_model for other architectures.
@@ -174,5 +175,21 @@ struct checkpoint_comparison {
   [[nodiscard]] bool matches() const { return checkpoint_elements == architecture_parameters; }
 };
 [[nodiscard]] checkpoint_comparison compare_checkpoint(const checkpoint_info& c, const model_spec& m);
+
+// ---- Summary and exact weight bytes ------------------------------------------------------------
+// The quantization mix: GGUF's general.file_type by llama.cpp's name ("Q4_K_M"), else the dtypes
+// by bytes, largest first ("BF16 + F32"). Empty without tensors.
+[[nodiscard]] std::string checkpoint_mix(const checkpoint_info& c);
+// The exact bytes of the stored weights, for the request field weight_bytes: the tensors' total,
+// or an index's metadata.total_size when some shard was not read (nullopt when neither is known).
+[[nodiscard]] std::optional<std::int64_t> checkpoint_weight_bytes(const checkpoint_info& c);
+// Where those bytes came from, for output: "exact bytes from model.gguf (Q4_K_M mix: 4.85 bits/weight)".
+[[nodiscard]] std::string checkpoint_weight_source(const checkpoint_info& c, const std::string& file);
+// A checkpoint header (`bytes`: the file's prefix, checkpoint_header_bytes long) as JSON: format,
+// totals, by_dtype, by_component, bits_per_weight, mix, weight_bytes, notes, and the architecture
+// (GGUF: the config its keys imply; safetensors: `config_json` when given) with the check of
+// compare_checkpoint; architecture_error says why there is none. A bad header throws.
+[[nodiscard]] std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_size = -1,
+                                                  std::string_view config_json = {}, int indent = -1);
 
 }  // namespace flopcast

@@ -55,6 +55,11 @@ struct settings {
   double gpu_memory_reserve_bytes = 0;      // per GPU, not available to the model (fit check)
   bool layer_table = false;                 // output: a row per layer in details.flops.layers
   parallel_layout parallel;
+  // Exact bytes of the stored weights (a checkpoint's tensors, from its header). When set, the
+  // inference weights' memory is this, and the roofline's weight traffic uses its mean bytes per
+  // parameter, instead of parameters x the precision's bytes per weight.
+  std::optional<double> weight_bytes;
+  std::string weight_bytes_source;  // where weight_bytes came from, for output (the CLI: the file); may be empty
 };
 
 // The documented spread of achieved efficiencies behind every latency and throughput
@@ -220,6 +225,7 @@ enum note : std::uint32_t {
   note_chunked_attention = 1u << 9,
   note_sparse_attention = 1u << 10,
   note_vision_not_counted = 1u << 11,  // a vision tower of unknown type
+  note_exact_weight_bytes = 1u << 12,  // weights from weight_bytes (a checkpoint's exact size)
 };
 
 struct estimate_result {

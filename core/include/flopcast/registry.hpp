@@ -11,6 +11,9 @@
 
 namespace flopcast {
 
+enum class publication_scope { all, text };
+[[nodiscard]] std::string_view to_string(publication_scope s) noexcept;
+
 struct model_record {
   std::string id;                    // Hugging Face id
   std::vector<std::string> aliases;  // short names
@@ -20,8 +23,30 @@ struct model_record {
   int published_significant_digits = 0;   // 0: the published count is exact
   std::string published_source;
   std::string published_text;
+  // What the published figure counts: the whole checkpoint (all), or only the language model
+  // of a multimodal checkpoint (text: compared with the total minus parameter_breakdown.vision).
+  publication_scope published_scope = publication_scope::all;
+  // Active parameters per token (MoE models) where the source gives them; 0: none published.
+  std::int64_t published_active = 0;
+  int published_active_significant_digits = 0;  // 0: exact (defaults to significant_digits)
   model_spec spec;
 };
+
+// One record as data/models/*.json holds it: {id, aliases, family, source, published, config}.
+// Bad fields throw flopcast::error naming the record and the field ("/published/scope").
+[[nodiscard]] model_record parse_model_record(std::string_view json_text);
+
+// Whether a computed count agrees with a published one: exactly when significant_digits is 0,
+// else within half a unit of the published figure's last significant digit ("7.24B").
+[[nodiscard]] bool matches_published(std::int64_t computed, std::int64_t published, int significant_digits);
+
+// The computed counts a record's published figures are compared with: total and active, less
+// the vision tower when the published scope is "text".
+struct compared_counts {
+  std::int64_t total = 0;
+  std::int64_t active = 0;
+};
+[[nodiscard]] compared_counts counts_for_published(const model_record& r);
 
 [[nodiscard]] const std::vector<model_record>& model_records();
 
