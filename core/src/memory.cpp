@@ -239,7 +239,7 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
 
 namespace detail {
 double usable_memory(const settings& s, const hardware_spec& gpu) {
-  return gpu.memory_bytes - s.gpu_memory_reserve_bytes;
+  return gpu.usable_memory_bytes() - s.gpu_memory_reserve_bytes;
 }
 }  // namespace detail
 

@@ -92,9 +92,11 @@ std::optional<double> unit_peak(const hardware_spec& gpu, compute_unit u) {
     case compute_unit::int4:
       return gpu.peak(precision::int4);
     case compute_unit::fp16_acc16:
+      return gpu.peak_fp16_acc16;
     case compute_unit::fp6:
+      return gpu.peak_fp6;
     case compute_unit::fp4:
-      return std::nullopt;
+      return gpu.peak_fp4;
   }
   return std::nullopt;
 }
