@@ -88,6 +88,33 @@ emscripten::val sweep_values() {
   return emscripten::val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
 }
 
+// Checkpoint headers. `bytes` arrives from a Uint8Array (embind copies it verbatim into the string).
+// A file that is neither GGUF nor safetensors is refused from its first bytes (as the CLI does),
+// before its first 8 bytes are taken for a header length.
+status checkpoint_header_bytes(const std::string& prefix) {
+  return guarded([&] {
+    if (prefix.size() >= 9) {
+      const auto f = flopcast::detect_checkpoint_format(prefix);
+      if (f == flopcast::checkpoint_format::safetensors_index)
+        throw flopcast::error(flopcast::error_code::config_parse, "",
+                              "a model.safetensors.index.json only lists shards: give one shard's .safetensors file");
+      if (f != flopcast::checkpoint_format::gguf && f != flopcast::checkpoint_format::safetensors)
+        throw flopcast::error(flopcast::error_code::config_parse, "",
+                              "not a checkpoint: expected a GGUF file (magic \"GGUF\") or a safetensors file (8-byte "
+                              "header length, then '{')");
+    }
+    return status{true, "", static_cast<double>(flopcast::checkpoint_header_bytes(prefix))};
+  });
+}
+status inspect_checkpoint(const std::string& bytes, double file_size, const std::string& config) {
+  return guarded([&] {
+    if (!(file_size >= -1 && file_size <= 9007199254740992.0 && std::floor(file_size) == file_size))
+      throw flopcast::error(flopcast::error_code::invalid_argument, "/file_size",
+                            "expected the file's size in bytes (a whole number, or -1 for unknown)");
+    return status{true, flopcast::inspect_checkpoint_json(bytes, static_cast<std::int64_t>(file_size), config), 0};
+  });
+}
+
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
 }  // namespace
@@ -110,4 +137,6 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("sweepChunk", &sweep_chunk);
   emscripten::function("sweepValues", &sweep_values);
   emscripten::function("heapUsed", &heap_used);
+  emscripten::function("checkpointHeaderBytes", &checkpoint_header_bytes);
+  emscripten::function("inspectCheckpoint", &inspect_checkpoint);
 }

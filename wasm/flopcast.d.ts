@@ -77,6 +77,11 @@ export interface EstimateRequest {
   cost_per_hour?: number;
   /** Bytes kept free on each GPU for the runtime, subtracted in the fit check (default 0). */
   gpu_memory_reserve_bytes?: number;
+  /**
+   * Exact bytes of the stored weights (a checkpoint's tensors, e.g. inspectCheckpoint().weight_bytes):
+   * the weights' memory and traffic instead of parameters x bytes per weight. One model only.
+   */
+  weight_bytes?: number;
   /** Include details.flops.layers, a row per layer (default false). */
   layer_table?: boolean;
   parallelism?: Parallelism;
@@ -612,6 +617,10 @@ export interface EstimateSettings extends SharedSettings {
   calibration_store: string | null;
   /** USD per GPU-hour; null without a GPU unless given. */
   cost_per_hour: number | null;
+  /** The request's weight_bytes (exact checkpoint bytes); null: parameters x bytes per weight. */
+  weight_bytes: number | null;
+  /** Where weight_bytes came from (the CLI: "exact bytes from model.gguf (Q4_K_M mix: ...)"); null here. */
+  weight_bytes_source: string | null;
 }
 export interface EstimateResult {
   parameters: number;
@@ -792,6 +801,8 @@ export interface Defaults {
     cost_per_hour: null;
     /** Bytes kept free on each GPU for the runtime (the fit check subtracts them). */
     gpu_memory_reserve_bytes: number;
+    /** null: parameters x bytes per weight (set it to a checkpoint's exact bytes). */
+    weight_bytes: null;
     layer_table: boolean;
   };
   precisions: { name: PrecisionName; bits: number; weight_only: boolean }[];
@@ -800,6 +811,94 @@ export interface Defaults {
   sweep_fields: (keyof CompareRow)[];
   model_types: string[];
   max_compare_rows: number;
+}
+/** The config.json a GGUF header's keys imply (llama.cpp's key names mapped back; a type, so it is an HfConfig). */
+export type GgufConfig = {
+  model_type: string;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads?: number;
+  head_dim?: number;
+  intermediate_size?: number;
+  max_position_embeddings?: number;
+  vocab_size: number;
+  tie_word_embeddings: boolean;
+  attention_bias?: boolean;
+  hidden_act?: string;
+  hidden_activation?: string;
+  partial_rotary_factor?: number;
+  sliding_window?: number;
+  sliding_window_pattern?: number;
+  num_local_experts?: number;
+  num_experts?: number;
+  num_experts_per_tok?: number;
+  moe_intermediate_size?: number;
+  shared_expert_intermediate_size?: number;
+  decoder_sparse_step?: number;
+  mlp_only_layers?: number[];
+  q_lora_rank?: number;
+  kv_lora_rank?: number;
+  qk_nope_head_dim?: number;
+  qk_rope_head_dim?: number;
+  v_head_dim?: number;
+  n_routed_experts?: number;
+  n_shared_experts?: number;
+  first_k_dense_replace?: number;
+  moe_layer_freq?: number;
+  /** general.name */
+  _name_or_path?: string;
+};
+/** Tensors of one dtype (GGML type) or one component, with their exact bytes. */
+export interface CheckpointTotal {
+  name: string;
+  tensors: number;
+  elements: number;
+  bytes: number;
+  bits_per_weight: number;
+}
+/** inspectCheckpoint(): a checkpoint header's summary and the architecture it implies. */
+export interface CheckpointSummary {
+  format: 'safetensors' | 'safetensors index' | 'gguf';
+  gguf_version: number | null;
+  /** GGUF general.architecture. */
+  architecture: string | null;
+  /** GGUF general.name. */
+  name: string | null;
+  file_size: number | null;
+  header_bytes: number;
+  data_start: number;
+  tensor_count: number;
+  total_elements: number;
+  /** Exact bytes of every tensor, from the dtypes / GGML block layouts. */
+  total_bytes: number;
+  bits_per_weight: number;
+  /** The quantization mix: GGUF general.file_type ("Q4_K_M"), else the dtypes by bytes ("BF16 + F32"). */
+  mix: string;
+  /** The bytes an estimate's weight_bytes takes (null when unknown, e.g. an index without shards). */
+  weight_bytes: number | null;
+  declared_total_size: number | null;
+  /** Sorted by bytes, largest first. */
+  by_dtype: CheckpointTotal[];
+  /** embedding, attention_q, ..., mlp, experts, norm, lm_head, other. */
+  by_component: CheckpointTotal[];
+  notes: string[];
+  /** The config.json a GGUF's keys imply (estimate it as the request's model); null otherwise. */
+  config: GgufConfig | null;
+  /** Where the architecture checked came from: the GGUF keys, or the config passed in. */
+  config_source: 'gguf' | 'config' | null;
+  /** The tensors against flopcast's architecture count; null without an architecture. */
+  architecture_check: {
+    model_type: string;
+    checkpoint_elements: number;
+    architecture_parameters: number;
+    matches: boolean;
+    /** Tensors no architecture component holds (rope_freqs, ...). */
+    unaccounted: string[];
+    components: { component: string; checkpoint: number; architecture: number }[];
+  } | null;
+  /** Why there is no architecture (unsupported GGUF architecture, no config for safetensors). */
+  architecture_error: string | null;
 }
 export interface SweepOptions {
   /** Points per call into the module (default 20000). */
@@ -837,6 +936,16 @@ export interface Flopcast {
   optimizers(): Optimizer[];
   rowFields(): RowField[];
   heapUsed(): number;
+  /** How many bytes of the file's prefix the header needs; read that many and ask again until it is at most what you have. */
+  checkpointHeaderBytes(prefix: Uint8Array | ArrayBuffer | ArrayBufferView): number;
+  /** A .gguf / .safetensors header (the file's first bytes); `config`: the config.json of a safetensors file. */
+  inspectCheckpoint(
+    bytes: Uint8Array | ArrayBuffer | ArrayBufferView,
+    fileSize?: number,
+    config?: HfConfig | string,
+  ): CheckpointSummary;
+  /** Reads only the header of a File or Blob (File.slice) and inspects it. */
+  inspectCheckpointFile(file: Blob, config?: HfConfig | string): Promise<CheckpointSummary>;
 }
 
 export interface LoadOptions {

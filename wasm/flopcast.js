@@ -35,6 +35,21 @@ function requestText(request) {
   return JSON.stringify(request);
 }
 
+// Header bytes as a Uint8Array (embind copies a Uint8Array into the core's std::string as is).
+function bytesOf(value, what) {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new FlopcastError(`[flopcast.invalid_argument] expected ${what} as a Uint8Array or an ArrayBuffer`);
+}
+function configText(config) {
+  if (config === undefined || config === null || config === '') return '';
+  if (typeof config === 'string') return config;
+  checkValue(config, '/config', 0);
+  return JSON.stringify(config);
+}
+const FIRST_READ = 1 << 20; // most headers fit in 1 MiB; GGUF tokenizer arrays may need more
+
 function unwrap(status) {
   if (!status.ok) throw new FlopcastError(status.text);
   return status;
@@ -82,6 +97,26 @@ export async function createFlopcast(options = {}) {
         if (onProgress) onProgress(done, end - offset);
       }
       return { fields, total, offset, count: done, values };
+    },
+    /** How many bytes of a checkpoint's prefix its header needs (read more and ask again until <= what you have). */
+    checkpointHeaderBytes: (prefix) => unwrap(mod.checkpointHeaderBytes(bytesOf(prefix, 'the header bytes'))).count,
+    /** A .gguf / .safetensors header's summary, the config it implies (or `config`), and its exact weight bytes. */
+    inspectCheckpoint: (bytes, fileSize = -1, config) =>
+      JSON.parse(unwrap(mod.inspectCheckpoint(bytesOf(bytes, 'the header bytes'), fileSize, configText(config))).text),
+    /**
+     * Reads only the header of a File or Blob (File.slice, growing until checkpointHeaderBytes is
+     * satisfied) and inspects it; the tensor data is never read.
+     */
+    async inspectCheckpointFile(blob, config) {
+      const size = blob.size;
+      let head = new Uint8Array(await blob.slice(0, Math.min(size, FIRST_READ)).arrayBuffer());
+      for (;;) {
+        const need = api.checkpointHeaderBytes(head);
+        if (need <= head.length || head.length >= size) break;
+        const want = Math.min(size, Math.max(need, 2 * head.length));
+        head = new Uint8Array(await blob.slice(0, want).arrayBuffer());
+      }
+      return api.inspectCheckpoint(head, size, config);
     },
     /** Bytes the module's allocator holds now (for leak checks). */
     heapUsed: () => mod.heapUsed(),

@@ -237,6 +237,17 @@ json build_request(const request_options& o) {
       return typed_value(f, item);
     };
     const std::vector<std::string> items = f.listable ? split(text) : std::vector<std::string>{text};
+    if (f.type == field_type::precision && text.find('=') != std::string::npos) {
+      // A precision per part: --precision experts=mxfp4,attention=bf16 (a bare name: the rest).
+      json parts = json::object();
+      for (const auto& item : items) {
+        const std::size_t eq = item.find('=');
+        parts[eq == std::string::npos ? std::string("default") : item.substr(0, eq)] =
+            eq == std::string::npos ? item : item.substr(eq + 1);
+      }
+      slot(f) = parts;
+      continue;
+    }
     if (items.size() > 1) {
       json list = json::array();
       for (const auto& item : items) list.push_back(one(item));

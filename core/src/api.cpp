@@ -123,8 +123,19 @@ std::string defaults_json(int indent) {
   out["settings"] = settings;
   out["request_fields"] = fields;
   json precisions = json::array(), optimizers = json::array(), row_fields_json = json::array(), sweep = json::array();
-  for (precision p : all_precisions)
-    precisions.push_back({{"name", to_string(p)}, {"bits", storage_bits(p)}, {"weight_only", is_weight_only(p)}});
+  for (const format_info& f : formats()) {
+    json path = json::array();
+    for (compute_unit u : f.path) path.push_back(to_string(u));
+    static const char* const families[] = {"plain", "integer", "scaled_float", "gguf"};
+    precisions.push_back({{"name", f.name},
+                          {"bits", f.bits_per_weight},
+                          {"weight_only", f.weight_only},
+                          {"family", families[static_cast<int>(f.family)]},
+                          {"kv_cache", f.kv},
+                          {"compute_path", path},
+                          {"layout", f.layout},
+                          {"source", f.source}});
+  }
   for (optimizer o : all_optimizers) optimizers.push_back(to_string(o));
   static const char* const kinds[] = {"text", "count",  "flops",   "bytes",  "seconds",
                                       "rate", "joules", "boolean", "number", "bound"};

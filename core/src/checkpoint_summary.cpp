@@ -79,7 +79,13 @@ std::string checkpoint_weight_source(const checkpoint_info& c, const std::string
 
 std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_size, std::string_view config_json,
                                     int indent) {
-  const checkpoint_info c = read_checkpoint(bytes, file_size);
+  // One file's header (an index lists shards: read_checkpoint / combine_safetensors; not linked here).
+  const auto format = detect_checkpoint_format(bytes);
+  if (format == checkpoint_format::safetensors_index)
+    throw error(error_code::config_parse, "",
+                "a model.safetensors.index.json only lists shards: give one shard's .safetensors file");
+  const checkpoint_info c =
+      format == checkpoint_format::gguf ? read_gguf(bytes, file_size) : read_safetensors(bytes, file_size);
   json j;
   j["format"] = std::string(to_string(c.format));
   const bool gguf = c.format == checkpoint_format::gguf;
@@ -114,19 +120,16 @@ std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_si
       config = json::parse(gguf_config_json(c));  // ordered: as the config reader sees it
       source = "gguf";
     } else if (!config_json.empty()) {
-      const nlohmann::json parsed = detail::parse_object(config_json, "config.json");
-      spec = detail::read_hf_config(parsed);
-      config = json(parsed);
+      spec = detail::read_hf_config(detail::parse_object(config_json, "config.json"));
       source = "config";
     } else {
       problem = "a safetensors checkpoint holds no architecture: give its config.json";
     }
   } catch (const error& e) {
     problem = e.what();
-    if (!gguf) config = nullptr;
     spec.reset();
   }
-  if (!spec) config = nullptr;
+  if (!spec) config = nullptr;  // only a GGUF's implied config is returned (the caller has its own)
   j["config"] = config;
   j["config_source"] = source.empty() || !spec ? json(nullptr) : json(source);
   if (spec) {

@@ -34,6 +34,10 @@ compare_plan::point compare_plan::at(std::size_t i) const {
   p.config.weight_precision = precisions[i % precisions.size()];
   i /= precisions.size();
   p.model = models[i];
+  if (!precision_given && !p.model->quantization.method.empty()) {
+    p.config.weight_precision = p.model->quantization.weights;
+    p.config.component_precision = p.model->quantization.parts;
+  }
   apply_calibration(p.config, calibrations, *p.model, p.gpu);
   if (!p.config.calibration_source.empty() || p.config.compute_efficiency_origin == efficiency_origin::calibrated ||
       p.config.mem_efficiency_origin == efficiency_origin::calibrated)

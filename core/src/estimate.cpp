@@ -44,6 +44,19 @@ const char* note_text(note n) noexcept {
     case note_exact_weight_bytes:
       return "weights: the checkpoint's exact bytes (weight_bytes), not parameters x bytes per weight; weight traffic "
              "uses their mean bytes per parameter";
+    case note_weight_only_path:
+      return "weight-only format: weights are dequantised to 16-bit and the matmuls run at the 16-bit peak "
+             "(dequantisation: 2 FLOPs per weight read, at the fp32 rate)";
+    case note_native_low_precision:
+      return "matmuls run in the format's own units (the device's FP8/FP6/FP4 peak)";
+    case note_fp16_accumulate:
+      return "llama.cpp path: fp16 matmuls with fp16 accumulation, at the device's fp16-accumulate rate";
+    case note_preset_planned:
+      return "llama.cpp preset: every tensor's GGML type by llama-quant.cpp's rules (norms and routers F32), bytes "
+             "exact for the file's tensor data; a vision tower as its f16 mmproj file";
+    case note_preset_approximated:
+      return "llama.cpp preset not planned for this architecture: costed at its base type's bits (the preset's "
+             "promotions to larger types are missing: an underestimate)";
     case note_none:
       break;
   }

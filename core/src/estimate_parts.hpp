@@ -4,6 +4,7 @@
 // roofline.cpp (peaks, traffic, decode sums). Private to the core.
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "detail.hpp"
 #include "flopcast/estimate.hpp"
@@ -80,6 +81,9 @@ struct training_state_bytes {
 
 // Inference memory (weights, KV cache, activations); r.parameters and r.kv_precision set.
 void fill_inference_memory(const model_spec& m, const settings& s, estimate_result& r);
+// The precision one part of the model is stored in: its own, else weight_precision (a narrow
+// format leaves the embedding, the LM head and a vision tower in bf16).
+[[nodiscard]] precision component_precision(const settings& s, weight_component c);
 
 // ---- roofline.cpp ----
 
@@ -101,8 +105,11 @@ struct step_cost {
 [[nodiscard]] double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg,
                                     double lo, double hi);
 
-// The format a matmul in p runs in on the GPU (fell_back: not p's own).
-[[nodiscard]] precision compute_precision_for(precision p, const hardware_spec& gpu, bool& fell_back);
+// A device's dense peak for a compute unit (nullopt: it has none).
+[[nodiscard]] std::optional<double> unit_peak(const hardware_spec& gpu, compute_unit u);
+// The unit a matmul over weights stored in p runs in on the GPU: the first of the format's path
+// the device has (fell_back: a native format the device lacks, run weight-only instead).
+[[nodiscard]] compute_unit compute_unit_for(precision p, const hardware_spec& gpu, bool& fell_back);
 
 // Peaks, traffic, latencies, ranges, energy and cost of r (FLOPs and memory already set).
 // `train` is the training step (settings.training), else nullptr.

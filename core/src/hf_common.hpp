@@ -86,4 +86,8 @@ void read_vision_tower(const reader& wrapper, model_spec& m);
 // qwen2_vl, qwen2_5_vl: a Qwen2 text model at the top level, then the vision tower.
 void read_qwen2_vl(const reader& r, model_spec& m);
 
+// quantization_config.cpp: config.json's quantization_config into m.quantization (the default
+// precision of an estimate that names none).
+void read_quantization_config(const reader& top, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -463,6 +463,7 @@ model_spec read_hf_config(const json& j, std::string name) {
       const json text = wrapper_text_config(r, key);
       model_spec t = nested(std::string("/") + key, [&] { return read_hf_config(text, name); });
       read_vision_tower(r, t);
+      read_quantization_config(r, t);  // a wrapper's own quantization_config covers the whole checkpoint
       return t;
     }
     std::string list;
@@ -473,6 +474,7 @@ model_spec read_hf_config(const json& j, std::string name) {
   if (name.empty()) name = r.string_or("_name_or_path", "");
   m.name = name.empty() ? m.model_type : name;
   it->second(r, m);
+  read_quantization_config(r, m);
   return m;
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "estimate_parts.hpp"
+#include "gguf_presets.hpp"
 
 namespace flopcast::detail {
 
@@ -96,12 +97,105 @@ training_state_bytes training_state_per_parameter(const settings& s) {
   return {wbytes, wbytes, master + state};
 }
 
+std::array<double, weight_component_count> component_parameters(const model_spec& m, const parameter_breakdown& p,
+                                                                double& norms) {
+  std::array<double, weight_component_count> c{};
+  double experts = 0;
+  for (const layer_group& g : m.groups)
+    if (g.moe && g.mlp) experts += d(g.count) * d(weights_of(m, g).mlp_total);
+  c[static_cast<std::size_t>(weight_component::embedding)] = d(p.embedding);
+  c[static_cast<std::size_t>(weight_component::attention)] = d(p.attention);
+  c[static_cast<std::size_t>(weight_component::mlp)] = d(p.mlp) - experts;
+  c[static_cast<std::size_t>(weight_component::experts)] = experts;
+  c[static_cast<std::size_t>(weight_component::lm_head)] = d(p.output_head);
+  c[static_cast<std::size_t>(weight_component::mixer)] = d(p.mixer);
+  c[static_cast<std::size_t>(weight_component::vision)] = d(p.vision);
+  norms = d(p.norm);
+  return c;
+}
+
+precision component_precision(const settings& s, weight_component c) {
+  if (const auto& p = s.component_precision[static_cast<std::size_t>(c)]) return *p;
+  // A quantized format applies to the linear layers: the embedding table, the LM head and a
+  // vision tower stay 16-bit, as AWQ, GPTQ, bitsandbytes, vLLM's fp8 and ModelOpt leave them.
+  const bool narrow = bits_per_weight(s.weight_precision) < 16;
+  if (narrow && (c == weight_component::embedding || c == weight_component::lm_head || c == weight_component::vision))
+    return precision::bf16;
+  return s.weight_precision;
+}
+
+void fill_weights(const model_spec& m, const settings& s, estimate_result& r) {
+  memory_breakdown& mem = r.memory;
+  double norms = 0;
+  const auto params = component_parameters(m, r.parameters, norms);
+  bool mixed = false;
+  for (const auto& c : s.component_precision) mixed = mixed || c.has_value();
+  const format_info& f = format_of(s.weight_precision);
+  mem.weights_by_component = {};
+  if (s.weight_bytes) {
+    // A checkpoint's exact bytes, shared out by parameters.
+    mem.weights = *s.weight_bytes;
+    mem.weights_source = "checkpoint";
+    const double per = r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : 0.0;
+    for (std::size_t i = 0; i < params.size(); ++i) mem.weights_by_component[i] = params[i] * per;
+    mem.weights_by_component[static_cast<std::size_t>(weight_component::attention)] += norms * per;
+  } else if (!mixed && (f.family == format_family::gguf || f.family == format_family::gguf_preset) &&
+             find_gguf_preset(f.name) != nullptr && find_gguf_preset(f.name)->name == f.name) {
+    // llama.cpp's per-tensor rules where the architecture is planned; else the base type.
+    try {
+      const gguf_plan plan = plan_gguf(m, *find_gguf_preset(f.name));
+      for (const gguf_tensor_plan& t : plan.tensors) {
+        weight_component c = weight_component::attention;
+        switch (t.component) {
+          case tensor_component::embedding:
+            c = weight_component::embedding;
+            break;
+          case tensor_component::mlp:
+            c = weight_component::mlp;
+            break;
+          case tensor_component::experts:
+            c = weight_component::experts;
+            break;
+          case tensor_component::lm_head:
+            c = weight_component::lm_head;
+            break;
+          case tensor_component::mixer:
+            c = weight_component::mixer;
+            break;
+          default:
+            break;
+        }
+        mem.weights_by_component[static_cast<std::size_t>(c)] += d(t.bytes);
+      }
+      // The vision tower goes to llama.cpp's separate mmproj file, usually f16.
+      mem.weights_by_component[static_cast<std::size_t>(weight_component::vision)] =
+          params[static_cast<std::size_t>(weight_component::vision)] * 2;
+      mem.weights_source = "gguf_plan";
+      r.notes |= note_preset_planned;
+    } catch (const error&) {
+      mem.weights_by_component = {};
+      if (f.family == format_family::gguf_preset) r.notes |= note_preset_approximated;
+    }
+  }
+  if (mem.weights_source == std::string_view("format")) {
+    for (std::size_t i = 0; i < params.size(); ++i)
+      mem.weights_by_component[i] = params[i] * storage_bytes(component_precision(s, static_cast<weight_component>(i)));
+    // Norm weights stay in 16 bits (fp32 when the model is fp32).
+    const double norm_bytes = s.weight_precision == precision::fp32 || s.weight_precision == precision::tf32 ? 4 : 2;
+    mem.weights_by_component[static_cast<std::size_t>(weight_component::attention)] += norms * norm_bytes;
+  }
+  if (!s.weight_bytes) {
+    mem.weights = 0;
+    for (double b : mem.weights_by_component) mem.weights += b;
+  }
+  mem.weights_bits_per_weight = r.parameters.total > 0 ? 8 * mem.weights / d(r.parameters.total) : 0.0;
+}
+
 void fill_inference_memory(const model_spec& m, const settings& s, estimate_result& r) {
   const bool encdec = m.arch == architecture::encoder_decoder;
   const double S = d(s.sequence_length), N = d(s.num_generated_tokens);
   memory_breakdown& mem = r.memory;
-  // weight_bytes (helper-W): a checkpoint's exact bytes replace parameters x bytes per weight.
-  mem.weights = s.weight_bytes ? *s.weight_bytes : d(r.parameters.total) * storage_bytes(s.weight_precision);
+  fill_weights(m, s, r);
   // Encoder-decoder: the decoder start token is cached by the prefill, so the end of the request
   // holds at least that one (with no generated tokens, the end equals the prompt's state).
   const double dec_tokens_end = encdec ? std::max(N, 1.0) : S + N;
@@ -145,7 +239,7 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
 
 namespace detail {
 double usable_memory(const settings& s, const hardware_spec& gpu) {
-  return gpu.memory_bytes - s.gpu_memory_reserve_bytes;
+  return gpu.usable_memory_bytes() - s.gpu_memory_reserve_bytes;
 }
 }  // namespace detail
 

@@ -29,10 +29,38 @@ void assign(std::optional<std::int64_t>& m, const json& v) { assign(m.emplace(),
 void assign(double& m, const json& v) { m = v.get<double>(); }
 void assign(std::optional<double>& m, const json& v) { m = v.get<double>(); }
 void assign(bool& m, const json& v) { m = v.get<bool>(); }
-void assign(precision& m, const json& v) { m = parse_precision(v.get<std::string>()); }
 void assign(std::optional<precision>& m, const json& v) { m = parse_precision(v.get<std::string>()); }
 void assign(optimizer& m, const json& v) { m = parse_optimizer(v.get<std::string>()); }
 void assign(std::optional<recompute_policy>& m, const json& v) { m = parse_recompute_policy(v.get<std::string>()); }
+
+// "precision": a format name, or an object of parts ({"default": ..., "experts": ...}).
+std::optional<weight_component> component_named(std::string_view key) {
+  for (std::size_t i = 0; i < weight_component_count; ++i)
+    if (to_string(static_cast<weight_component>(i)) == key) return static_cast<weight_component>(i);
+  return std::nullopt;
+}
+void set_precision(request_state& s, const json& v) {
+  if (!v.is_object()) {
+    s.base.weight_precision = parse_precision(v.get<std::string>());
+    return;
+  }
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const precision p = parse_precision(it.value().get<std::string>(), "/precision/" + it.key());
+    if (it.key() == "default")
+      s.base.weight_precision = p;
+    else
+      s.base.component_precision[static_cast<std::size_t>(*component_named(it.key()))] = p;
+  }
+}
+json get_precision(const request_state& s) {
+  json parts = json::object();
+  for (std::size_t i = 0; i < weight_component_count; ++i)
+    if (const auto& p = s.base.component_precision[i])
+      parts[std::string(to_string(static_cast<weight_component>(i)))] = to_string(*p);
+  if (parts.empty()) return to_string(s.base.weight_precision);
+  parts["default"] = to_string(s.base.weight_precision);
+  return parts;
+}
 
 json value_of(std::int64_t v) { return v; }
 json value_of(double v) { return v; }
@@ -137,8 +165,11 @@ std::vector<row> make_rows() {
         .commands(k_est | command_calibrate).help("Generated tokens")
         .access(FLOPCAST_MEMBER(s.base.num_generated_tokens)),
     def("precision", T::precision).flag("--precision", "-p").attr("precision").list()
-        .help("Weight / compute precision: fp32, tf32, fp16, bf16, fp8, int8, int4 (aliases ok)")
-        .access(FLOPCAST_MEMBER(s.base.weight_precision)),
+        .help("Number format of the weights: fp32, tf32, fp16, bf16, fp8, fp8_block, mxfp8, mxfp6, mxfp4, nvfp4 (fp4), "
+              "int8/int4 (GPTQ/AWQ g128), nf4, a GGML type (q8_0, q4_k, ...) or a llama.cpp preset (q4_k_m, ...); "
+              "per part: {\"default\": \"bf16\", \"experts\": \"mxfp4\"} (CLI: experts=mxfp4,attention=bf16). "
+              "Narrow formats leave the embedding, the LM head and a vision tower in bf16")
+        .access(set_precision, get_precision),
     def("kv_cache_precision", T::precision).flag("--kv-precision").attr("kv-precision")
         .commands(k_est | command_throughput | command_calibrate).derived("the weights', fp16 for int8/int4")
         .help("KV-cache precision").access(FLOPCAST_MEMBER(s.base.kv_cache_precision)),
@@ -363,6 +394,21 @@ void check_value(const request_field& f, const json& v, const std::string& point
       if (!v.is_boolean()) type_error(f, v, pointer);
       return;
     case field_type::precision:
+      if (v.is_object() && f.key == "precision") {
+        for (auto it = v.begin(); it != v.end(); ++it) {
+          const std::string at = pointer + "/" + it.key();
+          if (it.key() != "default" && !component_named(it.key())) {
+            std::string names = "default";
+            for (std::size_t i = 0; i < weight_component_count; ++i)
+              names += ", " + std::string(to_string(static_cast<weight_component>(i)));
+            throw error(error_code::config_range, at, "expected a part of the model (" + names + "), but got \"" + it.key() + "\"");
+          }
+          if (!it.value().is_string())
+            throw error(error_code::config_type, at, "expected a precision name, but got " + describe(it.value()));
+          (void)parse_precision(it.value().get<std::string>(), at);
+        }
+        return;
+      }
       if (!v.is_string()) type_error(f, v, pointer);
       (void)parse_precision(v.get<std::string>(), pointer);
       return;

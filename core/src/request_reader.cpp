@@ -202,6 +202,7 @@ compare_request read_request(const json& j, bool allow_lists, std::uint32_t comm
                                  : "request";
   }
 
+  plan.precision_given = r.has("precision");
   plan.base = state.base;
   settings& s = plan.base;
   s.batch_size = plan.batch_sizes.front();

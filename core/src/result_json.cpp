@@ -10,6 +10,7 @@
 #include "flopcast/registry.hpp"
 #include "flopcast/serving.hpp"
 #include "flopcast/training.hpp"
+#include "estimate_parts.hpp"
 #include "json_writer.hpp"
 
 namespace flopcast {
@@ -138,6 +139,9 @@ json config_json(const model_spec& m) {
           ? json{{"index_heads", a.index_heads}, {"index_head_dim", a.index_head_dim}, {"index_topk", a.index_topk}}
           : json(nullptr);
   c["attention_sinks"] = a.sinks;
+  c["quantization"] = m.quantization.method.empty()
+                          ? json(nullptr)
+                          : json{{"method", m.quantization.method}, {"note", m.quantization.note}};
   c["vision_model_type"] = m.vision_model_type.empty() ? json(nullptr) : json(m.vision_model_type);
   return c;
 }
@@ -248,7 +252,17 @@ std::string to_json(const estimate_context& c, int indent) {
                       {"layers", layers}};
 
   const memory_breakdown& mem = r.memory;
+  json by_part = json::object(), part_precision = json::object();
+  for (std::size_t i = 0; i < weight_component_count; ++i) {
+    const auto c = static_cast<weight_component>(i);
+    by_part[std::string(to_string(c))] = mem.weights_by_component[i];
+    part_precision[std::string(to_string(c))] = to_string(detail::component_precision(s, c));
+  }
   json memory = {{"weights", mem.weights},
+                 {"weights_by_part", by_part},
+                 {"weights_precision_by_part", part_precision},
+                 {"weights_bits_per_weight", mem.weights_bits_per_weight},
+                 {"weights_source", mem.weights_source},
                  {"kv_cache", mem.kv_cache},
                  {"kv_cache_prompt", mem.kv_cache_prompt},
                  {"kv_cache_per_token", mem.kv_cache_per_token},
@@ -274,6 +288,9 @@ std::string to_json(const estimate_context& c, int indent) {
 
   if (perf) {
     json pj = {{"compute_precision", to_string(p.compute_precision)},
+               {"weight_only_path", p.weight_only_path},
+               {"dequant_flops_prefill", p.dequant_flops_prefill},
+               {"dequant_flops_step", p.dequant_flops_step},
                {"peak_flops_per_s", p.peak_flops_per_s},
                {"memory_bandwidth_bytes_per_s", p.memory_bandwidth_bytes_per_s},
                {"prefill_flops", p.prefill_flops},
@@ -526,15 +543,22 @@ json hardware_json(const hardware_spec& g) {
   json peaks = json::object();
   for (precision p : all_precisions)
     if (g.peak(p)) peaks[std::string(to_string(p))] = *g.peak(p);
+  if (g.peak_fp6) peaks["fp6"] = *g.peak_fp6;
+  if (g.peak_fp4) peaks["fp4"] = *g.peak_fp4;
+  if (g.peak_fp16_acc16) peaks["fp16_acc16"] = *g.peak_fp16_acc16;
+  json ic = {{"name", g.interconnect_name}, {"bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s}};
+  if (!g.interconnect_generation.empty()) ic["generation"] = g.interconnect_generation;
+  if (g.interconnect_domain_size > 0) ic["domain_size"] = g.interconnect_domain_size;
   return {{"name", g.name},
           {"aliases", g.aliases},
           {"vendor", g.vendor},
+          {"kind", to_string(g.kind)},
           {"memory_bytes", g.memory_bytes},
+          {"usable_memory_fraction", g.usable_memory_fraction},
           {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
           {"peak_flops", peaks},
           {"tdp_watts", g.tdp_watts},
-          {"interconnect",
-           {{"name", g.interconnect_name}, {"bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s}}},
+          {"interconnect", ic},
           {"cost_per_hour_usd", g.cost_per_hour_usd}};
 }
 }  // namespace

@@ -75,22 +75,39 @@ double sum_step_times(const model_spec& m, const step_cost& f, double pf, const 
   return total;
 }
 
-precision compute_precision_for(precision p, const hardware_spec& gpu, bool& fell_back) {
-  // The chain of formats a matmul in precision p can run in, best first.
-  static const std::array<std::vector<precision>, all_precisions.size()> chains = {{
-      {precision::fp32},                                                    // fp32
-      {precision::tf32, precision::fp32},                                   // tf32
-      {precision::fp16, precision::fp32},                                   // fp16
-      {precision::bf16, precision::fp32},                                   // bf16
-      {precision::fp8, precision::bf16, precision::fp16, precision::fp32},  // fp8
-      {precision::fp16, precision::bf16, precision::fp32},                  // int8: weight-only
-      {precision::fp16, precision::bf16, precision::fp32},                  // int4: weight-only
-  }};
-  const auto& chain = chains[static_cast<std::size_t>(p)];
-  for (std::size_t i = 0; i < chain.size(); ++i)
-    if (gpu.peak(chain[i])) {
-      fell_back = i > 0;
-      return chain[i];
+std::optional<double> unit_peak(const hardware_spec& gpu, compute_unit u) {
+  switch (u) {
+    case compute_unit::fp32:
+      return gpu.peak(precision::fp32);
+    case compute_unit::tf32:
+      return gpu.peak(precision::tf32);
+    case compute_unit::fp16:
+      return gpu.peak(precision::fp16);
+    case compute_unit::bf16:
+      return gpu.peak(precision::bf16);
+    case compute_unit::fp8:
+      return gpu.peak(precision::fp8);
+    case compute_unit::int8:
+      return gpu.peak(precision::int8);
+    case compute_unit::int4:
+      return gpu.peak(precision::int4);
+    case compute_unit::fp16_acc16:
+      return gpu.peak_fp16_acc16;
+    case compute_unit::fp6:
+      return gpu.peak_fp6;
+    case compute_unit::fp4:
+      return gpu.peak_fp4;
+  }
+  return std::nullopt;
+}
+
+compute_unit compute_unit_for(precision p, const hardware_spec& gpu, bool& fell_back) {
+  const format_info& f = format_of(p);
+  for (std::size_t i = 0; i < f.path.size(); ++i)
+    if (unit_peak(gpu, f.path[i])) {
+      // llama.cpp's fp16-accumulate rate is an extra where a device lists it: fp16 is its plain path.
+      fell_back = i > 0 && f.path[0] != compute_unit::fp16_acc16;
+      return f.path[i];
     }
   throw error(error_code::invalid_argument, "/gpu/peak_flops",
               "GPU " + gpu.name + " lists no peak FLOP/s usable for " + std::string(to_string(p)) +
@@ -113,12 +130,21 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   mem.gpu_memory = gpu.memory_bytes;
   mem.fits_on_gpu = (s.training ? mem.train_total : mem.total) <= detail::usable_memory(s, gpu);
   bool fell_back = false;
-  p.compute_precision = compute_precision_for(wp, gpu, fell_back);
+  p.compute_precision = compute_unit_for(wp, gpu, fell_back);
   if (fell_back) r.notes |= note_compute_fallback;
+  const compute_unit cu = p.compute_precision;
+  const bool sixteen = cu == compute_unit::fp16 || cu == compute_unit::bf16 || cu == compute_unit::fp16_acc16;
+  p.weight_only_path = sixteen && bits_per_weight(wp) < 16;  // stored narrower than it computes
+  if (p.weight_only_path) r.notes |= note_weight_only_path;
+  if (cu == compute_unit::fp8 || cu == compute_unit::fp6 || cu == compute_unit::fp4)
+    r.notes |= note_native_low_precision;
+  if (cu == compute_unit::fp16_acc16) r.notes |= note_fp16_accumulate;
   if (s.compute_efficiency_origin == efficiency_origin::calibrated ||
       s.mem_efficiency_origin == efficiency_origin::calibrated)
     r.notes |= note_calibrated;
-  p.peak_flops_per_s = *gpu.peak(p.compute_precision);
+  p.peak_flops_per_s = *unit_peak(gpu, p.compute_precision);
+  // Dequantisation runs on the vector units: its time at the fp32 (non-tensor) rate.
+  const double dequant_peak = unit_peak(gpu, compute_unit::fp32).value_or(p.peak_flops_per_s);
   p.memory_bandwidth_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
 
   // Weight bytes a pass reads: the token-embedding table only where rows are gathered
@@ -140,6 +166,10 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 
   p.prefill_flops = r.prefill.parts.total;
   p.prefill_bytes = weight_bytes_read(B * S) + mem.kv_cache_prompt;
+  if (p.weight_only_path) {
+    p.dequant_flops_prefill = 2 * weight_bytes_read(B * S) / wbytes;
+    p.dequant_flops_step = 2 * weight_bytes_read(B) / wbytes;
+  }
   p.cost_per_hour_usd = s.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
   const double watts = gpu.tdp_watts * s.power_utilization;
 
@@ -169,6 +199,8 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     // attention kernels do) and writes the new token's K/V once (in by.base).
     p.decode_first_step_flops = fl.at(m, c0);
     p.decode_first_step_bytes = by.at(m, c0);
+    // The step's dequantisation, as the matmul FLOPs that take as long at the compute peak.
+    fl.base += p.dequant_flops_step * p.peak_flops_per_s / dequant_peak;
     p.decode_steps = std::max<std::int64_t>(s.num_generated_tokens - 1, 0);
     p.decode_ceiling_tokens_per_second = B * gpu.memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
   }
@@ -181,12 +213,12 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const auto time_at = [&](double ce, double me) {
     timing t{};
     const double pc = p.peak_flops_per_s * ce, pm = gpu.memory_bandwidth_bytes_per_s * me;
-    t.prefill_compute = p.prefill_flops / pc;
+    t.prefill_compute = p.prefill_flops / pc + p.dequant_flops_prefill / (dequant_peak * ce);
     t.prefill_memory = p.prefill_bytes / pm;
     t.prefill = std::max(t.prefill_compute, t.prefill_memory);
     t.total = t.prefill;
     if (!encoder_only) {
-      t.step_compute = p.decode_first_step_flops / pc;
+      t.step_compute = p.decode_first_step_flops / pc + p.dequant_flops_step / (dequant_peak * ce);
       t.step_memory = p.decode_first_step_bytes / pm;
       t.step = std::max(t.step_compute, t.step_memory);
       t.decode_total = sum_step_times(m, fl, pc, by, pm, c0, c0 + d(p.decode_steps) - 1);

@@ -174,9 +174,9 @@ test('malformed and invalid config.json files are rejected with the field named'
     ['estimate', wrong],
     /\(MODEL, \/model\/hidden_size\) expected a positive integer \(at most 2\^30\), but got string "4096" in .*wrong\.json$/,
   );
-  const unknown = join(dir, 'mamba.json');
-  writeFileSync(unknown, JSON.stringify({ model_type: 'mamba' }));
-  fails(['estimate', unknown], /unsupported model_type "mamba": supported are llama, mistral, .*t5/);
+  const unknown = join(dir, 'rwkv.json');
+  writeFileSync(unknown, JSON.stringify({ model_type: 'rwkv' }));
+  fails(['estimate', unknown], /unsupported model_type "rwkv": supported are llama, mistral, .*mamba/);
   const gpu = join(dir, 'gpu.json');
   writeFileSync(gpu, JSON.stringify({ name: 'X', memory_bytes: -1 }));
   fails(

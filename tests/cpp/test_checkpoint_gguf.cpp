@@ -625,6 +625,8 @@ TEST_CASE("Checkpoint summary: the mix, exact weight bytes and the JSON the page
   // A bad header throws.
   CHECK(error_of([&] { (void)flopcast::inspect_checkpoint_json(head.substr(0, 40)); }).code() ==
         flopcast::error_code::config_parse);
+  CHECK_THAT(error_of([&] { (void)flopcast::inspect_checkpoint_json(R"({"weight_map": {}})"); }).message(),
+             Catch::Contains("only lists shards"));
 }
 
 TEST_CASE("weight_bytes replaces parameters x bytes per weight in memory and traffic") {

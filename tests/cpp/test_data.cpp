@@ -49,20 +49,26 @@ TEST_CASE("GPU database: dense peaks, sources, the required accelerators") {
   for (const auto& g : gpus) {
     INFO(g.name);
     CHECK(g.memory_bytes > 1e9);
-    CHECK(g.memory_bandwidth_bytes_per_s > 1e11);
+    CHECK(g.memory_bandwidth_bytes_per_s > 5e10);  // an M1's 68 GB/s is the slowest record
     CHECK(g.tdp_watts > 0);
-    CHECK(g.cost_per_hour_usd > 0);
-    CHECK(g.interconnect_bandwidth_bytes_per_s > 0);
+    // 0 = no rental price known (consumer cards, Apple, CPUs); a price names its source.
+    CHECK(g.cost_per_hour_usd >= 0);
+    if (g.cost_per_hour_usd > 0) CHECK(g.source_note.find("cost_per_hour") != std::string::npos);
+    // Accelerators sold for multi-device work name their link; SoCs and CPUs may have none.
+    if (g.kind == flopcast::device_kind::gpu || g.kind == flopcast::device_kind::tpu ||
+        g.kind == flopcast::device_kind::npu)
+      CHECK(g.interconnect_bandwidth_bytes_per_s > 0);
     CHECK(g.source_note.find("memory") != std::string::npos);
     CHECK(g.source_note.find("peak_flops") != std::string::npos);
+    // fp32 ends every fallback chain; TPUs and Gaudi publish no fp16 (their fp16 entry is absent).
     REQUIRE(g.peak(precision::fp32));
-    REQUIRE(g.peak(precision::fp16));
+    const auto half = g.peak(precision::fp16) ? g.peak(precision::fp16) : g.peak(precision::bf16);
     // Tensor formats are never slower than fp32, and 8-bit never slower than 16-bit.
-    CHECK(*g.peak(precision::fp16) >= *g.peak(precision::fp32));
-    if (g.peak(precision::fp8)) CHECK(*g.peak(precision::fp8) >= *g.peak(precision::fp16));
-    if (g.peak(precision::int8)) CHECK(*g.peak(precision::int8) >= *g.peak(precision::fp16));
+    if (half && g.peak(precision::fp32)) CHECK(*half >= *g.peak(precision::fp32));
+    if (half && g.peak(precision::fp8)) CHECK(*g.peak(precision::fp8) >= *half);
+    if (half && g.peak(precision::int8)) CHECK(*g.peak(precision::int8) >= *half);
     // Dense, not the 2:4-sparse headline: H100 SXM bf16 is 989.4 TFLOP/s, not 1979.
-    CHECK(*g.peak(precision::fp16) < 2.6e15);
+    if (half) CHECK(*half < 2.6e15);
   }
   CHECK(*flopcast::find_gpu("H100").peak(precision::bf16) == Approx(989.4e12).epsilon(0.001));
   CHECK(*flopcast::find_gpu("A100").peak(precision::bf16) == 312e12);

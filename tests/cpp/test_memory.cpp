@@ -36,25 +36,55 @@ TEST_CASE("no KV cache for encoders, cross-attention cache for encoder-decoder")
   CHECK(kv_cache_bytes(t5, 1, 10, precision::fp16, 512) == 12.0 * (10 + 512) * 2 * 768 * 2);
 }
 
-TEST_CASE("weights by precision, int8/int4 are weight-only with an fp16 cache") {
+TEST_CASE("weights by precision: narrow formats quantize the linear layers, int8/int4 keep an fp16 cache") {
   const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
   flopcast::settings s;
   s.num_generated_tokens = 0;
   const double params = 8030261248.0;
-  const std::pair<precision, double> bytes[] = {{precision::fp32, 4},  {precision::tf32, 4}, {precision::fp16, 2},
-                                                {precision::bf16, 2},  {precision::fp8, 1},  {precision::int8, 1},
-                                                {precision::int4, 0.5}};
-  const double kv16 = kv_cache_bytes(m, 1, 2048, precision::fp16, 0);
-  for (const auto& [p, b] : bytes) {
-    s.weight_precision = p;
+  const auto p = flopcast::count_parameters(m);
+  // Llama-3-8B: an untied 128256 x 4096 embedding and head, 65 RMSNorms of 4096.
+  const double table = 128256.0 * 4096, norms = 65.0 * 4096;
+  REQUIRE(static_cast<double>(p.embedding) == table);
+  REQUIRE(static_cast<double>(p.output_head) == table);
+  REQUIRE(static_cast<double>(p.norm) == norms);
+  const double linear = params - 2 * table - norms;
+  // Bits per weight with scales: fp8 8; int8 (GPTQ g128) 8 + 16/128 + 8/128; int4 (AWQ/GPTQ
+  // g128) 4 + 16/128 + 4/128; the embedding, the head and the norms stay 16-bit ("Only the
+  // weights of the linear operators within transformers blocks are quantized": the model card of
+  // RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16, group size 128).
+  const std::pair<precision, double> bits[] = {{precision::fp8, 8.0},      {precision::int8, 8.1875},
+                                               {precision::int4, 4.15625}, {precision::nvfp4, 4.5},
+                                               {precision::mxfp4, 4.25},   {precision::nf4, 4.126953125}};
+  for (const auto& [f, b] : bits) {
+    INFO(flopcast::to_string(f));
+    CHECK(flopcast::bits_per_weight(f) == b);
+    s.weight_precision = f;
     const auto r = flopcast::estimate(m, s, nullptr);
-    INFO(flopcast::to_string(p));
-    CHECK(r.memory.weights == params * b);
-    if (p == precision::int8 || p == precision::int4) CHECK(r.memory.kv_cache == kv16);
+    CHECK(r.memory.weights == Approx(linear * b / 8 + (2 * table + norms) * 2).epsilon(1e-12));
+  }
+  // Plain formats store everything alike.
+  for (const auto& [f, b] : {std::pair{precision::fp32, 4.0}, {precision::tf32, 4.0}, {precision::bf16, 2.0}}) {
+    s.weight_precision = f;
+    CHECK(flopcast::estimate(m, s, nullptr).memory.weights == params * b);
+  }
+  const double kv16 = kv_cache_bytes(m, 1, 2048, precision::fp16, 0);
+  for (precision f : {precision::int8, precision::int4}) {
+    s.weight_precision = f;
+    CHECK(flopcast::estimate(m, s, nullptr).memory.kv_cache == kv16);
   }
   s.weight_precision = precision::int4;
-  s.kv_cache_precision = precision::int8;
+  s.kv_cache_precision = precision::fp8;
   CHECK(flopcast::estimate(m, s, nullptr).memory.kv_cache == kv16 / 2);
+  s.kv_cache_precision = precision::q8_0;  // llama.cpp --cache-type-k/v q8_0: 34 bytes per 32
+  CHECK(flopcast::estimate(m, s, nullptr).memory.kv_cache == Approx(kv16 * 8.5 / 16).epsilon(1e-12));
+  // A precision per part: the experts of nothing change nothing here, the attention does.
+  s.kv_cache_precision.reset();
+  s.weight_precision = precision::bf16;
+  s.component_precision[static_cast<std::size_t>(flopcast::weight_component::experts)] = precision::mxfp4;
+  CHECK(flopcast::estimate(m, s, nullptr).memory.weights == params * 2);
+  s.component_precision[static_cast<std::size_t>(flopcast::weight_component::attention)] = precision::fp8;
+  CHECK(flopcast::estimate(m, s, nullptr).memory.weights ==
+        Approx(params * 2 - static_cast<double>(p.attention)).epsilon(1e-12));
 }
 
 TEST_CASE("the cache at the end of the request includes the generated tokens") {

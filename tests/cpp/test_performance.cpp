@@ -123,13 +123,13 @@ TEST_CASE("a precision the GPU lacks falls back and says so") {
   flopcast::settings s;
   s.weight_precision = flopcast::precision::fp8;
   const auto on_a100 = estimate(m, s, &find_gpu("A100"));  // Ampere: no fp8
-  CHECK(on_a100.perf.compute_precision == flopcast::precision::bf16);
+  CHECK(on_a100.perf.compute_precision == flopcast::compute_unit::bf16);
   CHECK((on_a100.notes & flopcast::note_compute_fallback) != 0);
   const auto on_h100 = estimate(m, s, &find_gpu("H100"));
-  CHECK(on_h100.perf.compute_precision == flopcast::precision::fp8);
+  CHECK(on_h100.perf.compute_precision == flopcast::compute_unit::fp8);
   CHECK((on_h100.notes & flopcast::note_compute_fallback) == 0);
   s.weight_precision = flopcast::precision::int4;  // weight-only: fp16 matmuls
-  CHECK(estimate(m, s, &find_gpu("H100")).perf.compute_precision == flopcast::precision::fp16);
+  CHECK(estimate(m, s, &find_gpu("H100")).perf.compute_precision == flopcast::compute_unit::fp16);
 }
 
 TEST_CASE("fits_on_gpu compares the right total") {

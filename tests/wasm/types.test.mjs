@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, root, wasmDir } from './load.mjs';
+import { tinyLlamaConfig, tinyLlamaGguf, tinyLlamaSafetensors } from '../fixtures/checkpoint_files.mjs';
 
 const ts = createRequire(join(root, 'package.json'))('typescript');
 const { fc } = await load();
@@ -52,6 +53,7 @@ function realResults() {
         num_microbatches: 4,
       },
     },
+    'exact weight bytes (a checkpoint)': { model: 'llama-3-8b', gpu: 'H100', weight_bytes: 4.9e9 },
     'custom GPU, explicit settings': {
       model: 'qwen2.5-7b',
       gpu: {
@@ -141,6 +143,16 @@ function realResults() {
   add('rowFields', 'rowFields', fc.rowFields());
   add('version', 'version', fc.version());
   add('heapUsed', 'heapUsed', fc.heapUsed());
+  const gguf = tinyLlamaGguf().file();
+  add('inspectCheckpoint', 'inspectCheckpoint: GGUF', fc.inspectCheckpoint(gguf, gguf.length));
+  const st = tinyLlamaSafetensors().bytes;
+  add(
+    'inspectCheckpoint',
+    'inspectCheckpoint: safetensors + config',
+    fc.inspectCheckpoint(st, st.length, tinyLlamaConfig),
+  );
+  add('inspectCheckpoint', 'inspectCheckpoint: safetensors alone', fc.inspectCheckpoint(st, st.length));
+  add('checkpointHeaderBytes', 'checkpointHeaderBytes', fc.checkpointHeaderBytes(st.subarray(0, 8)));
   return out;
 }
 
@@ -285,6 +297,7 @@ test('flopcast.d.ts types every real result exactly (tsc --strict on typed liter
     listGpus: 'GpuInfo[]',
     defaults: 'Defaults',
     rowFields: 'RowField[]',
+    inspectCheckpoint: 'CheckpointSummary',
   };
   const extra = [
     `import type { ${[...new Set(Object.values(named).map((t) => t.replace('[]', '')))].join(', ')} } from ${JSON.stringify(join(wasmDir, 'flopcast.js'))};`,

@@ -3,10 +3,11 @@
 // inputs into requests and formats results (data-field = JSON pointer, data-value = raw value).
 import { engine, FlopcastError } from './engine.js';
 import { show, si } from './app/fmt.js';
-import { formatCount } from './format.js';
 import { initSweep } from './app/sweep.js';
 import { initSystem, loadCalibration } from './app/system.js';
 import { HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './app/hub.js';
+import { initPicker } from './app/picker.js';
+import { initCheckpoint } from './app/checkpoint.js';
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
@@ -59,12 +60,14 @@ function option(value, text, label) {
   if (label !== undefined) o.label = label;
   return o;
 }
-$('model-list').append(
-  ...models.flatMap((m) => [
-    option(m.id, undefined, `${formatCount(m.parameters)} params · ${m.family}`),
-    ...m.aliases.map((a) => option(a, undefined, `${formatCount(m.parameters)} params · ${m.id}`)),
-  ]),
-);
+// The model input searches the registry the core bundles (app/picker.js).
+initPicker({
+  input: $('model'),
+  list: $('model-options'),
+  count: $('model-options-count'),
+  models,
+  onPick: () => update(),
+});
 $('gpu').append(
   ...gpus.map((g) => option(g.name, `${g.name} · ${si(g.memory_bytes, 'B')}`)),
   option('none', 'No GPU (counts and memory only)'),
@@ -179,6 +182,15 @@ function buildRequest(raw, errors) {
     else errors.set('hf-id', hubError);
   } else if (raw.source === 'hub' && !raw.config.trim()) {
     errors.set('hf-id', 'Enter a model id and press “Fetch config”.');
+  } else if (raw.source === 'checkpoint') {
+    // The file's header gave its exact weight bytes; GGUF also its config (in the text area).
+    const s = checkpoint.current(raw.config);
+    if (!s) errors.set('checkpoint-file', checkpoint.failure() || 'Choose a .gguf or .safetensors file.');
+    else {
+      if (!raw.config.trim()) errors.set('config', s.architecture_error ?? 'Paste the checkpoint’s config.json.');
+      else req.model = parseJson(raw.config, 'config', errors, 'a config.json');
+      if (s.weight_bytes !== null) req.weight_bytes = s.weight_bytes;
+    }
   } else {
     req.model = parseJson(raw.config, 'config', errors, 'a config.json');
   }
@@ -222,6 +234,7 @@ function buildRequest(raw, errors) {
 function fieldFor(pointer, raw) {
   const seg = (pointer || '').split('/')[1] ?? '';
   if (seg === 'model') return raw.source === 'registry' ? 'model' : 'config';
+  if (seg === 'weight_bytes') return 'checkpoint-file';
   if (seg === 'gpu') return raw.gpu === 'custom' ? 'gpu-custom' : 'gpu';
   if (seg === 'parallelism') {
     const sub = (pointer || '').split('/')[2] ?? '';
@@ -291,7 +304,8 @@ for (const [k, id] of Object.entries(sweepIds)) if (q.has(k)) $(id).value = q.ge
 
 function writeUrl(raw) {
   const p = new URLSearchParams();
-  if (raw.source !== 'registry') p.set('src', raw.source);
+  // A checkpoint file cannot travel in a URL: its config does (without the exact bytes).
+  if (raw.source !== 'registry') p.set('src', raw.source === 'checkpoint' ? 'config' : raw.source);
   p.set('model', raw.model);
   if (raw.source !== 'registry') {
     const cfg = compact(raw.config);
@@ -357,6 +371,12 @@ function update(force = false) {
   showErrors(errors);
   if (result) {
     render(result);
+    const ws = $('weights-source');
+    const ck = raw.source === 'checkpoint' ? checkpoint.current(raw.config) : null;
+    ws.hidden = !(ck && req.weight_bytes !== undefined);
+    ws.textContent = ws.hidden
+      ? ''
+      : `(exact, from ${checkpoint.file().name}: ${ck.mix ? `${ck.mix} mix, ` : ''}${ck.bits_per_weight.toFixed(2)} bits/weight)`;
     system.update(req, result);
     lastGood = { result, req };
     charts?.schedule(result, req);
@@ -385,11 +405,26 @@ function update(force = false) {
 form.addEventListener('submit', (e) => e.preventDefault());
 form.addEventListener('input', (e) => {
   if (e.target.id === 'hf-id' || e.target.id === 'hf-base') hubError = hubBaseError = '';
-  if (e.target.id !== 'config-file') update();
+  if (e.target.id !== 'config-file' && e.target.id !== 'checkpoint-file') update();
 });
 form.addEventListener('change', (e) => {
   if (e.target.id === 'config-file') readFile(e.target.files?.[0]);
-  else update();
+  else if (e.target.id === 'checkpoint-file') {
+    $('source-checkpoint').checked = true;
+    checkpoint.load(e.target.files?.[0]);
+  } else update();
+});
+const checkpoint = initCheckpoint({
+  fc,
+  FlopcastError,
+  onLoaded: (summary, file) => {
+    update(true);
+    if (summary)
+      setStatus(
+        `Read the header of ${file.name} (${summary.tensor_count} tensors); ${statusEl.textContent}`,
+        statusEl.className.includes('bad') ? 'bad' : 'ok',
+      );
+  },
 });
 
 // ---------- config.json from a file or the Hub ----------
@@ -475,7 +510,7 @@ function sweepBase() {
   const raw = readRaw();
   const errors = new Map();
   const req = buildRequest(raw, errors);
-  for (const k of ['model', 'gpu', 'precision', 'batch_size', 'sequence_length']) delete req[k];
+  for (const k of ['model', 'gpu', 'precision', 'batch_size', 'sequence_length', 'weight_bytes']) delete req[k];
   const bad = [...errors].filter(([id]) => !SWEPT.has(id)).map(([id, msg]) => `${labelOf(id)}: ${msg}`);
   return { base: req, error: bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '' };
 }

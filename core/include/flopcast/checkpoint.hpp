@@ -185,10 +185,12 @@ struct checkpoint_comparison {
 [[nodiscard]] std::optional<std::int64_t> checkpoint_weight_bytes(const checkpoint_info& c);
 // Where those bytes came from, for output: "exact bytes from model.gguf (Q4_K_M mix: 4.85 bits/weight)".
 [[nodiscard]] std::string checkpoint_weight_source(const checkpoint_info& c, const std::string& file);
-// A checkpoint header (`bytes`: the file's prefix, checkpoint_header_bytes long) as JSON: format,
+// One .gguf or .safetensors file's header (`bytes`: its prefix, checkpoint_header_bytes long; an
+// index, which only lists shards, is refused: use read_checkpoint_file's CLI path) as JSON: format,
 // totals, by_dtype, by_component, bits_per_weight, mix, weight_bytes, notes, and the architecture
-// (GGUF: the config its keys imply; safetensors: `config_json` when given) with the check of
-// compare_checkpoint; architecture_error says why there is none. A bad header throws.
+// (GGUF: the config its keys imply, returned as "config"; safetensors: `config_json` when given,
+// not echoed) with the check of compare_checkpoint; architecture_error says why there is none. A
+// bad header throws.
 [[nodiscard]] std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_size = -1,
                                                   std::string_view config_json = {}, int indent = -1);
 

@@ -12,6 +12,9 @@ namespace flopcast {
 struct compare_plan {
   std::vector<const model_spec*> models;
   std::vector<precision> precisions;
+  // false: the request named no precision, so each model's own format (its config.json's
+  // quantization_config) is used where it has one, precisions.front() elsewhere.
+  bool precision_given = true;
   std::vector<const hardware_spec*> gpus;  // nullptr: no GPU
   std::vector<std::int64_t> batch_sizes;
   std::vector<std::int64_t> sequence_lengths;

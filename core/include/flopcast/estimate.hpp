@@ -38,6 +38,9 @@ struct settings {
   std::int64_t num_generated_tokens = 128;
   precision weight_precision = precision::bf16;
   std::optional<precision> kv_cache_precision;  // default: weights', fp16 for int8/int4
+  // A precision per part of the model (experts=mxfp4, attention=bf16); unset parts use
+  // weight_precision. Index: weight_component.
+  std::array<std::optional<precision>, weight_component_count> component_precision{};
   bool training = false;
   optimizer optim = optimizer::adam;
   bool gradient_checkpointing = true;
@@ -118,6 +121,12 @@ struct pass_flops {
 
 struct memory_breakdown {
   double weights = 0;
+  // The weights by part (weight_component order; norms go with their part's 16-bit copy), their
+  // mean bits per weight, and where the bytes came from: "format" (parameters x bits),
+  // "gguf_plan" (a llama.cpp preset planned tensor by tensor) or "checkpoint" (weight_bytes).
+  std::array<double, weight_component_count> weights_by_component{};
+  double weights_bits_per_weight = 0;
+  const char* weights_source = "format";
   double kv_cache = 0;            // at the end of the request (prompt + generated tokens)
   double kv_cache_prompt = 0;     // after prefill
   double kv_cache_per_token = 0;  // one token of one sequence, all layers (full-attention growth)
@@ -148,7 +157,10 @@ struct figure_range {
 [[nodiscard]] const char* to_string(bound b) noexcept;
 
 struct performance {
-  precision compute_precision = precision::bf16;  // the peak actually used
+  compute_unit compute_precision = compute_unit::bf16;  // the device peak the matmuls run at
+  bool weight_only_path = false;                        // weights dequantised to a 16-bit format before the matmuls
+  double dequant_flops_prefill = 0;  // dequantisation work of the weights a prefill reads (at the fp32 rate)
+  double dequant_flops_step = 0;     // the same for one decode step
   double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double prefill_flops = 0;
@@ -225,7 +237,12 @@ enum note : std::uint32_t {
   note_chunked_attention = 1u << 9,
   note_sparse_attention = 1u << 10,
   note_vision_not_counted = 1u << 11,  // a vision tower of unknown type
-  note_exact_weight_bytes = 1u << 12,  // weights from weight_bytes (a checkpoint's exact size)
+  note_exact_weight_bytes = 1u << 12,
+  note_weight_only_path = 1u << 13,      // weights dequantised to 16-bit for the matmuls
+  note_native_low_precision = 1u << 14,  // matmuls in the format's own FP8/FP6/FP4 units
+  note_fp16_accumulate = 1u << 15,       // llama.cpp's fp16-accumulate rate
+  note_preset_planned = 1u << 16,        // a llama.cpp preset planned tensor by tensor
+  note_preset_approximated = 1u << 17,   // a preset costed at its base type (architecture not planned)
 };
 
 struct estimate_result {

@@ -3,8 +3,11 @@
 // config.json is read into a model_spec by config.hpp; everything else works on this.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "flopcast/precision.hpp"
 
 namespace flopcast {
 
@@ -155,6 +158,16 @@ struct model_spec {
   // weights (total), not of the per-token text FLOPs.
   std::int64_t vision_parameters = 0;
   std::string vision_model_type;
+
+  // The checkpoint's own format, from config.json's quantization_config (fp8, mxfp4, awq, gptq,
+  // bitsandbytes, compressed-tensors, modelopt): the precision an estimate uses when the request
+  // names none. method empty: a plain (bf16/fp16) checkpoint.
+  struct quantization_default {
+    std::string method;
+    precision weights = precision::bf16;
+    std::array<std::optional<precision>, weight_component_count> parts{};
+    std::string note;  // what was read, for output ("fp8 128x128 blocks; lm_head not converted")
+  } quantization;
 
   std::vector<layer_group> groups;           // at most max_layer_groups
   std::vector<std::uint8_t> layer_group_of;  // per layer in execution order: index into groups

@@ -77,6 +77,8 @@ export function show(fmt, v) {
       return FITS[v] ?? String(v);
     case 'seconds':
       return formatSeconds(v);
+    case 'bits':
+      return `${Number(v).toFixed(2)} bits`;
     default:
       return String(v);
   }

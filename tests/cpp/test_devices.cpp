@@ -1,0 +1,243 @@
+// The accelerator database (data/gpus.json): invariants every record must satisfy, spot checks of
+// named figures against the documents the records cite, and the reader's errors for bad records.
+#include <catch2/catch.hpp>
+#include <cctype>
+#include <map>
+#include <string>
+
+#include "helpers.hpp"
+
+namespace {
+using flopcast::device_kind;
+using flopcast::precision;
+
+std::string squash(const std::string& s) {  // how find_gpu compares names: alphanumerics, lower case
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+bool has_source(const flopcast::hardware_spec& g, const std::string& key) {
+  return g.source_note.find(key + ": ") != std::string::npos;
+}
+const flopcast::hardware_spec& gpu(const char* name) { return flopcast::find_gpu(name); }
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+// A minimal valid record with `extra` spliced into the object.
+flopcast::hardware_spec read_with(const std::string& extra, const std::string& peaks = R"("bf16": 100e12)") {
+  return flopcast::read_hardware(R"({"name": "X", "memory_bytes": 64e9, "memory_bandwidth_bytes_per_s": 1e12,
+      "tdp_watts": 300, "peak_flops": {)" +
+                                 peaks + "}" + (extra.empty() ? "" : ", " + extra) + "}");
+}
+}  // namespace
+
+TEST_CASE("devices: at least 60 records, every name and alias resolves to its own record") {
+  const auto& gpus = flopcast::gpu_records();
+  CHECK(gpus.size() >= 60);
+  std::map<std::string, std::string> owner;  // squashed name -> record
+  for (const auto& g : gpus) {
+    INFO(g.name);
+    CHECK(&flopcast::find_gpu(g.name) == &g);
+    for (const auto& a : g.aliases) {
+      INFO(a);
+      CHECK(&flopcast::find_gpu(a) == &g);
+      const auto [it, fresh] = owner.emplace(squash(a), g.name);
+      if (!fresh) CHECK(it->second == g.name);  // no alias shared by two records
+    }
+    const auto [it, fresh] = owner.emplace(squash(g.name), g.name);
+    if (!fresh) CHECK(it->second == g.name);
+  }
+  // The short names people type.
+  for (const auto& [alias, name] : std::map<std::string, std::string>{{"gb200", "GB200"},
+                                                                      {"b300", "B300"},
+                                                                      {"gb300", "GB300"},
+                                                                      {"dgx-spark", "GB10"},
+                                                                      {"spark", "GB10"},
+                                                                      {"gb10", "GB10"},
+                                                                      {"thor", "Jetson-AGX-Thor"},
+                                                                      {"orin", "Jetson-AGX-Orin-64GB"},
+                                                                      {"m3-max", "M3-Max-128GB"},
+                                                                      {"m4-max", "M4-Max-128GB"},
+                                                                      {"m2 ultra", "M2-Ultra-192GB"},
+                                                                      {"mi355x", "MI355X"},
+                                                                      {"mi325x", "MI325X"},
+                                                                      {"v5e", "TPU-v5e"},
+                                                                      {"v6e", "TPU-v6e"},
+                                                                      {"trillium", "TPU-v6e"},
+                                                                      {"ironwood", "TPU-v7"},
+                                                                      {"rtx-5090", "RTX-5090"},
+                                                                      {"5090", "RTX-5090"},
+                                                                      {"4090", "RTX-4090"},
+                                                                      {"gh200", "GH200-96GB"},
+                                                                      {"h20", "H20"},
+                                                                      {"gaudi3", "Gaudi3"},
+                                                                      {"rtx pro 6000", "RTX-PRO-6000-Blackwell"}}) {
+    INFO(alias);
+    CHECK(flopcast::find_gpu(alias).name == name);
+  }
+}
+
+TEST_CASE("devices: dense peaks are ordered, figures are physical and every figure has a source") {
+  for (const auto& g : flopcast::gpu_records()) {
+    INFO(g.name);
+    const auto p = [&](precision x) { return g.peak(x); };
+    // fp32 ends every precision's fallback chain, so any precision runs on any device (TPUs list
+    // the 6-pass bf16 emulation, Gaudi its vector rate).
+    CHECK(p(precision::fp32));
+    if (p(precision::bf16) && p(precision::fp32)) CHECK(*p(precision::bf16) >= *p(precision::fp32));
+    if (p(precision::fp16) && p(precision::fp32)) CHECK(*p(precision::fp16) >= *p(precision::fp32));
+    if (p(precision::fp8) && p(precision::bf16)) CHECK(*p(precision::fp8) >= *p(precision::bf16));
+    if (p(precision::fp8) && p(precision::fp16)) CHECK(*p(precision::fp8) >= *p(precision::fp16));
+    if (g.peak_fp6 && p(precision::fp8)) CHECK(*g.peak_fp6 >= *p(precision::fp8));
+    if (g.peak_fp4 && p(precision::fp8)) CHECK(*g.peak_fp4 >= *p(precision::fp8));
+    if (g.peak_fp4 && g.peak_fp6) CHECK(*g.peak_fp4 >= *g.peak_fp6);
+    if (g.peak_fp16_acc16) {
+      // GeForce: FP16 accumulate runs at exactly twice the FP32-accumulate rate stored as fp16.
+      REQUIRE(p(precision::fp16));
+      CHECK(*g.peak_fp16_acc16 >= *p(precision::fp16));
+      CHECK(*g.peak_fp16_acc16 == Approx(2 * *p(precision::fp16)).epsilon(0.01));
+    }
+    // Dense, not sparse: no single device reaches 3 PFLOP/s dense bf16 or 16 PFLOP/s dense fp4.
+    if (p(precision::bf16)) CHECK(*p(precision::bf16) < 3e15);
+    if (g.peak_fp4) CHECK(*g.peak_fp4 < 16e15);
+    // Physical ranges: 12 GiB (RTX 3060) to 1 TiB (a CPU socket); 50 GB/s to 10 TB/s.
+    CHECK(g.memory_bytes >= 12 * GiB);
+    CHECK(g.memory_bytes <= 1024 * GiB);
+    CHECK(g.memory_bandwidth_bytes_per_s >= 5e10);
+    CHECK(g.memory_bandwidth_bytes_per_s <= 1e13);
+    CHECK(g.tdp_watts >= 10);
+    CHECK(g.tdp_watts <= 2000);
+    CHECK(g.usable_memory_fraction > 0);
+    CHECK(g.usable_memory_fraction <= 1);
+    // Only unified-memory systems share their RAM with an OS.
+    if (g.kind != device_kind::soc) CHECK(g.usable_memory_fraction == 1);
+    if (g.kind == device_kind::soc) CHECK(has_source(g, "usable_memory"));
+    if (g.interconnect_domain_size > 0) CHECK(g.interconnect_bandwidth_bytes_per_s > 0);
+    if (g.kind == device_kind::gpu || g.kind == device_kind::tpu || g.kind == device_kind::npu)
+      CHECK(g.interconnect_bandwidth_bytes_per_s > 0);
+    for (const char* key : {"memory", "memory_bandwidth", "peak_flops", "tdp", "cost_per_hour"}) {
+      INFO(key);
+      CHECK(has_source(g, key));
+    }
+    if (g.interconnect_bandwidth_bytes_per_s > 0) CHECK(has_source(g, "interconnect"));
+    CHECK(g.cost_per_hour_usd >= 0);
+  }
+}
+
+TEST_CASE("devices: figures match the vendor documents the records cite") {
+  // NVIDIA H100 architecture whitepaper: 989.4 TFLOPS dense BF16 (1,979 is the sparse headline).
+  CHECK(*gpu("H100").peak(precision::bf16) == Approx(989.4e12).epsilon(1e-4));
+  // NVIDIA HGX B200 datasheet: 180 GB HBM3e, 7.7 TB/s per GPU (DGX B200 launch material: 8 TB/s);
+  // FP4 18 PF sparse = 9 PF dense, FP8/FP6 4.5 PF dense.
+  const auto& b200 = gpu("B200");
+  CHECK(b200.memory_bytes == 180 * GiB);
+  CHECK(b200.memory_bandwidth_bytes_per_s == 7.7e12);
+  CHECK(*b200.peak_fp4 == 9e15);
+  CHECK(*b200.peak_fp6 == 4.5e15);
+  CHECK(b200.interconnect_generation == "NVLink 5");
+  CHECK(b200.interconnect_domain_size == 8);
+  // NVIDIA GB200 NVL72: 72 GPUs in one NVLink domain; 10 PF dense FP4 per GPU (40 PF sparse per superchip).
+  CHECK(gpu("gb200").interconnect_domain_size == 72);
+  CHECK(*gpu("gb200").peak_fp4 == 10e15);
+  // GB300 NVL72: 1,080 PF dense FP4 per 72 GPUs = 15 PF.
+  CHECK(*gpu("gb300").peak_fp4 == Approx(1080e15 / 72));
+  // Apple M4 Max (40-core GPU): 546 GB/s, up to 128 GB; macOS lets the GPU wire 3/4 of it.
+  const auto& m4 = gpu("m4-max");
+  CHECK(m4.memory_bandwidth_bytes_per_s == 546e9);
+  CHECK(m4.memory_bytes == 128 * GiB);
+  CHECK(m4.kind == device_kind::soc);
+  CHECK(m4.usable_memory_fraction == 0.75);
+  CHECK(m4.usable_memory_bytes() == 96 * GiB);
+  // llama.cpp logs recommendedMaxWorkingSetSize 10922.67 MB on a 16 GB Mac: 2/3.
+  CHECK(gpu("M1").usable_memory_bytes() / (1024.0 * 1024.0) == Approx(10922.67).epsilon(1e-5));
+  // Apple M1 Max newsroom: 10.4 teraflops.
+  CHECK(*gpu("m1-max").peak(precision::fp32) == Approx(10.4e12).epsilon(0.01));
+  // AMD MI355X: 288 GB HBM3E, 8 TB/s; MXFP4 10.1 PF dense (20.1 PF is the sparse headline).
+  const auto& mi355 = gpu("mi355x");
+  CHECK(mi355.memory_bytes == 288 * GiB);
+  CHECK(mi355.memory_bandwidth_bytes_per_s == 8e12);
+  CHECK(*mi355.peak_fp4 == Approx(10.1e15).epsilon(0.005));
+  CHECK(*mi355.peak(precision::bf16) == Approx(2.5e15).epsilon(0.01));
+  // NVIDIA Ada whitepaper, RTX 4090: FP16 tensor 330.3 with FP16 accumulate, 165.2 with FP32.
+  CHECK(*gpu("4090").peak_fp16_acc16 == 330.3e12);
+  CHECK(*gpu("4090").peak(precision::fp16) == 165.2e12);
+  // RTX 5090 spec page: 3,352 AI TOPS = FP4 with sparsity -> 1,676 dense.
+  CHECK(*gpu("5090").peak_fp4 == Approx(3352e12 / 2).epsilon(0.001));
+  CHECK(gpu("5090").memory_bytes == 32 * GiB);
+  // DGX Spark: 1 PFLOP FP4 with sparsity, 128 GB, 273 GB/s.
+  CHECK(*gpu("spark").peak_fp4 == 500e12);
+  CHECK(gpu("spark").memory_bandwidth_bytes_per_s == 273e9);
+  // Cloud TPU docs: v5e 197 TFLOPs bf16, 16 GB, 819 GBps, 256-chip pod; TPU7x 2307 bf16 / 4614 fp8, 192 GiB.
+  const auto& v5e = gpu("v5e");
+  CHECK(v5e.kind == device_kind::tpu);
+  CHECK(*v5e.peak(precision::bf16) == 197e12);
+  CHECK(v5e.memory_bytes == 16 * GiB);
+  CHECK(v5e.memory_bandwidth_bytes_per_s == 819e9);
+  CHECK(v5e.interconnect_domain_size == 256);
+  CHECK(*gpu("ironwood").peak(precision::bf16) == 2307e12);
+  CHECK(*gpu("ironwood").peak(precision::fp8) == 4614e12);
+  CHECK(gpu("ironwood").memory_bytes == 192 * GiB);
+  CHECK(gpu("trillium").memory_bandwidth_bytes_per_s == 1638e9);
+  // Intel Gaudi 3 (Hot Chips 2024): 1,835 TFLOPS BF16 and FP8 matrix, 128 GB, 3.67 TB/s.
+  CHECK(*gpu("gaudi3").peak(precision::bf16) == 1835e12);
+  CHECK(gpu("gaudi3").memory_bandwidth_bytes_per_s == 3.67e12);
+  // CPUs: EPYC 9654 460.8 GB/s (12 x DDR5-4800); Ryzen 9 9950X 89.6 GB/s (2 x DDR5-5600).
+  CHECK(gpu("EPYC 9654").kind == device_kind::cpu);
+  CHECK(gpu("EPYC 9654").memory_bandwidth_bytes_per_s == Approx(12 * 8 * 4800e6));
+  CHECK(gpu("9950X").memory_bandwidth_bytes_per_s == Approx(2 * 8 * 5600e6));
+  // Records without a kind are GPUs with all their memory usable.
+  CHECK(gpu("A100").kind == device_kind::gpu);
+  CHECK(gpu("A100").usable_memory_fraction == 1);
+  CHECK_FALSE(gpu("H100").peak_fp4);
+}
+
+TEST_CASE("devices: the new record fields are read and bounded") {
+  const auto g = read_with(R"("kind": "TPU", "usable_memory_fraction": 0.5,
+      "interconnect": {"name": "ICI", "bandwidth_bytes_per_s": 4e11, "generation": "ICI v5e", "domain_size": 256})",
+                           R"("bf16": 197e12, "fp4": 800e12, "fp6": 400e12, "fp16_acc16": 300e12)");
+  CHECK(g.kind == device_kind::tpu);
+  CHECK(g.usable_memory_fraction == 0.5);
+  CHECK(g.usable_memory_bytes() == 32e9);
+  CHECK(g.interconnect_generation == "ICI v5e");
+  CHECK(g.interconnect_domain_size == 256);
+  CHECK(*g.peak_fp4 == 800e12);
+  CHECK(*g.peak_fp6 == 400e12);
+  CHECK(*g.peak_fp16_acc16 == 300e12);
+  CHECK_FALSE(g.peak(precision::fp8));  // the extras do not leak into the precision table
+  const auto plain = read_with("");
+  CHECK(plain.kind == device_kind::gpu);
+  CHECK(plain.usable_memory_fraction == 1);
+  CHECK(plain.interconnect_domain_size == 0);
+  CHECK_FALSE(plain.peak_fp4);
+  for (device_kind k : {device_kind::gpu, device_kind::tpu, device_kind::npu, device_kind::cpu, device_kind::soc})
+    CHECK(read_with(R"("kind": ")" + std::string(flopcast::to_string(k)) + "\"").kind == k);
+}
+
+TEST_CASE("devices: bad records get a specific error naming the field") {
+  CHECK_THROWS_WITH(read_with("", R"("bf16": 1e12, "fp4": -1e15)"),
+                    "[flopcast.config.range] (/peak_flops/fp4) expected a number of FLOP/s in [1000000, 1e+19], but "
+                    "got -1e+15");
+  CHECK_THROWS_WITH(read_with("", R"("bf16": 1e12, "fp16_acc16": "fast")"),
+                    Catch::Contains("(/peak_flops/fp16_acc16) expected a number, but got"));
+  CHECK_THROWS_WITH(read_with("", R"("fp4": 1e15)"),
+                    Catch::Contains("(/peak_flops) expected at least one of fp32, tf32, fp16, bf16"));
+  CHECK_THROWS_WITH(read_with(R"("kind": "fpga")"),
+                    "[flopcast.config.range] (/kind) unknown device kind \"fpga\": expected one of \"gpu\", \"tpu\", "
+                    "\"npu\", \"cpu\", \"soc\"");
+  CHECK_THROWS_WITH(read_with(R"("kind": 3)"), Catch::Contains("[flopcast.config.type] (/kind) expected one of"));
+  CHECK_THROWS_WITH(read_with(R"("usable_memory_fraction": 0)"),
+                    "[flopcast.config.range] (/usable_memory_fraction) expected a fraction of memory_bytes in [0.01, "
+                    "1], but got 0");
+  CHECK_THROWS_WITH(read_with(R"("usable_memory_fraction": 1.5)"),
+                    "[flopcast.config.range] (/usable_memory_fraction) expected a fraction of memory_bytes in [0.01, "
+                    "1], but got 1.5");
+  CHECK_THROWS_WITH(read_with(R"("usable_memory_fraction": "most")"),
+                    Catch::Contains("[flopcast.config.type] (/usable_memory_fraction)"));
+  CHECK_THROWS_WITH(
+      read_with(R"("interconnect": {"name": "NVLink", "bandwidth_bytes_per_s": 9e11, "domain_size": 0})"),
+      "[flopcast.config.range] (/interconnect/domain_size) expected a positive number of devices (at most "
+      "2^20), but got 0");
+  CHECK_THROWS_WITH(read_with(R"("interconnect": {"name": "NVLink", "domain_size": 7.5})"),
+                    Catch::Contains("(/interconnect/domain_size) expected a positive number of devices"));
+}
