@@ -1,8 +1,58 @@
 // Types of flopcast's JavaScript API (hand-written: Emscripten 3.1.6 cannot emit them).
 // Units are SI base units: FLOPs are counts, memory bytes, time seconds, energy joules.
 
-/** A precision as results name it. */
-export type PrecisionName = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4';
+/** A number format as results name it (core/src/precision.cpp's table). */
+export type PrecisionName =
+  | 'fp32'
+  | 'tf32'
+  | 'fp16'
+  | 'bf16'
+  | 'fp8'
+  | 'int8'
+  | 'int4'
+  | 'fp8_block'
+  | 'mxfp8'
+  | 'mxfp6'
+  | 'mxfp4'
+  | 'nvfp4'
+  | 'nf4'
+  | 'q8_0'
+  | 'q6_k'
+  | 'q5_k'
+  | 'q5_1'
+  | 'q5_0'
+  | 'q4_k'
+  | 'q4_1'
+  | 'q4_0'
+  | 'iq4_nl'
+  | 'iq4_xs'
+  | 'q3_k'
+  | 'iq3_s'
+  | 'iq3_xxs'
+  | 'q2_k'
+  | 'iq2_s'
+  | 'iq2_xs'
+  | 'iq2_xxs'
+  | 'iq1_m'
+  | 'iq1_s'
+  | 'tq2_0'
+  | 'tq1_0'
+  | 'q2_k_s'
+  | 'q3_k_s'
+  | 'q3_k_m'
+  | 'q3_k_l'
+  | 'q4_k_s'
+  | 'q4_k_m'
+  | 'q5_k_s'
+  | 'q5_k_m'
+  | 'iq2_m'
+  | 'iq3_xs'
+  | 'iq3_m'
+  | 'mxfp4_moe';
+/** The device unit a matmul runs on (a peak in data/gpus.json). */
+export type ComputeUnit = 'fp32' | 'tf32' | 'fp16' | 'fp16_acc16' | 'bf16' | 'fp8' | 'fp6' | 'fp4' | 'int8' | 'int4';
+/** The parts of a model a precision can be given for. */
+export type WeightComponent = 'embedding' | 'attention' | 'mlp' | 'experts' | 'lm_head' | 'mixer' | 'vision';
 /** A precision as requests may name it (aliases such as "float16" or "half" are accepted). */
 export type Precision = PrecisionName | (string & {});
 export type Optimizer = 'adam' | 'adamw' | 'sgd' | 'none';
@@ -22,12 +72,14 @@ export interface GpuSpec {
   memory_bytes: number;
   memory_bandwidth_bytes_per_s: number;
   tdp_watts: number;
-  /** Dense peak FLOP/s by precision, e.g. {bf16: 989e12}. */
+  /** Dense peak FLOP/s by precision, e.g. {bf16: 989e12}; also fp6, fp4 and fp16_acc16. */
   peak_flops: Partial<Record<Precision, number>>;
   cost_per_hour_usd?: number;
   aliases?: string[];
   vendor?: string;
-  interconnect?: { name?: string; bandwidth_bytes_per_s?: number };
+  kind?: 'gpu' | 'tpu' | 'npu' | 'cpu' | 'soc';
+  usable_memory_fraction?: number;
+  interconnect?: { name?: string; bandwidth_bytes_per_s?: number; generation?: string; domain_size?: number };
 }
 
 /** A multi-GPU layout (every field defaults to 1 / off). */
@@ -53,13 +105,17 @@ export interface CalibrationEntry {
   source: string;
 }
 
+/** A precision per part of the model; `default` for the rest. */
+export type PrecisionParts = { default?: Precision } & Partial<Record<WeightComponent, Precision>>;
+
 /** Fields named like llm-flops' estimate() parameters. Unset fields take the core's defaults. */
 export interface EstimateRequest {
   model: string | HfConfig;
   batch_size?: number;
   sequence_length?: number;
   num_generated_tokens?: number;
-  precision?: Precision;
+  /** A format, or one per part: {default: 'bf16', experts: 'mxfp4'}. Unset: the checkpoint's quantization_config, else bf16. */
+  precision?: Precision | PrecisionParts;
   kv_cache_precision?: Precision;
   /** A name or alias, a spec, or null / "none" for no GPU (no latency or energy). */
   gpu?: string | GpuSpec | null;
@@ -311,7 +367,7 @@ export interface TrainResult {
   bottleneck: PhaseCost[];
   /** null without a GPU. */
   performance: {
-    compute_precision: PrecisionName;
+    compute_precision: ComputeUnit;
     peak_flops_per_s: number;
     memory_bandwidth_bytes_per_s: number;
     step_time_s: number;
@@ -385,7 +441,7 @@ export interface CompareRequest extends Omit<
 > {
   model: OneOrMany<string | HfConfig>;
   gpu?: OneOrMany<string | GpuSpec | null>;
-  precision?: OneOrMany<Precision>;
+  precision?: OneOrMany<Precision> | PrecisionParts;
   batch_size?: OneOrMany<number>;
   sequence_length?: OneOrMany<number>;
   num_generated_tokens?: OneOrMany<number>;
@@ -421,7 +477,12 @@ export interface LayerRow {
   total: number;
 }
 export interface Performance {
-  compute_precision: PrecisionName;
+  compute_precision: ComputeUnit;
+  /** Weights dequantised to a 16-bit format before the matmuls (weight-only formats). */
+  weight_only_path: boolean;
+  /** Dequantisation work (2 per weight read), costed at the fp32 rate. */
+  dequant_flops_prefill: number;
+  dequant_flops_step: number;
   peak_flops_per_s: number;
   memory_bandwidth_bytes_per_s: number;
   prefill_flops: number;
@@ -531,6 +592,8 @@ export interface ModelConfig {
   attention_sinks: boolean;
   /** The wrapper's vision tower type (multimodal configs); null for text models. */
   vision_model_type: string | null;
+  /** The checkpoint's quantization_config, read as the default precision; null for plain checkpoints. */
+  quantization: { method: string; note: string } | null;
 }
 export type Architecture = 'decoder' | 'encoder' | 'encoder-decoder';
 /** A run of identical layers. */
@@ -670,6 +733,11 @@ export interface EstimateResult {
     };
     memory: {
       weights: number;
+      weights_by_part: Record<WeightComponent, number>;
+      weights_precision_by_part: Record<WeightComponent, PrecisionName>;
+      weights_bits_per_weight: number;
+      /** format: parameters x bits; gguf_plan: a llama.cpp preset tensor by tensor; checkpoint: weight_bytes. */
+      weights_source: 'format' | 'gguf_plan' | 'checkpoint';
       kv_cache: number;
       kv_cache_prompt: number;
       kv_cache_per_token: number;
@@ -737,9 +805,14 @@ export interface GpuInfo {
   memory_bytes: number;
   memory_bandwidth_bytes_per_s: number;
   /** Dense peak FLOP/s of each precision the GPU has. */
-  peak_flops: Partial<Record<PrecisionName, number>>;
+  peak_flops: Partial<
+    Record<'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8' | 'int8' | 'int4' | 'fp6' | 'fp4' | 'fp16_acc16', number>
+  >;
+  kind: 'gpu' | 'tpu' | 'npu' | 'cpu' | 'soc';
+  /** Share of memory_bytes a process may use (unified memory); 1 for discrete cards. */
+  usable_memory_fraction: number;
   tdp_watts: number;
-  interconnect: { name: string; bandwidth_bytes_per_s: number };
+  interconnect: { name: string; bandwidth_bytes_per_s: number; generation?: string; domain_size?: number };
   cost_per_hour_usd: number;
 }
 /** bound: compute/memory (1/0 in sweep values). */
@@ -805,7 +878,18 @@ export interface Defaults {
     weight_bytes: null;
     layer_table: boolean;
   };
-  precisions: { name: PrecisionName; bits: number; weight_only: boolean }[];
+  precisions: {
+    name: PrecisionName;
+    /** Bits per stored weight, scales included (a preset's: its base type's, a floor). */
+    bits: number;
+    weight_only: boolean;
+    family: 'plain' | 'integer' | 'scaled_float' | 'gguf' | 'gguf_preset';
+    kv_cache: boolean;
+    /** Device units tried in order. */
+    compute_path: ComputeUnit[];
+    layout: string;
+    source: string;
+  }[];
   optimizers: Optimizer[];
   row_fields: RowField[];
   sweep_fields: (keyof CompareRow)[];

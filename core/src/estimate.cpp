@@ -67,10 +67,19 @@ namespace {}  // namespace
 
 void validate(const settings& s) {
   detail::check_settings(s);  // every field's bounds and message, from the request table
-  if (s.training && (s.weight_precision == precision::fp8 || is_weight_only(s.weight_precision)))
+  if (s.kv_cache_precision && !format_of(*s.kv_cache_precision).kv) {
+    std::string kv;
+    for (const format_info& f : formats())
+      if (f.kv) kv += (kv.empty() ? "" : ", ") + std::string(f.name);
+    throw error(error_code::invalid_argument, "/kv_cache_precision",
+                "a KV cache cannot be stored in " + std::string(to_string(*s.kv_cache_precision)) +
+                    ": expected one of " + kv);
+  }
+  if (s.training && !detail::trainable_in(s.weight_precision))
     throw error(error_code::invalid_argument, "/precision",
                 "training in " + std::string(to_string(s.weight_precision)) +
-                    " is not modelled: expected fp32, tf32, fp16 or bf16 for training");
+                    " is not modelled: expected fp32, tf32, fp16, bf16, fp8, mxfp8, fp8_block or nvfp4 for training "
+                    "(weight-only formats train as QLoRA: --lora-rank with --base-precision)");
 }
 
 namespace detail {

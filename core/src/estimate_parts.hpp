@@ -78,6 +78,9 @@ struct training_state_bytes {
   double weights, gradients, optimizer;
 };
 [[nodiscard]] training_state_bytes training_state_per_parameter(const settings& s);
+// Whether a published training recipe exists for p (fp32/tf32/fp16/bf16, FP8 per-tensor and
+// MXFP8 (Transformer Engine), FP8 blocks (DeepSeek-V3), NVFP4 (NVIDIA 2025)).
+[[nodiscard]] bool trainable_in(precision p);
 
 // Inference memory (weights, KV cache, activations); r.parameters and r.kv_precision set.
 void fill_inference_memory(const model_spec& m, const settings& s, estimate_result& r);

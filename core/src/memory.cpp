@@ -89,12 +89,49 @@ activation_estimate estimate_activations(const model_spec& m, const settings& s)
 }
 
 training_state_bytes training_state_per_parameter(const settings& s) {
+  const double adam = s.optim == optimizer::adam || s.optim == optimizer::adamw ? 8.0
+                      : s.optim == optimizer::sgd                               ? 4.0
+                                                                                : 0.0;
+  switch (s.weight_precision) {
+    case precision::fp8:
+    case precision::mxfp8:
+      // Transformer Engine FP8 (delayed scaling; MXFP8 on Blackwell): bf16 weights and
+      // gradients with an fp32 master and fp32 Adam moments as in bf16 mixed precision, plus
+      // the FP8 copy of each weight cached for the step (NVIDIA Transformer Engine docs, "FP8
+      // primer" and fp8_model_init; Megatron-LM --fp8-format): 2 + 1, 2, 4 + 8.
+      return {3.0, 2.0, 4.0 + adam};
+    case precision::fp8_block:
+      // DeepSeek-V3's recipe (arXiv:2412.19437 sec. 3.3.3): FP8 GEMMs with 128 x 128 weight
+      // blocks, master weights and gradients kept in FP32, AdamW moments in BF16: a bf16 working
+      // copy + the FP8 cast 2 + 1, gradients 4, master 4 + moments half of fp32's.
+      return {3.0, 4.0, 4.0 + adam / 2};
+    case precision::nvfp4:
+      // NVIDIA, "Pretraining Large Language Models with NVFP4" (arXiv:2509.25149): NVFP4 GEMMs,
+      // bf16 weights and gradients, fp32 master and optimizer: 2 + the NVFP4 copy 0.5625, 2, 4 + 8.
+      return {2.0 + 4.5 / 8, 2.0, 4.0 + adam};
+    default:
+      break;
+  }
   const double wbytes = storage_bytes(s.weight_precision);
   const double master = wbytes < 4 ? 4.0 : 0.0;  // fp32 master copy under mixed precision
-  const double state = s.optim == optimizer::adam || s.optim == optimizer::adamw ? 8.0
-                       : s.optim == optimizer::sgd                               ? 4.0
-                                                                                 : 0.0;
-  return {wbytes, wbytes, master + state};
+  return {wbytes, wbytes, master + adam};
+}
+
+// Formats with a published training recipe (training_state_per_parameter's sources).
+bool trainable_in(precision p) {
+  switch (p) {
+    case precision::fp32:
+    case precision::tf32:
+    case precision::fp16:
+    case precision::bf16:
+    case precision::fp8:
+    case precision::mxfp8:
+    case precision::fp8_block:
+    case precision::nvfp4:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::array<double, weight_component_count> component_parameters(const model_spec& m, const parameter_breakdown& p,

@@ -122,8 +122,9 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const precision wp = s.weight_precision;
   // weight_bytes (helper-W): a checkpoint's exact bytes, as their mean bytes per parameter, so a
   // pass reading every weight reads exactly weight_bytes.
-  const double wbytes =
-      s.weight_bytes && r.parameters.total > 0 ? *s.weight_bytes / d(r.parameters.total) : storage_bytes(wp);
+  // Weights are read at their mean bytes per parameter (memory.cpp's weights: the format's bits
+  // per part, a preset's plan, or a checkpoint's exact weight_bytes).
+  const double wbytes = r.parameters.total > 0 ? r.memory.weights / d(r.parameters.total) : storage_bytes(wp);
   memory_breakdown& mem = r.memory;
   r.has_performance = true;
   performance& p = r.perf;

@@ -119,8 +119,9 @@ TEST_CASE("request errors name the request field") {
   CHECK(request_error({{"model", "llama-3-8b"}, {"batchsize", 2}})
             .rfind("[flopcast.invalid_argument] (/batchsize) unknown request field", 0) == 0);
   CHECK(request_error({{"model", "llama-3-8b"}, {"training", true}, {"precision", "int4"}}) ==
-        "[flopcast.invalid_argument] (/precision) training in int4 is not modelled: expected fp32, tf32, fp16 or bf16 "
-        "for training");
+        "[flopcast.invalid_argument] (/precision) training in int4 is not modelled: expected fp32, tf32, fp16, bf16, "
+        "fp8, mxfp8, fp8_block or nvfp4 for training (weight-only formats train as QLoRA: --lora-rank with "
+        "--base-precision)");
   CHECK(request_error({{"model", "llama-3-8b"}, {"gpu", {{"name", "X"}, {"memory_bytes", 1e9}}}}) ==
         "[flopcast.config.missing] (/gpu/memory_bandwidth_bytes_per_s) required field is missing: expected a positive "
         "number");
