@@ -132,6 +132,8 @@ export interface EstimateRequest {
   /** USD per GPU-hour (default: the GPU's). */
   cost_per_hour?: number;
   /** Bytes kept free on each GPU for the runtime, subtracted in the fit check (default 0). */
+  /** Share of each GPU's usable memory the engine takes (default 0.9 for inference, 1 for training). */
+  gpu_memory_utilization?: number;
   gpu_memory_reserve_bytes?: number;
   /**
    * Exact bytes of the stored weights (a checkpoint's tensors, e.g. inspectCheckpoint().weight_bytes):
@@ -149,7 +151,6 @@ export interface ServingSettings {
   prompt_tokens?: number;
   output_tokens?: number;
   concurrency?: number;
-  gpu_memory_utilization?: number;
   paged?: boolean;
   block_size?: number;
   chunked_prefill_tokens?: number;
@@ -592,6 +593,8 @@ export interface ModelConfig {
   attention_sinks: boolean;
   /** The wrapper's vision tower type (multimodal configs); null for text models. */
   vision_model_type: string | null;
+  /** The longest context the config supports (rope_scaling extensions included); 0: unknown. */
+  context_length: number;
   /** The checkpoint's quantization_config, read as the default precision; null for plain checkpoints. */
   quantization: { method: string; note: string } | null;
 }

@@ -35,9 +35,16 @@ std::string format_flops(double f) {
   static const char* const u[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
   return scaled(f, u, 8, "FLOP");
 }
+// Memory in binary units, the way vendors sell it: an "80 GB" A100 holds 80 GiB (81920 MiB).
 std::string format_bytes(double b) {
-  static const char* const u[] = {"", "k", "M", "G", "T", "P", "E"};
-  return scaled(b, u, 7, "B");
+  static const char* const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int i = 0;
+  double x = b;
+  while (std::fabs(x) >= 1024.0 && i + 1 < 7) {
+    x /= 1024.0;
+    ++i;
+  }
+  return fmt::format("{:.2f} {}", x, u[i]);
 }
 std::string format_seconds(double s) {
   if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);

@@ -57,6 +57,9 @@ const char* note_text(note n) noexcept {
     case note_preset_approximated:
       return "llama.cpp preset not planned for this architecture: costed at its base type's bits (the preset's "
              "promotions to larger types are missing: an underestimate)";
+    case note_context_exceeded:
+      return "WARNING: the request (prompt + generated tokens) is longer than the model's context "
+             "(max_position_embeddings, or its rope_scaling extension): quality is not expected to hold";
     case note_none:
       break;
   }
@@ -108,6 +111,9 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
     if (g.parallel_ssm) r.notes |= note_recurrent_state;
   }
   if (m.attention.index_heads > 0) r.notes |= note_sparse_attention;
+  if (m.context_length > 0 && m.arch == architecture::decoder &&
+      s.sequence_length + s.num_generated_tokens > m.context_length)
+    r.notes |= note_context_exceeded;
   if (!m.vision_model_type.empty() && m.vision_parameters == 0) r.notes |= note_vision_not_counted;
   if (encoder_only) {
     r.notes |= note_encoder_no_decode;

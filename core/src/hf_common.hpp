@@ -89,5 +89,7 @@ void read_qwen2_vl(const reader& r, model_spec& m);
 // quantization_config.cpp: config.json's quantization_config into m.quantization (the default
 // precision of an estimate that names none).
 void read_quantization_config(const reader& top, model_spec& m);
+// max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
+void read_context_length(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

@@ -373,6 +373,18 @@ void read_starcoder2(const reader& r, model_spec& m);
 void read_phi(const reader& r, model_spec& m);
 void read_gemma3_text(const reader& r, model_spec& m);
 
+void read_context_length(const reader& r, model_spec& m) {
+  m.context_length = m.max_position_embeddings;
+  if (!r.has("rope_scaling") || !r.at("rope_scaling").is_object()) return;
+  const reader rs(r.at("rope_scaling"), r.ptr("rope_scaling"));
+  const std::string type = rs.string_or(rs.pick({"rope_type", "type"}), "");
+  if (type != "yarn" && type != "dynamic" && type != "longrope") return;
+  const double factor = rs.number_or("factor", 1.0, 1.0, 1e6);
+  const std::int64_t original = rs.non_negative_or("original_max_position_embeddings", m.max_position_embeddings);
+  const auto extended = static_cast<std::int64_t>(static_cast<double>(original) * factor);
+  m.context_length = std::max(m.max_position_embeddings, extended);
+}
+
 namespace {
 
 const std::vector<std::pair<std::string, family_reader>>& families() {
@@ -475,6 +487,7 @@ model_spec read_hf_config(const json& j, std::string name) {
   m.name = name.empty() ? m.model_type : name;
   it->second(r, m);
   read_quantization_config(r, m);
+  read_context_length(r, m);
   return m;
 }
 

@@ -276,7 +276,8 @@ double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, pr
 
 namespace detail {
 double usable_memory(const settings& s, const hardware_spec& gpu) {
-  return gpu.usable_memory_bytes() - s.gpu_memory_reserve_bytes;
+  return gpu.usable_memory_bytes() * s.gpu_memory_utilization.value_or(s.training ? 1.0 : 0.9) -
+         s.gpu_memory_reserve_bytes;
 }
 }  // namespace detail
 

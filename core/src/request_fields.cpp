@@ -202,6 +202,11 @@ std::vector<row> make_rows() {
     def("cost_per_hour", T::number).flag("--cost-per-hour").attr("cost-per-hour").unit("USD/h").range(0, 1e9)
         .commands(k_layout).derived("the GPU's").help("USD per GPU-hour")
         .access(FLOPCAST_MEMBER(s.base.cost_per_hour_usd)),
+    def("gpu_memory_utilization", T::number).flag("--gpu-memory-utilization").attr("gpu-memory-utilization").unit("1")
+        .range(0, 1, true).commands(k_layout).derived("0.9 for inference (vLLM's default), 1 for training")
+        .help("Share of each GPU's usable memory the engine takes (vLLM's gpu_memory_utilization); the fit of "
+              "weights, cache and activations is checked against it")
+        .access(FLOPCAST_MEMBER(s.base.gpu_memory_utilization)),
     def("gpu_memory_reserve_bytes", T::number).flag("--gpu-memory-reserve").attr("gpu-memory-reserve").unit("bytes")
         .range(0, 1e15).commands(k_layout).help("Memory kept free on each GPU for the runtime (CUDA context, workspace)")
         .access(FLOPCAST_MEMBER(s.base.gpu_memory_reserve_bytes)),
@@ -244,9 +249,6 @@ std::vector<row> make_rows() {
     def("concurrency", T::integer).part("serving").flag("--concurrency").unit("sequences").range(1, p2_30)
         .commands(command_throughput).derived("the most the KV budget holds").help("Concurrent sequences")
         .access(FLOPCAST_MEMBER(s.serving.concurrency)),
-    def("gpu_memory_utilization", T::number).part("serving").flag("--gpu-memory-utilization").unit("1")
-        .range(0, 1, true).commands(command_throughput).help("Share of GPU memory the server uses")
-        .access(FLOPCAST_MEMBER(s.serving.gpu_memory_utilization)),
     def("paged", T::boolean).part("serving").flag("--no-paged").negated().commands(command_throughput)
         .help("Paged KV cache (the flag: contiguous)").access(FLOPCAST_MEMBER(s.serving.paged)),
     def("block_size", T::integer).part("serving").flag("--block-size").unit("tokens").range(1, 65536)

@@ -139,6 +139,7 @@ json config_json(const model_spec& m) {
           ? json{{"index_heads", a.index_heads}, {"index_head_dim", a.index_head_dim}, {"index_topk", a.index_topk}}
           : json(nullptr);
   c["attention_sinks"] = a.sinks;
+  c["context_length"] = m.context_length;
   c["quantization"] = m.quantization.method.empty()
                           ? json(nullptr)
                           : json{{"method", m.quantization.method}, {"note", m.quantization.note}};
@@ -489,7 +490,7 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
   else
     out["speculative"] = nullptr;
   out["settings"] = {
-      {"gpu_memory_utilization", s.gpu_memory_utilization},
+      {"gpu_memory_utilization", s.base.gpu_memory_utilization.value_or(0.9)},
       {"paged", s.paged},
       {"block_size", s.block_size},
       {"chunked_prefill_tokens", s.chunked_prefill_tokens},

@@ -46,7 +46,7 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
     const double tokens = d(P + O), blocks = std::ceil(tokens / d(s.block_size));
     per_seq *= blocks * d(s.block_size) / tokens;  // whole blocks (sliding windows: an upper bound)
   }
-  double budget = detail::usable_memory(s.base, gpu) * s.gpu_memory_utilization - r1.parallel.weights_per_gpu -
+  double budget = detail::usable_memory(s.base, gpu) - r1.parallel.weights_per_gpu -
                   r1.parallel.activations_per_gpu;
   std::optional<estimate_result> draft1;
   if (s.draft) {

@@ -308,7 +308,9 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
   r.memory = core.memory;
   if (gpu != nullptr) {
     r.memory.gpu_memory = gpu->memory_bytes;
-    r.memory.fits_on_gpu = r.memory.total <= detail::usable_memory(r.config.base, *gpu);
+    settings fit = r.config.base;
+    fit.training = true;  // the training analysis: the process owns the device (utilization 1 unless set)
+    r.memory.fits_on_gpu = r.memory.total <= detail::usable_memory(fit, *gpu);
   }
   r.phases = core.phases;
   training_roofline(r);

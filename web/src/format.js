@@ -1,5 +1,6 @@
 // Display formatting only: values arrive in SI base units from the core and are shown with
-// units here (decimal prefixes: 1 GB = 1e9 bytes, as the CLI prints them).
+// units here (decimal prefixes, except memory: binary GiB as vendors sell it and the CLI prints it,
+// an "80 GB" A100 is 80 GiB).
 const prefixes = ['', 'k', 'M', 'G', 'T', 'P', 'E', 'Z'];
 
 function scaled(v, unit, digits = 3) {
@@ -14,7 +15,17 @@ function scaled(v, unit, digits = 3) {
 }
 
 export const formatFlops = (v) => scaled(v, 'FLOP');
-export const formatBytes = (v) => scaled(v, 'B');
+const binary = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+export function formatBytes(v) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  let i = 0;
+  let x = v;
+  while (Math.abs(x) >= 1024 && i < binary.length - 1) {
+    x /= 1024;
+    i++;
+  }
+  return `${x.toFixed(2)} ${binary[i]}`;
+}
 export const formatRate = (v) => (v === null || Number.isNaN(v) ? '–' : `${v.toFixed(1)} tok/s`);
 export const formatJoules = (v) => scaled(v, 'J', 2);
 export function formatSeconds(s) {

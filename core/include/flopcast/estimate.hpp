@@ -55,6 +55,11 @@ struct settings {
   double power_utilization = 0.85;
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's
+  // The one fit rule (detail::usable_memory): capacity x the device's usable share (unified
+  // memory) x gpu_memory_utilization - gpu_memory_reserve_bytes. Unset: 0.9 for inference
+  // (vLLM's default: "the fraction of GPU memory to be used for the model executor", vLLM engine
+  // arguments), 1 for training (a training process owns the device).
+  std::optional<double> gpu_memory_utilization;
   double gpu_memory_reserve_bytes = 0;      // per GPU, not available to the model (fit check)
   bool layer_table = false;                 // output: a row per layer in details.flops.layers
   parallel_layout parallel;
@@ -243,6 +248,7 @@ enum note : std::uint32_t {
   note_fp16_accumulate = 1u << 15,       // llama.cpp's fp16-accumulate rate
   note_preset_planned = 1u << 16,        // a llama.cpp preset planned tensor by tensor
   note_preset_approximated = 1u << 17,   // a preset costed at its base type (architecture not planned)
+  note_context_exceeded = 1u << 18,      // prompt + generated tokens beyond the model's context
 };
 
 struct estimate_result {

@@ -127,6 +127,9 @@ struct model_spec {
   std::int64_t num_layers = 0;          // decoder (or encoder-only) layers
   std::int64_t num_encoder_layers = 0;  // encoder-decoder only
   std::int64_t max_position_embeddings = 0;
+  // The longest context the config supports: max_position_embeddings, or a rope_scaling's
+  // extension of it (YaRN / dynamic: original_max_position_embeddings x factor). 0: unknown.
+  std::int64_t context_length = 0;
 
   attention_spec attention;
   mlp_spec mlp;

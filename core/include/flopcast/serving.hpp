@@ -15,7 +15,6 @@ struct serving_settings {
   std::int64_t prompt_tokens = 512;
   std::int64_t output_tokens = 256;
   std::optional<std::int64_t> concurrency;  // default: the most the KV budget holds
-  double gpu_memory_utilization = 0.9;      // share of GPU memory the server may use
   bool paged = true;                        // paged KV cache: whole blocks per sequence
   std::int64_t block_size = 16;
   std::int64_t chunked_prefill_tokens = 0;  // prefill tokens per step; 0 = prefill runs alone
