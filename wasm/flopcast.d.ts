@@ -172,6 +172,10 @@ export interface ThroughputResult {
   kv_budget_bytes: number;
   kv_bytes_per_sequence: number;
   max_concurrent_batch: number;
+  /** Per GPU: each sequence's share of a batch's prefill activations. */
+  activation_bytes_per_sequence: number;
+  /** More concurrency asked than fits: the figures are at max_concurrent_batch. */
+  concurrency_capped: boolean;
   concurrency: number;
   prefill_s: number | null;
   decode_step_s: number | null;

@@ -35,11 +35,16 @@ throughput_command add_throughput_command(CLI::App& parent) {
                              r.gpus, p.gpu->name, to_string(s.base.weight_precision), s.prompt_tokens, s.output_tokens);
     std::cout << fmt::format("  KV budget per GPU     : {} ({} per sequence{})\n", format_bytes(r.kv_budget_bytes),
                              format_bytes(r.kv_bytes_per_sequence), s.paged ? ", paged" : "");
-    if (!r.fits) {
+    if (r.concurrency == 0) {
       std::cout << "  does NOT fit: weights and activations leave no room for one sequence's KV cache (try --tp or a "
                    "lower precision)\n";
       return 0;
     }
+    if (r.concurrency_capped)
+      std::cout << fmt::format(
+          "  does NOT fit at --concurrency {}: at most {} sequences' caches fit; figures below are "
+          "at {} (the engine queues the rest)\n",
+          *s.concurrency, r.max_concurrency, r.concurrency);
     const auto rng = [](const figure_range& x, auto f) { return fmt::format("[{} .. {}]", f(x.low), f(x.high)); };
     std::cout << fmt::format("  max concurrent seqs   : {}   (evaluated at {})\n", r.max_concurrency, r.concurrency);
     std::cout << fmt::format("  output tokens/s       : {:.1f}  range {}  (ESTIMATED)\n", r.output_tokens_per_second,

@@ -74,9 +74,9 @@ void validate(const settings& s) {
     std::string kv;
     for (const format_info& f : formats())
       if (f.kv) kv += (kv.empty() ? "" : ", ") + std::string(f.name);
-    throw error(error_code::invalid_argument, "/kv_cache_precision",
-                "a KV cache cannot be stored in " + std::string(to_string(*s.kv_cache_precision)) +
-                    ": expected one of " + kv);
+    throw error(
+        error_code::invalid_argument, "/kv_cache_precision",
+        "a KV cache cannot be stored in " + std::string(to_string(*s.kv_cache_precision)) + ": expected one of " + kv);
   }
   if (s.training && !detail::trainable_in(s.weight_precision))
     throw error(error_code::invalid_argument, "/precision",

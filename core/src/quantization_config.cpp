@@ -66,9 +66,8 @@ void read_quantization_config(const reader& top, model_spec& m) {
     keep_16bit(r, "modules_to_not_convert", q);
   } else if (q.method == "awq" || q.method == "gptq") {
     q.weights = integer_bits(r, q.method);
-    const std::int64_t group = r.has("group_size") && r.at("group_size").is_number_integer()
-                                   ? r.at("group_size").get<std::int64_t>()
-                                   : 128;
+    const std::int64_t group =
+        r.has("group_size") && r.at("group_size").is_number_integer() ? r.at("group_size").get<std::int64_t>() : 128;
     q.note = q.method + " int" + (q.weights == precision::int4 ? "4" : "8") + ", group " + std::to_string(group) +
              (group == 128 ? "" : " (costed at group 128's scales)");
     keep_16bit(r, "modules_to_not_convert", q);
@@ -108,8 +107,9 @@ void read_quantization_config(const reader& top, model_spec& m) {
       else if (bits == 4)
         q.weights = precision::int4;
       else
-        throw error(error_code::config_range, r.ptr("config_groups"),
-                    "expected weights of 4 or 8 bits (int or float), but got " + std::to_string(bits) + " bits " + type);
+        throw error(
+            error_code::config_range, r.ptr("config_groups"),
+            "expected weights of 4 or 8 bits (int or float), but got " + std::to_string(bits) + " bits " + type);
     }
     q.note = "compressed-tensors " + std::string(to_string(q.weights));
     keep_16bit(r, "ignore", q);

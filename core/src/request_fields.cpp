@@ -403,7 +403,8 @@ void check_value(const request_field& f, const json& v, const std::string& point
             std::string names = "default";
             for (std::size_t i = 0; i < weight_component_count; ++i)
               names += ", " + std::string(to_string(static_cast<weight_component>(i)));
-            throw error(error_code::config_range, at, "expected a part of the model (" + names + "), but got \"" + it.key() + "\"");
+            throw error(error_code::config_range, at,
+                        "expected a part of the model (" + names + "), but got \"" + it.key() + "\"");
           }
           if (!it.value().is_string())
             throw error(error_code::config_type, at, "expected a precision name, but got " + describe(it.value()));

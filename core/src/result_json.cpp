@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "estimate_parts.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/serving.hpp"
 #include "flopcast/training.hpp"
-#include "estimate_parts.hpp"
 #include "json_writer.hpp"
 
 namespace flopcast {
@@ -450,7 +450,7 @@ std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const
 std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
                             const serving_result& r, int indent) {
   const auto range = [](const figure_range& x) { return json::array({x.low, x.high}); };
-  const bool ok = r.fits;
+  const bool ok = r.concurrency > 0;  // figures exist (at max_concurrent_batch when capped)
   json out = {{"model", m.name},
               {"gpu", gpu.name},
               {"precision", to_string(s.base.weight_precision)},
@@ -460,8 +460,10 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
               {"fits", r.fits},
               {"kv_budget_bytes", r.kv_budget_bytes},
               {"kv_bytes_per_sequence", r.kv_bytes_per_sequence},
+              {"activation_bytes_per_sequence", r.activation_bytes_per_sequence},
               {"max_concurrent_batch", r.max_concurrency},
               {"concurrency", r.concurrency},
+              {"concurrency_capped", r.concurrency_capped},
               {"prefill_s", or_null(ok, r.prefill_s)},
               {"decode_step_s", or_null(ok, r.decode_step_s)},
               {"decode_bound", ok ? json(to_string(r.decode_bound)) : json(nullptr)},

@@ -34,8 +34,10 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   out.gpus = s.base.parallel.total_gpus();
   const std::int64_t P = s.prompt_tokens, O = s.output_tokens;
 
-  // Memory per GPU: weights and a batch-1 prefill's activations stay resident; the rest,
-  // up to the utilisation cap, holds KV blocks.
+  // Memory per GPU: the weights stay resident; each concurrent sequence holds its KV blocks and,
+  // as estimate() counts a batch, its share of the prefill activations. So c sequences fit here
+  // exactly when estimate() at batch c (prompt P, output O) says they fit: one fit rule
+  // (detail::usable_memory), up to the paged blocks' rounding.
   settings one = replica;
   one.batch_size = 1;
   one.sequence_length = P;
@@ -46,8 +48,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
     const double tokens = d(P + O), blocks = std::ceil(tokens / d(s.block_size));
     per_seq *= blocks * d(s.block_size) / tokens;  // whole blocks (sliding windows: an upper bound)
   }
-  double budget = detail::usable_memory(s.base, gpu) - r1.parallel.weights_per_gpu -
-                  r1.parallel.activations_per_gpu;
+  double budget = detail::usable_memory(s.base, gpu) - r1.parallel.weights_per_gpu;
+  out.activation_bytes_per_sequence = r1.parallel.activations_per_gpu;
   std::optional<estimate_result> draft1;
   if (s.draft) {
     settings dset = one;
@@ -62,11 +64,18 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   // double-to-integer conversion can never overflow.
   constexpr double max_sequences = 1099511627776.0;
   const std::int64_t per_replica_max =
-      budget > 0 ? static_cast<std::int64_t>(std::min(std::floor(budget / per_seq), max_sequences)) : 0;
+      budget > 0 ? static_cast<std::int64_t>(
+                       std::min(std::floor(budget / (per_seq + out.activation_bytes_per_sequence)), max_sequences))
+                 : 0;
   out.max_concurrency = per_replica_max * replicas;
-  out.fits = per_replica_max >= 1;
-  if (!out.fits) return out;
-  out.concurrency = std::min(s.concurrency.value_or(out.max_concurrency), out.max_concurrency);
+  // The requested load fits when its sequences' caches do (the one fit rule: weights, cache and
+  // activations against detail::usable_memory); beyond that the engine queues the rest, so the
+  // figures below are at the most that fit, and say so.
+  const std::int64_t requested = s.concurrency.value_or(std::max<std::int64_t>(out.max_concurrency, 1));
+  out.fits = per_replica_max >= 1 && requested <= out.max_concurrency;
+  out.concurrency_capped = per_replica_max >= 1 && requested > out.max_concurrency;
+  if (per_replica_max < 1) return out;
+  out.concurrency = std::min(requested, out.max_concurrency);
   const std::int64_t c = (out.concurrency + replicas - 1) / replicas;  // per replica
 
   // A request's prefill alone, and a decode step of the whole batch at the mean context.

@@ -171,10 +171,12 @@ TEST_CASE("formats: a precision per part, in JSON and on the command line's form
   const double experts = m["weights_by_part"]["experts"].get<double>();
   const json all16 = result({{"model", "mixtral-8x7b"}, {"precision", "bf16"}});
   CHECK(experts == Approx(all16["details"]["memory"]["weights_by_part"]["experts"].get<double>() * 4.5 / 16));
-  CHECK_THROWS_WITH(flopcast::estimate_json(json({{"model", "mixtral-8x7b"}, {"precision", {{"expert", "nvfp4"}}}}).dump()),
-                    Catch::Contains("(/precision/expert) expected a part of the model"));
-  CHECK_THROWS_WITH(flopcast::estimate_json(json({{"model", "mixtral-8x7b"}, {"precision", {{"experts", "fp5"}}}}).dump()),
-                    Catch::Contains("(/precision/experts) unknown precision \"fp5\""));
+  CHECK_THROWS_WITH(
+      flopcast::estimate_json(json({{"model", "mixtral-8x7b"}, {"precision", {{"expert", "nvfp4"}}}}).dump()),
+      Catch::Contains("(/precision/expert) expected a part of the model"));
+  CHECK_THROWS_WITH(
+      flopcast::estimate_json(json({{"model", "mixtral-8x7b"}, {"precision", {{"experts", "fp5"}}}}).dump()),
+      Catch::Contains("(/precision/experts) unknown precision \"fp5\""));
 }
 
 TEST_CASE("formats: KV caches in llama.cpp's and the engines' formats") {
@@ -185,7 +187,8 @@ TEST_CASE("formats: KV caches in llama.cpp's and the engines' formats") {
   CHECK(kv_cache_bytes(m, 1, 4096, precision::fp8, 0) == kv16 / 2);
   settings s;
   s.kv_cache_precision = precision::q4_k_m;
-  CHECK_THROWS_WITH(estimate(m, s, nullptr), Catch::Contains("(/kv_cache_precision) a KV cache cannot be stored in q4_k_m"));
+  CHECK_THROWS_WITH(estimate(m, s, nullptr),
+                    Catch::Contains("(/kv_cache_precision) a KV cache cannot be stored in q4_k_m"));
 }
 
 TEST_CASE("formats: FP8 and NVFP4 training at the low-precision peak with the recipes' state") {

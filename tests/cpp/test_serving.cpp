@@ -22,9 +22,24 @@ TEST_CASE("the KV budget sets the concurrency") {
   one.sequence_length = 512;
   one.num_generated_tokens = 256;
   const auto e = flopcast::estimate(m, one, &a100);
-  const double budget = a100.memory_bytes * 0.9 - e.memory.weights - e.memory.activations;
+  // The one fit rule: each sequence holds its cache and its share of the batch's activations.
+  const double budget = a100.memory_bytes * 0.9 - e.memory.weights;
   CHECK(r.kv_budget_bytes == Approx(budget).epsilon(1e-12));
-  CHECK(r.max_concurrency == static_cast<std::int64_t>(std::floor(budget / (768.0 * 131072))));
+  CHECK(r.activation_bytes_per_sequence == e.memory.activations);
+  const auto most = static_cast<std::int64_t>(std::floor(budget / (768.0 * 131072 + e.memory.activations)));
+  CHECK(r.max_concurrency == most);
+  // ... which is where estimate() at that batch stops fitting.
+  one.batch_size = most;
+  CHECK(flopcast::estimate(m, one, &a100).memory.fits_on_gpu);
+  one.batch_size = most + 1;
+  CHECK_FALSE(flopcast::estimate(m, one, &a100).memory.fits_on_gpu);
+  // More concurrency than fits: not "fits", the figures at the most that do.
+  s.concurrency = most + 5;
+  const auto over = serve(m, s, a100);
+  CHECK_FALSE(over.fits);
+  CHECK(over.concurrency_capped);
+  CHECK(over.concurrency == most);
+  s.concurrency.reset();
   // Paged blocks round each sequence up to whole blocks.
   s.paged = true;
   s.block_size = 500;

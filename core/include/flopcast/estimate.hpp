@@ -60,8 +60,8 @@ struct settings {
   // (vLLM's default: "the fraction of GPU memory to be used for the model executor", vLLM engine
   // arguments), 1 for training (a training process owns the device).
   std::optional<double> gpu_memory_utilization;
-  double gpu_memory_reserve_bytes = 0;      // per GPU, not available to the model (fit check)
-  bool layer_table = false;                 // output: a row per layer in details.flops.layers
+  double gpu_memory_reserve_bytes = 0;  // per GPU, not available to the model (fit check)
+  bool layer_table = false;             // output: a row per layer in details.flops.layers
   parallel_layout parallel;
   // Exact bytes of the stored weights (a checkpoint's tensors, from its header). When set, the
   // inference weights' memory is this, and the roofline's weight traffic uses its mean bytes per

@@ -25,13 +25,15 @@ struct serving_settings {
 
 struct serving_result {
   std::int64_t gpus = 1;
-  double kv_budget_bytes = 0;        // per GPU, after weights and activations
+  double kv_budget_bytes = 0;        // per GPU, after the weights: for the sequences' caches and activations
   double kv_bytes_per_sequence = 0;  // per GPU, prompt + output (whole blocks if paged)
   std::int64_t max_concurrency = 0;  // sequences all replicas hold at once
   std::int64_t concurrency = 0;      // the one evaluated
-  bool fits = false;
-  double prefill_s = 0;      // one request's prefill
-  double decode_step_s = 0;  // one step of the batch at the mean context
+  bool fits = false;                 // the requested concurrency fits (without a request: at least one sequence)
+  double activation_bytes_per_sequence = 0;  // per GPU: its share of a batch's prefill activations
+  bool concurrency_capped = false;           // more concurrency asked than fits: figures at max_concurrency
+  double prefill_s = 0;                      // one request's prefill
+  double decode_step_s = 0;                  // one step of the batch at the mean context
   bound decode_bound = bound::memory;
   double cycle_s = 0;  // time in which `concurrency` requests complete
   double output_tokens_per_second = 0;
