@@ -879,6 +879,8 @@ export interface Defaults {
     kv_cache_precision: null;
     /** null: the GPU's. */
     cost_per_hour: null;
+    /** null: 0.9 for inference (vLLM's default), 1 for training. */
+    gpu_memory_utilization: null;
     /** Bytes kept free on each GPU for the runtime (the fit check subtracts them). */
     gpu_memory_reserve_bytes: number;
     /** null: parameters x bytes per weight (set it to a checkpoint's exact bytes). */

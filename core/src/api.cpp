@@ -126,7 +126,7 @@ std::string defaults_json(int indent) {
   for (const format_info& f : formats()) {
     json path = json::array();
     for (compute_unit u : f.path) path.push_back(to_string(u));
-    static const char* const families[] = {"plain", "integer", "scaled_float", "gguf"};
+    static const char* const families[] = {"plain", "integer", "scaled_float", "gguf", "gguf_preset"};
     precisions.push_back({{"name", f.name},
                           {"bits", f.bits_per_weight},
                           {"weight_only", f.weight_only},

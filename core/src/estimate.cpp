@@ -60,6 +60,9 @@ const char* note_text(note n) noexcept {
     case note_context_exceeded:
       return "WARNING: the request (prompt + generated tokens) is longer than the model's context "
              "(max_position_embeddings, or its rope_scaling extension): quality is not expected to hold";
+    case note_beyond_domain:
+      return "the tensor/expert-parallel group is larger than the device's NVLink/ICI domain: its collectives run "
+             "at the scale-out rate (a 400 Gb/s NIC per GPU, 50 GB/s per direction)";
     case note_none:
       break;
   }

@@ -93,7 +93,16 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const std::int64_t tp = l.tensor_parallel, pp = l.pipeline_parallel, dp = l.data_parallel, ep = l.expert_parallel;
   out.batch_per_replica = (s.batch_size + dp - 1) / dp;
   const double B = d(out.batch_per_replica), S = d(s.sequence_length);
-  const double bw = l.interconnect_bandwidth_bytes_per_s.value_or(gpu.interconnect_bandwidth_bytes_per_s / 2.0);
+  double bw = l.interconnect_bandwidth_bytes_per_s.value_or(gpu.interconnect_bandwidth_bytes_per_s / 2.0);
+  // A tensor- or expert-parallel group larger than the device's NVLink / ICI / xGMI domain spans
+  // nodes: its collectives run at the scale-out rate, one 400 Gb/s NIC per GPU (50 GB/s per
+  // direction: NVIDIA DGX H100/B200 user guides, 8 x ConnectX-7 per 8 GPUs), unless set.
+  constexpr double scale_out_bytes_per_s = 50e9;
+  const std::int64_t domain = gpu.interconnect_domain_size;
+  if (domain > 0 && std::max(tp, ep) > domain && !l.interconnect_bandwidth_bytes_per_s) {
+    bw = std::min(bw, scale_out_bytes_per_s);
+    r.notes |= note_beyond_domain;
+  }
   out.interconnect_bandwidth_bytes_per_s = bw;
   if (!l.trivial() && !(bw > 0))
     bad_layout("interconnect_bandwidth_bytes_per_s",

@@ -128,3 +128,21 @@ TEST_CASE("layouts are validated against the model") {
   CHECK_THROWS_WITH(estimate(m, s, &find_gpu("H100")),
                     Catch::Contains("(/parallelism/data_parallel) expected at most the batch size (1)"));
 }
+
+TEST_CASE("a tensor-parallel group beyond the NVLink domain runs at the scale-out rate") {
+  const auto& m = test::model("meta-llama/Llama-2-70b-hf");
+  const auto& h100 = flopcast::find_gpu("H100");
+  REQUIRE(h100.interconnect_domain_size == 8);  // HGX H100: 8 GPUs per NVLink domain
+  flopcast::settings s;
+  s.weight_precision = flopcast::precision::fp16;
+  s.parallel.tensor_parallel = 8;
+  const auto in = flopcast::estimate(m, s, &h100);
+  CHECK(in.parallel.interconnect_bandwidth_bytes_per_s == h100.interconnect_bandwidth_bytes_per_s / 2);
+  CHECK((in.notes & flopcast::note_beyond_domain) == 0);
+  s.parallel.tensor_parallel = 16;
+  s.batch_size = 1;
+  const auto out = flopcast::estimate(m, s, &h100);
+  CHECK(out.parallel.interconnect_bandwidth_bytes_per_s == 50e9);
+  CHECK((out.notes & flopcast::note_beyond_domain) != 0);
+  CHECK(out.parallel.tp_allreduce_decode_step_s > in.parallel.tp_allreduce_decode_step_s);
+}

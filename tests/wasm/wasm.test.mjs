@@ -304,7 +304,14 @@ test('defaults and lists come from the core', () => {
   assert.equal(d.settings.precision, 'bf16');
   assert.equal(d.settings.gpu, 'A100-80GB-SXM');
   assert.equal(d.settings.compute_efficiency, 0.5);
-  assert.deepEqual(fc.precisions(), ['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
+  // Every format of the core's table, in its order, the CLI's list included.
+  const formats = fc.precisions();
+  assert.deepEqual(formats.slice(0, 7), ['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
+  assert.ok(formats.includes('nvfp4') && formats.includes('q4_k_m') && formats.includes('mxfp4'));
+  assert.deepEqual(
+    formats,
+    d.precisions.map((p) => p.name),
+  );
   assert.deepEqual(fc.optimizers(), ['adam', 'adamw', 'sgd', 'none']);
   const native = JSON.parse(runCli(['list-models', '--json']).out);
   assert.deepStrictEqual(fc.listModels(), native);

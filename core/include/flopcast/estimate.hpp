@@ -249,6 +249,7 @@ enum note : std::uint32_t {
   note_preset_planned = 1u << 16,        // a llama.cpp preset planned tensor by tensor
   note_preset_approximated = 1u << 17,   // a preset costed at its base type (architecture not planned)
   note_context_exceeded = 1u << 18,      // prompt + generated tokens beyond the model's context
+  note_beyond_domain = 1u << 19,         // a TP/EP group larger than the NVLink domain: scale-out rate
 };
 
 struct estimate_result {
