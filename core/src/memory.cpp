@@ -155,7 +155,10 @@ precision component_precision(const settings& s, weight_component c) {
   if (const auto& p = s.component_precision[static_cast<std::size_t>(c)]) return *p;
   // A quantized format applies to the linear layers: the embedding table, the LM head and a
   // vision tower stay 16-bit, as AWQ, GPTQ, bitsandbytes, vLLM's fp8 and ModelOpt leave them.
-  const bool narrow = bits_per_weight(s.weight_precision) < 16;
+  // (llama.cpp's GGML types quantize the embedding and the head too.)
+  const format_family fam = format_of(s.weight_precision).family;
+  const bool narrow =
+      bits_per_weight(s.weight_precision) < 16 && fam != format_family::gguf && fam != format_family::gguf_preset;
   if (narrow && (c == weight_component::embedding || c == weight_component::lm_head || c == weight_component::vision))
     return precision::bf16;
   return s.weight_precision;

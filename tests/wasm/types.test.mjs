@@ -34,8 +34,16 @@ function realResults() {
     'state space (mamba-2.8b)': { model: 'mamba-2.8b', gpu: 'RTX 4090' },
     'mxfp4 experts from quantization_config (gpt-oss-120b)': { model: 'gpt-oss-120b', gpu: 'B200' },
     'llama.cpp preset (q4_k_m)': { model: 'llama-3.1-8b', gpu: 'RTX 4090', precision: 'q4_k_m' },
-    'vision tower (gemma-3-4b-it)': { model: 'gemma-3-4b-it', gpu: 'L4', precision: { default: 'bf16', attention: 'fp8' } },
-    'chunked and NoPE layers (llama-4-scout)': { model: 'llama-4-scout', gpu: 'H100', parallelism: { tensor_parallel: 20 } },
+    'vision tower (gemma-3-4b-it)': {
+      model: 'gemma-3-4b-it',
+      gpu: 'L4',
+      precision: { default: 'bf16', attention: 'fp8' },
+    },
+    'chunked and NoPE layers (llama-4-scout)': {
+      model: 'llama-4-scout',
+      gpu: 'H100',
+      parallelism: { tensor_parallel: 20 },
+    },
     'no GPU': { model: 'llama-3-8b', gpu: null },
     'encoder without GPU': { model: 'bert-base', gpu: null },
     training: { model: 'llama-3-8b', gpu: 'A100', training: true, optimizer: 'adamw' },
