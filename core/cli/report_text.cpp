@@ -131,9 +131,22 @@ std::string report(const estimate_context& c) {
 
   o += rule + "\n";
   o += fmt::format(" flopcast estimate: {}\n", m.name);
-  o += fmt::format("  batch={}  seq_len={}  gen={}  precision={}  gpu={}{}\n", s.batch_size, s.sequence_length,
-                   s.num_generated_tokens, to_string(s.weight_precision), c.gpu ? c.gpu->name : "none",
+  std::string parts;  // the parts stored in another format than the rest
+  for (std::size_t i = 0; i < weight_component_count; ++i) {
+    const auto part = static_cast<weight_component>(i);
+    const precision pp = precision_of(s, part);
+    if (pp != s.weight_precision && r.memory.weights_by_component[i] > 0)
+      parts += fmt::format("{}{} {}", parts.empty() ? " (" : ", ", to_string(part), to_string(pp));
+  }
+  if (!parts.empty()) parts += ")";
+  o += fmt::format("  batch={}  seq_len={}  gen={}  precision={}{}  gpu={}{}\n", s.batch_size, s.sequence_length,
+                   s.num_generated_tokens, to_string(s.weight_precision), parts, c.gpu ? c.gpu->name : "none",
                    s.training ? "  mode=training" : "");
+  if (!m.quantization.method.empty())
+    o += fmt::format("  checkpoint format: {} (config.json quantization_config{})\n", m.quantization.note,
+                     s.component_precision == m.quantization.parts && s.weight_precision == m.quantization.weights
+                         ? ", used"
+                         : "; the request's precision is used");
   o += rule + "\n";
   line("Parameters",
        fmt::format("{}  ({})", format_count(static_cast<double>(r.parameters.total)), grouped(r.parameters.total)));

@@ -285,3 +285,7 @@ double usable_memory(const settings& s, const hardware_spec& gpu) {
 }  // namespace detail
 
 }  // namespace flopcast
+
+namespace flopcast {
+precision precision_of(const settings& s, weight_component c) { return detail::component_precision(s, c); }
+}  // namespace flopcast

@@ -151,25 +151,42 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   // Weight bytes a pass reads: the token-embedding table only where rows are gathered
   // (an untied table is not streamed), MoE experts only as far as tokens reach them.
   const double ed = d(embed_dim(m)), h = d(m.hidden_size);
-  const auto weight_bytes_read = [&](double tokens) {
-    double params = d(r.parameters.total) - d(m.vocab_size) * ed - d(m.learned_positions + m.token_type_vocab) * h;
-    params += (m.lm_head && m.tie_word_embeddings ? d(m.vocab_size) : std::min(tokens, d(m.vocab_size))) * ed;
-    params += (std::min(tokens, d(m.learned_positions)) + std::min(tokens, d(m.token_type_vocab))) * h;
+  // Each part is read at its own bytes per parameter (bf16 attention beside MXFP4 experts).
+  const auto& by_part = mem.weights_by_component;
+  const auto bytes_per_param = [&](weight_component c, double params) {
+    return params > 0 ? by_part[static_cast<std::size_t>(c)] / params : wbytes;
+  };
+  double expert_params = 0;
+  for (const auto& g : m.groups)
+    if (g.moe && g.mlp) expert_params += d(g.count) * d(weights_of(m, g).mlp_total);
+  const double emb_bpp = bytes_per_param(weight_component::embedding, d(r.parameters.embedding));
+  const double exp_bpp = bytes_per_param(weight_component::experts, expert_params);
+  struct read_amount {
+    double params, bytes;
+  };
+  const auto weights_read = [&](double tokens) {
+    const double table = d(m.vocab_size) * ed + d(m.learned_positions + m.token_type_vocab) * h;
+    const double rows = (m.lm_head && m.tie_word_embeddings ? d(m.vocab_size) : std::min(tokens, d(m.vocab_size))) * ed +
+                        (std::min(tokens, d(m.learned_positions)) + std::min(tokens, d(m.token_type_vocab))) * h;
+    read_amount a{d(r.parameters.total) - table + rows, mem.weights - (table - rows) * emb_bpp};
     for (const auto& g : m.groups) {
       if (!g.moe) continue;
       const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
       const double touched = E * (1.0 - std::pow(1.0 - k / E, tokens));
-      params -= d(g.count) * (E - touched) * d(weights_of(m, g).expert);
+      const double untouched = d(g.count) * (E - touched) * d(weights_of(m, g).expert);
+      a.params -= untouched;
+      a.bytes -= untouched * exp_bpp;
       r.notes |= note_moe_expected_experts;
     }
-    return params * wbytes;
+    return a;
   };
+  const auto weight_bytes_read = [&](double tokens) { return weights_read(tokens).bytes; };
 
   p.prefill_flops = r.prefill.parts.total;
   p.prefill_bytes = weight_bytes_read(B * S) + mem.kv_cache_prompt;
   if (p.weight_only_path) {
-    p.dequant_flops_prefill = 2 * weight_bytes_read(B * S) / wbytes;
-    p.dequant_flops_step = 2 * weight_bytes_read(B) / wbytes;
+    p.dequant_flops_prefill = 2 * weights_read(B * S).params;
+    p.dequant_flops_step = 2 * weights_read(B).params;
   }
   p.cost_per_hour_usd = s.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
   const double watts = gpu.tdp_watts * s.power_utilization;

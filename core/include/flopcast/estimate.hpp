@@ -274,6 +274,10 @@ struct estimate_result {
 [[nodiscard]] double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, precision kv,
                                     std::int64_t encoder_tokens);
 
+// The format one part of the model is stored in under s: its own, else s.weight_precision (a
+// narrow non-GGML format leaves the embedding, the LM head and a vision tower in bf16).
+[[nodiscard]] precision precision_of(const settings& s, weight_component c);
+
 // Human-readable text for a note bit.
 [[nodiscard]] const char* note_text(note n) noexcept;
 

@@ -1,0 +1,72 @@
+// The validation table (data/measurements/, schema in its README): every file and row is
+// well-formed, cites its source, quotes the figure, is in SI units, and names a device (and, where
+// it is bundled, a model) that flopcast resolves. Rows are not fitted yet (issue 12).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const dir = join(root, 'data/measurements');
+const bin = join(root, 'build/flopcast');
+const cli = (args) => JSON.parse(spawnSync(bin, args, { encoding: 'utf8' }).stdout);
+const norm = (s) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+const gpuNames = new Set();
+for (const g of cli(['list-gpus', '--json'])) for (const n of [g.name, ...g.aliases]) gpuNames.add(norm(n));
+const modelNames = new Set();
+for (const m of cli(['list-models', '--json'])) for (const n of [m.id, ...m.aliases]) modelNames.add(n.toLowerCase());
+
+const engines = new Set(['tensorrt-llm', 'vllm', 'sglang', 'llama.cpp', 'mlx', 'transformers', 'tgi']);
+const metrics = new Set([
+  'output_tokens_per_s',
+  'total_tokens_per_s',
+  'ttft_s',
+  'tpot_s',
+  'itl_s',
+  'e2e_latency_s',
+  'prefill_tokens_per_s',
+  'decode_tokens_per_s',
+  'requests_per_s',
+]);
+const loads = new Set(['concurrency', 'batch', 'request_rate', 'single_stream', 'max_throughput']);
+const kinds = new Set(['engine_docs', 'ci_dashboard', 'mlperf', 'community_benchmark', 'vendor_blog', 'paper']);
+
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+test('every measurement file and row is well-formed and sourced', () => {
+  const ids = new Set();
+  const sources = new Set();
+  for (const f of files) {
+    const d = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    const s = d.source;
+    assert.ok(s && typeof s.id === 'string' && s.id.length > 0, `${f}: source.id`);
+    assert.ok(!sources.has(s.id), `${f}: source id ${s.id} used twice`);
+    sources.add(s.id);
+    assert.match(s.url ?? '', /^https?:\/\//, `${f}: source.url`);
+    assert.ok(kinds.has(s.kind), `${f}: source.kind ${s.kind}`);
+    if (s.commit !== undefined) assert.match(s.commit, /^[0-9a-f]{40}$/, `${f}: source.commit`);
+    assert.ok(Array.isArray(d.rows) && d.rows.length > 0, `${f}: rows`);
+    for (const r of d.rows) {
+      const at = `${f}: ${r.id}`;
+      assert.ok(typeof r.id === 'string' && !ids.has(r.id), `${at}: row id missing or repeated`);
+      ids.add(r.id);
+      assert.ok(typeof r.quote === 'string' && r.quote.length >= 3, `${at}: quote`);
+      assert.ok(engines.has(r.engine), `${at}: engine ${r.engine}`);
+      assert.ok(metrics.has(r.metric), `${at}: metric ${r.metric}`);
+      assert.ok(Number.isFinite(r.value) && r.value > 0, `${at}: value ${r.value}`);
+      if (r.metric.endsWith('_s') && !r.metric.includes('per_s')) assert.ok(r.value < 3600, `${at}: seconds, not ms`);
+      assert.ok(gpuNames.has(norm(r.gpu)), `${at}: unknown GPU ${r.gpu}`);
+      assert.ok(
+        modelNames.has(String(r.model).toLowerCase()) || /^[\w.-]+\/[\w.-]+$/.test(r.model),
+        `${at}: model ${r.model} is neither bundled nor a Hub id`,
+      );
+      for (const k of ['num_gpus', 'input_tokens', 'output_tokens'])
+        assert.ok(Number.isInteger(r[k]) && r[k] >= 0, `${at}: ${k}`);
+      assert.ok(r.load && loads.has(r.load.kind), `${at}: load.kind`);
+      if (r.load.kind !== 'single_stream' && r.load.kind !== 'max_throughput')
+        assert.ok(Number.isFinite(r.load.value) && r.load.value > 0, `${at}: load.value`);
+    }
+  }
+});
