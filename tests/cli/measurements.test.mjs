@@ -35,6 +35,12 @@ const kinds = new Set(['engine_docs', 'ci_dashboard', 'mlperf', 'community_bench
 
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
+test('the table holds at least 150 rows from at least 6 independent sources (issue 12)', () => {
+  const rows = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).rows.length);
+  assert.ok(files.length >= 6, `${files.length} sources`);
+  assert.ok(rows.reduce((a, b) => a + b, 0) >= 150, `${rows} rows`);
+});
+
 test('every measurement file and row is well-formed and sourced', () => {
   const ids = new Set();
   const sources = new Set();
@@ -62,8 +68,11 @@ test('every measurement file and row is well-formed and sourced', () => {
         modelNames.has(String(r.model).toLowerCase()) || /^[\w.-]+\/[\w.-]+$/.test(r.model),
         `${at}: model ${r.model} is neither bundled nor a Hub id`,
       );
-      for (const k of ['num_gpus', 'input_tokens', 'output_tokens'])
-        assert.ok(Number.isInteger(r[k]) && r[k] >= 0, `${at}: ${k}`);
+      assert.ok(Number.isInteger(r.num_gpus) && r.num_gpus >= 1, `${at}: num_gpus`);
+      // Lengths: null only where the source states none and the metric is a per-phase rate.
+      const phase = r.metric === 'prefill_tokens_per_s' || r.metric === 'decode_tokens_per_s';
+      for (const k of ['input_tokens', 'output_tokens'])
+        assert.ok((Number.isInteger(r[k]) && r[k] >= 0) || (r[k] === null && phase), `${at}: ${k}`);
       assert.ok(r.load && loads.has(r.load.kind), `${at}: load.kind`);
       if (r.load.kind !== 'single_stream' && r.load.kind !== 'max_throughput')
         assert.ok(Number.isFinite(r.load.value) && r.load.value > 0, `${at}: load.value`);
