@@ -13,6 +13,8 @@
 //    of the queue; on readmission its prompt and the tokens it already emitted are prefilled
 //    again, and that prefill's last position gives its next token.
 // The step's time is step_model's. Tokens come out at the end of the step that produced them.
+#include "flopcast/simulator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -23,7 +25,6 @@
 #include "detail.hpp"
 #include "estimate_parts.hpp"
 #include "flopcast/error.hpp"
-#include "flopcast/simulator.hpp"
 
 namespace flopcast {
 namespace {
@@ -36,8 +37,8 @@ using detail::format_number;
 }
 
 constexpr std::int64_t max_requests = 1000000;
-constexpr std::int64_t max_tokens = 10000000;       // input or output tokens of one request
-constexpr double max_generated = 1e9;                // output tokens of a whole simulation
+constexpr std::int64_t max_tokens = 10000000;                     // input or output tokens of one request
+constexpr double max_generated = 1e9;                             // output tokens of a whole simulation
 constexpr std::int64_t unbounded_blocks = std::int64_t{1} << 40;  // models without a growing KV cache
 
 void check_int(std::int64_t v, std::int64_t lo, std::int64_t hi, const std::string& field) {
@@ -50,8 +51,7 @@ void check_range(const length_range& r, const std::string& field) {
   check_int(r.min, 1, max_tokens, field + "/min");
   check_int(r.max, 1, max_tokens, field + "/max");
   if (r.max < r.min)
-    bad(field + "/max",
-        "expected max >= min (" + std::to_string(r.min) + "), but got " + std::to_string(r.max));
+    bad(field + "/max", "expected max >= min (" + std::to_string(r.min) + "), but got " + std::to_string(r.max));
 }
 
 // Deterministic on every platform: the raw 64-bit stream of mt19937_64 (fixed by the standard)
@@ -64,7 +64,8 @@ struct rng {
   std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) {  // [lo, hi]
     const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
     if (span == 0) return lo;
-    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % span;
+    const std::uint64_t limit =
+        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % span;
     std::uint64_t x = gen();
     while (x >= limit) x = gen();
     return lo + static_cast<std::int64_t>(x % span);
@@ -199,15 +200,16 @@ std::int64_t default_blocks(const simulation_settings& s, const step_model& sm, 
 
 void validate(const model_spec& m, const simulation_settings& s) {
   if (m.arch != architecture::decoder)
-    bad("/model", "the serving simulator runs decoder-only models (encoder and encoder-decoder models are not "
-                  "simulated)");
+    bad("/model",
+        "the serving simulator runs decoder-only models (encoder and encoder-decoder models are not "
+        "simulated)");
   validate(s.base);
   const bool trace = s.arrivals == arrival_kind::trace;
   if (trace) {
     if (s.trace.empty()) bad("/simulation/trace", "expected at least one request in the trace, but it is empty");
     if (static_cast<std::int64_t>(s.trace.size()) > max_requests)
-      bad("/simulation/trace", "expected at most " + std::to_string(max_requests) + " requests, but got " +
-                                   std::to_string(s.trace.size()));
+      bad("/simulation/trace",
+          "expected at most " + std::to_string(max_requests) + " requests, but got " + std::to_string(s.trace.size()));
     double last = 0, generated = 0;
     for (std::size_t i = 0; i < s.trace.size(); ++i) {
       const trace_request& t = s.trace[i];
@@ -223,8 +225,8 @@ void validate(const model_spec& m, const simulation_settings& s) {
       generated += d(t.output_tokens);
     }
     if (generated > max_generated)
-      bad("/simulation/trace", "expected at most 10^9 output tokens in all, but the trace asks for " +
-                                   format_number(generated));
+      bad("/simulation/trace",
+          "expected at most 10^9 output tokens in all, but the trace asks for " + format_number(generated));
   } else {
     check_int(s.num_requests, 1, max_requests, "/simulation/num_requests");
     check_range(s.input_tokens, "/simulation/input_tokens");
@@ -235,8 +237,8 @@ void validate(const model_spec& m, const simulation_settings& s) {
   }
   if (s.arrivals == arrival_kind::closed_loop) check_int(s.clients, 1, max_requests, "/simulation/clients");
   if (s.arrivals == arrival_kind::poisson && !(std::isfinite(s.rate_per_s) && s.rate_per_s > 0 && s.rate_per_s <= 1e9))
-    bad("/simulation/rate_per_s", "expected an arrival rate in (0, 1e9] requests/s, but got " +
-                                      format_number(s.rate_per_s));
+    bad("/simulation/rate_per_s",
+        "expected an arrival rate in (0, 1e9] requests/s, but got " + format_number(s.rate_per_s));
   check_int(s.max_num_seqs, 1, max_requests, "/simulation/max_num_seqs");
   check_int(s.max_num_batched_tokens, 1, 100000000, "/simulation/max_num_batched_tokens");
   check_int(s.block_size, 1, 1048576, "/simulation/block_size");
@@ -253,7 +255,8 @@ void validate(const model_spec& m, const simulation_settings& s) {
     const std::int64_t longest = trace ? std::max_element(s.trace.begin(), s.trace.end(),
                                                           [](const trace_request& a, const trace_request& b) {
                                                             return a.input_tokens < b.input_tokens;
-                                                          })->input_tokens
+                                                          })
+                                             ->input_tokens
                                        : s.input_tokens.max;
     if (longest > s.max_num_batched_tokens)
       bad("/simulation/max_num_batched_tokens",
@@ -273,15 +276,17 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   // A request's cache peaks at input + output - 1 tokens (the last token is never fed back).
   if (total_blocks == 0)
     bad(s.kv_blocks ? "/simulation/kv_blocks" : "/simulation",
-        "the weights (" + format_number(sm.weights_per_gpu()) + " bytes per GPU) and the activations leave no memory "
-        "for the KV cache on " + gpu.name);
+        "the weights (" + format_number(sm.weights_per_gpu()) +
+            " bytes per GPU) and the activations leave no memory "
+            "for the KV cache on " +
+            gpu.name);
   const auto check_fits = [&](std::int64_t in, std::int64_t out, const std::string& field) {
     const std::int64_t need = blocks_for(in + out - 1, bs);
     if (need > total_blocks)
       bad(field, "a request of " + std::to_string(in) + " input + " + std::to_string(out) + " output tokens needs " +
                      std::to_string(need) + " KV blocks of " + std::to_string(bs) + " tokens, but the KV cache holds " +
-                     std::to_string(total_blocks) + " blocks (" + std::to_string(total_blocks * bs) +
-                     " tokens) on " + gpu.name);
+                     std::to_string(total_blocks) + " blocks (" + std::to_string(total_blocks * bs) + " tokens) on " +
+                     gpu.name);
   };
   if (trace) {
     for (std::size_t i = 0; i < s.trace.size(); ++i)
@@ -533,8 +538,8 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
     latency_all += r.finish - r.arrival;
     last_arrival = std::max(last_arrival, r.arrival);
     if (s.keep_requests)
-      out.requests_detail.push_back(
-          {r.arrival, r.first_token, r.finish, r.input, r.output, r.emitted, r.prefill_tokens, r.preemptions, r.measured});
+      out.requests_detail.push_back({r.arrival, r.first_token, r.finish, r.input, r.output, r.emitted, r.prefill_tokens,
+                                     r.preemptions, r.measured});
     if (!r.measured) continue;
     ++out.measured_requests;
     const double ft = r.first_token - r.arrival, lat = r.finish - r.arrival;

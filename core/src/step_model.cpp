@@ -52,15 +52,18 @@ void check_cost(double v, const char* name) {
 
 step_model::step_model(const model_spec& m, const settings& s_in, const hardware_spec& gpu, const step_costs& costs) {
   if (m.arch != architecture::decoder)
-    bad("/model", "the serving simulator runs decoder-only models (encoder and encoder-decoder models are not "
-                  "simulated)");
+    bad("/model",
+        "the serving simulator runs decoder-only models (encoder and encoder-decoder models are not "
+        "simulated)");
   const parallel_layout& l = s_in.parallel;
   if (l.pipeline_parallel != 1)
-    bad("/parallelism/pipeline_parallel", "the serving simulator models one pipeline stage: expected 1, but got " +
-                                              std::to_string(l.pipeline_parallel));
+    bad("/parallelism/pipeline_parallel",
+        "the serving simulator models one pipeline stage: expected 1, but got " + std::to_string(l.pipeline_parallel));
   if (l.data_parallel != 1)
-    bad("/parallelism/data_parallel", "the serving simulator models one replica (simulate one and multiply): "
-                                      "expected 1, but got " + std::to_string(l.data_parallel));
+    bad("/parallelism/data_parallel",
+        "the serving simulator models one replica (simulate one and multiply): "
+        "expected 1, but got " +
+            std::to_string(l.data_parallel));
   if (l.expert_parallel != 1)
     bad("/parallelism/expert_parallel",
         "the serving simulator does not model expert parallelism yet: expected 1, but got " +
@@ -119,7 +122,8 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
     c.prefill_flops_per_pair = per_pair - index_flops_per_key_;
     c.kv_bytes_per_token = kv_per_token_layer;
     pair_flops_all += c.count * per_pair;
-    decode_keys_flops_0 += c.count * (fpk * detail::keys_at(0, c.window) + index_flops_per_key_ * detail::keys_at(0, 0));
+    decode_keys_flops_0 +=
+        c.count * (fpk * detail::keys_at(0, c.window) + index_flops_per_key_ * detail::keys_at(0, 0));
   }
   decode_linear_flops_ = d0.parts.total - decode_keys_flops_0;
   prefill_linear_flops_ = p2.parts.total - p1.parts.total - 3 * pair_flops_all;
@@ -130,7 +134,8 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
 
   // Weight traffic (roofline.cpp's weights_read).
   const memory_breakdown& mem = r.memory;
-  const double wbytes = r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : storage_bytes(s.weight_precision);
+  const double wbytes =
+      r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : storage_bytes(s.weight_precision);
   const auto bpp = [&](weight_component c, double params) {
     return params > 0 ? mem.weights_by_component[static_cast<std::size_t>(c)] / params : wbytes;
   };
@@ -169,7 +174,8 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
   kv_token_gpu_ = kv_write_decode_ * shard;
   state_seq_gpu_ = state_bytes_ * shard;
 
-  fixed_per_step_ = costs.per_step_s + d(layers_) * (costs.per_layer_s + costs.launches_per_layer * costs.per_kernel_launch_s);
+  fixed_per_step_ =
+      costs.per_step_s + d(layers_) * (costs.per_layer_s + costs.launches_per_layer * costs.per_kernel_launch_s);
   fixed_per_seq_ = costs.per_sequence_s;
 }
 

@@ -21,22 +21,22 @@ namespace flopcast {
 // the plain roofline. They are for engine profiles fitted to measurements (none are bundled:
 // no constant here comes from a fit yet).
 struct step_costs {
-  double per_step_s = 0;          // scheduler, sampling, host overhead per iteration
-  double per_sequence_s = 0;      // per sequence in the step (input preparation, sampling)
-  double per_layer_s = 0;         // per decoder layer per step
-  double per_kernel_launch_s = 0; // per kernel launch ...
-  double launches_per_layer = 0;  // ... of this many per layer (0: none counted)
+  double per_step_s = 0;           // scheduler, sampling, host overhead per iteration
+  double per_sequence_s = 0;       // per sequence in the step (input preparation, sampling)
+  double per_layer_s = 0;          // per decoder layer per step
+  double per_kernel_launch_s = 0;  // per kernel launch ...
+  double launches_per_layer = 0;   // ... of this many per layer (0: none counted)
 };
 
 // What one step costs, split.
 struct step_time {
   double flops = 0;
-  double bytes = 0;         // per GPU with tensor parallelism (bytes / tp)
-  double compute_s = 0;     // incl. weight dequantisation at the fp32 rate
+  double bytes = 0;      // per GPU with tensor parallelism (bytes / tp)
+  double compute_s = 0;  // incl. weight dequantisation at the fp32 rate
   double memory_s = 0;
   double communication_s = 0;  // tensor-parallel all-reduces (not overlapped)
-  double fixed_s = 0;       // step_costs
-  double total_s = 0;       // max(compute, memory) + communication + fixed
+  double fixed_s = 0;          // step_costs
+  double total_s = 0;          // max(compute, memory) + communication + fixed
 };
 
 // The step-time model of one (model, settings, GPU): coefficients computed once from the core's
@@ -72,8 +72,8 @@ class step_model {
 
  private:
   struct group_coef {
-    std::int64_t window = 0;        // attention_window (0: all keys)
-    bool chunked = false;           // local chunks (window == 0, chunk > 0)
+    std::int64_t window = 0;  // attention_window (0: all keys)
+    bool chunked = false;     // local chunks (window == 0, chunk > 0)
     std::int64_t chunk = 0;
     std::int64_t cache_window = 0;  // cached_tokens' window (window or chunk)
     double count = 0;
@@ -181,8 +181,8 @@ struct time_point {
 struct request_record {
   double arrival_s = 0, first_token_s = 0, finish_s = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
-  std::int64_t emitted_tokens = 0;   // = output_tokens when done
-  std::int64_t prefill_tokens = 0;   // tokens prefilled, recomputation included
+  std::int64_t emitted_tokens = 0;  // = output_tokens when done
+  std::int64_t prefill_tokens = 0;  // tokens prefilled, recomputation included
   std::int64_t preemptions = 0;
   bool measured = false;  // not warm-up
 };
@@ -191,8 +191,8 @@ struct simulation_result {
   std::int64_t requests = 0, measured_requests = 0;
   std::int64_t steps = 0, preemptions = 0;
   std::int64_t kv_blocks = 0, block_size = 0;
-  double makespan_s = 0;  // last finish
-  double window_s = 0;    // measured window: first measured arrival to last measured finish
+  double makespan_s = 0;              // last finish
+  double window_s = 0;                // measured window: first measured arrival to last measured finish
   distribution ttft, tpot, itl, e2e;  // seconds; itl percentiles from a 0.1%-wide log histogram
   double output_tokens_per_s = 0, total_tokens_per_s = 0, requests_per_s = 0;
   double goodput_requests_per_s = 0;
@@ -201,8 +201,8 @@ struct simulation_result {
   // batch, KV block utilisation; and the peak utilisation.
   double mean_in_system = 0, mean_running = 0, mean_kv_utilization = 0, peak_kv_utilization = 0;
   double mean_latency_all_s = 0, arrival_rate_all = 0;  // over every request: Little's law check
-  std::vector<time_point> timeline;  // at most max_samples points, evenly thinned
-  std::vector<request_record> requests_detail;  // when keep_requests
+  std::vector<time_point> timeline;                     // at most max_samples points, evenly thinned
+  std::vector<request_record> requests_detail;          // when keep_requests
 };
 
 // Errors: flopcast::error(invalid_argument) naming the field ("/simulation/max_num_seqs", ...).
