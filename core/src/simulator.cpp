@@ -434,12 +434,8 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
       if (scheduled.empty()) schedule_running(true, false);
     }
     if (scheduled.empty()) {
-      // Every request fits the cache alone (validated), so only an empty step with nothing
-      // running can end here: wait for the next arrival.
-      if (running.empty() && next_arrival < created && waiting.empty()) {
-        t = reqs[static_cast<std::size_t>(next_arrival)].arrival;
-        continue;
-      }
+      // Only a preemption that left nothing to run (the freed blocks admit work next time).
+      if (preempted > 0) continue;
       throw error(error_code::invalid_argument, "/simulation",
                   "internal: the scheduler found no work although requests are waiting (please report)");
     }
