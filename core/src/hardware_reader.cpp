@@ -82,6 +82,11 @@ hardware_spec read_hardware(const json& j) {
       continue;
     }
     const precision p = parse_precision(it.key(), "/peak_flops/" + it.key());
+    if (static_cast<std::size_t>(p) >= h.peak_flops_per_s.size())  // a storage format, not a device unit
+      throw error(
+          error_code::config_range, "/peak_flops/" + it.key(),
+          "expected a device rate: fp32, tf32, fp16, bf16, fp8, int8, int4, fp6, fp4 or fp16_acc16, but got \"" +
+              it.key() + "\" (a storage format)");
     h.peak_flops_per_s[static_cast<std::size_t>(p)] = bounded(pr, it.key(), 1e6, 1e19, "FLOP/s");
   }
   // Every estimate needs a rate its precision chain reaches; the extra keys alone are not enough.

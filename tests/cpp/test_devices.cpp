@@ -241,3 +241,10 @@ TEST_CASE("devices: bad records get a specific error naming the field") {
   CHECK_THROWS_WITH(read_with(R"("interconnect": {"name": "NVLink", "domain_size": 7.5})"),
                     Catch::Contains("(/interconnect/domain_size) expected a positive number of devices"));
 }
+
+TEST_CASE("devices: a peak under a storage format's name is refused, not stored out of range") {
+  // fuzz_hardware found this: "q4_k_m" parses as a precision but no device lists a rate for it.
+  CHECK_THROWS_WITH(flopcast::read_hardware(R"({"name": "X", "memory_bytes": 1e9, "memory_bandwidth_bytes_per_s": 1e11,
+                                                "tdp_watts": 100, "peak_flops": {"fp16": 1e14, "q4_k_m": 1e14}})"),
+                    Catch::Contains("(/peak_flops/q4_k_m) expected a device rate"));
+}
