@@ -456,4 +456,26 @@ TEST_CASE("simulator: nonsense is rejected with the field named") {
                                                          "100 blocks"));
   CHECK(pointer_of([&] { (void)simulate(m, s, gpu); }) == "/simulation/input_tokens");
   CHECK(pointer_of([&] { (void)simulate(test::model("bert-base"), simulation_settings{}, gpu); }) == "/model");
+  // The default KV budget: 405B parameters in bf16 (810 GB) leave no memory on one 80 GB GPU.
+  CHECK_THROWS_WITH(simulate(test::model("llama-3.1-405b"), simulation_settings{}, gpu),
+                    Catch::Contains("leave no memory for the KV cache"));
+}
+
+TEST_CASE("simulator: the default KV blocks are what the usable memory holds after the weights") {
+  const auto& m = test::model("llama-3-8b");
+  const auto& gpu = flopcast::find_gpu("H100");
+  simulation_settings s;
+  s.num_requests = 4;
+  const auto r = simulate(m, s, gpu);
+  // 128 KiB of K/V per token (2 x 32 layers x 8 KV heads x 128 x 2 bytes), blocks of 16 tokens.
+  const double block = 16.0 * 131072;
+  flopcast::settings one;
+  one.sequence_length = s.max_num_batched_tokens;
+  one.num_generated_tokens = 1;
+  const auto e = flopcast::estimate(m, one, &gpu);
+  const double budget = gpu.memory_bytes * 0.9 - e.memory.weights - e.memory.activations;
+  CHECK(r.kv_blocks == static_cast<std::int64_t>(std::floor(budget / block)));
+  // More memory for the engine, more blocks.
+  s.base.gpu_memory_utilization = 0.95;
+  CHECK(simulate(m, s, gpu).kv_blocks > r.kv_blocks);
 }
