@@ -35,6 +35,15 @@ struct training_core;
   return m.attention.index_topk;
 }
 
+// (query, key) pairs of a causal prefill of s tokens under a window (0: none), and in chunks of
+// `chunk` (each query sees its own chunk's earlier tokens). Both are prefix sums over s.
+[[nodiscard]] double causal_pairs(double s, std::int64_t window);
+[[nodiscard]] double chunked_pairs(double s, std::int64_t chunk);
+// A ring all-reduce of `bytes` over `ranks` at `bw` bytes/s per direction (parallel.cpp).
+[[nodiscard]] double ring_allreduce_s(double bytes, std::int64_t ranks, double bw, double latency);
+// TP all-reduces one layer of the group needs (parallel.cpp).
+[[nodiscard]] double allreduces_per_layer(const model_spec& m, const layer_group& g);
+
 enum class pass_kind { forward, prefill, decode };
 
 // One pass over the whole batch. `context` is the decode position (tokens already cached).
@@ -108,6 +117,8 @@ struct step_cost {
 [[nodiscard]] double sum_step_times(const model_spec& m, const step_cost& f, double pf, const step_cost& g, double pg,
                                     double lo, double hi);
 
+// The weight traffic of a pass by its tokens (r's parameters and memory set).
+[[nodiscard]] weight_traffic weight_traffic_of(const model_spec& m, const estimate_result& r);
 // A device's dense peak for a compute unit (nullopt: it has none).
 [[nodiscard]] std::optional<double> unit_peak(const hardware_spec& gpu, compute_unit u);
 // The unit a matmul over weights stored in p runs in on the GPU: the first of the format's path

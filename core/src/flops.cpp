@@ -11,7 +11,6 @@
 #include "estimate_parts.hpp"
 
 namespace flopcast::detail {
-namespace {
 
 // (query, key) pairs for a causal prefill of s tokens under a window.
 double causal_pairs(double s, std::int64_t window) {
@@ -25,6 +24,8 @@ double chunked_pairs(double s, std::int64_t chunk) {
   const double c = d(chunk), full = std::floor(s / c), rest = s - full * c;
   return full * c * (c + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
 }
+
+namespace {
 
 // Self-attention pairs per sequence for one group (the keys attention proper reads).
 double self_pairs(const model_spec& m, const layer_group& g, pass_kind kind, double tokens, double context,

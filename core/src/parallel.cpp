@@ -26,7 +26,6 @@
 #include "flopcast/training.hpp"
 
 namespace flopcast::detail {
-namespace {
 
 double ring_allreduce_s(double bytes, std::int64_t ranks, double bw, double latency) {
   if (ranks <= 1) return 0;
@@ -34,9 +33,13 @@ double ring_allreduce_s(double bytes, std::int64_t ranks, double bw, double late
   return 2 * (n - 1) / n * bytes / bw + 2 * (n - 1) * latency;
 }
 
+namespace {
+
 [[noreturn]] void bad_layout(const char* field, const std::string& message) {
   throw error(error_code::invalid_argument, std::string("/parallelism/") + field, message);
 }
+
+}  // namespace
 
 // All-reduces per layer that TP needs in one pass.
 double allreduces_per_layer(const model_spec& m, const layer_group& g) {
@@ -45,8 +48,6 @@ double allreduces_per_layer(const model_spec& m, const layer_group& g) {
   const double parts = (g.mixer != mixer_kind::none ? 1.0 : 0.0) + (g.mlp ? 1.0 : 0.0);
   return (m.parallel_attention ? std::min(parts, 1.0) : parts) + (g.cross_attention ? 1.0 : 0.0);
 }
-
-}  // namespace
 
 void validate_layout(const model_spec& m, const settings& s) {
   const parallel_layout& l = s.parallel;

@@ -114,17 +114,41 @@ compute_unit compute_unit_for(precision p, const hardware_spec& gpu, bool& fell_
                   " (expected one of its fallbacks, at least fp32)");
 }
 
+weight_traffic weight_traffic_of(const model_spec& m, const estimate_result& r) {
+  const memory_breakdown& mem = r.memory;
+  const double mean = r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : 0.0;
+  const auto bytes_per_param = [&](weight_component c, double params) {
+    return params > 0 ? mem.weights_by_component[static_cast<std::size_t>(c)] / params : mean;
+  };
+  weight_traffic t;
+  t.vocab = d(m.vocab_size);
+  t.embed_width = d(embed_dim(m));
+  t.hidden = d(m.hidden_size);
+  t.positions = d(m.learned_positions);
+  t.type_vocab = d(m.token_type_vocab);
+  t.tied_head = m.lm_head && m.tie_word_embeddings;
+  t.embedding_bytes_per_param = bytes_per_param(weight_component::embedding, d(r.parameters.embedding));
+  const double table = t.vocab * t.embed_width + (t.positions + t.type_vocab) * t.hidden;
+  t.fixed_params = d(r.parameters.total) - table;
+  t.fixed_bytes = mem.weights - table * t.embedding_bytes_per_param;
+  double expert_part = 0;
+  for (const auto& g : m.groups) {
+    if (!g.moe || !g.mlp) continue;
+    expert_part += d(g.count) * d(weights_of(m, g).mlp_total);
+    t.experts = d(m.moe.num_experts);
+    t.experts_per_token = d(m.moe.experts_per_token);
+    t.expert_params += d(g.count) * d(weights_of(m, g).expert);
+  }
+  t.expert_bytes_per_param = bytes_per_param(weight_component::experts, expert_part);
+  return t;
+}
+
 void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
                    estimate_result& r) {
   const bool encoder_only = m.arch == architecture::encoder;
   const double B = d(s.batch_size), S = d(s.sequence_length);
   const double c0 = m.arch == architecture::encoder_decoder ? 1.0 : S;  // decode context: tokens already cached
   const precision wp = s.weight_precision;
-  // weight_bytes (helper-W): a checkpoint's exact bytes, as their mean bytes per parameter, so a
-  // pass reading every weight reads exactly weight_bytes.
-  // Weights are read at their mean bytes per parameter (memory.cpp's weights: the format's bits
-  // per part, a preset's plan, or a checkpoint's exact weight_bytes).
-  const double wbytes = r.parameters.total > 0 ? r.memory.weights / d(r.parameters.total) : storage_bytes(wp);
   memory_breakdown& mem = r.memory;
   r.has_performance = true;
   performance& p = r.perf;
@@ -148,36 +172,17 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const double dequant_peak = unit_peak(gpu, compute_unit::fp32).value_or(p.peak_flops_per_s);
   p.memory_bandwidth_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
 
-  // Weight bytes a pass reads: the token-embedding table only where rows are gathered
-  // (an untied table is not streamed), MoE experts only as far as tokens reach them.
-  const double ed = d(embed_dim(m)), h = d(m.hidden_size);
-  // Each part is read at its own bytes per parameter (bf16 attention beside MXFP4 experts).
-  const auto& by_part = mem.weights_by_component;
-  const auto bytes_per_param = [&](weight_component c, double params) {
-    return params > 0 ? by_part[static_cast<std::size_t>(c)] / params : wbytes;
-  };
-  double expert_params = 0;
-  for (const auto& g : m.groups)
-    if (g.moe && g.mlp) expert_params += d(g.count) * d(weights_of(m, g).mlp_total);
-  const double emb_bpp = bytes_per_param(weight_component::embedding, d(r.parameters.embedding));
-  const double exp_bpp = bytes_per_param(weight_component::experts, expert_params);
+  // Weight bytes a pass reads (weight_traffic): the token-embedding table only where rows are
+  // gathered, MoE experts only as far as tokens reach them, each part at its own bytes per
+  // parameter (bf16 attention beside MXFP4 experts; a checkpoint's weight_bytes pro rata).
+  const weight_traffic traffic = weight_traffic_of(m, r);
+  if (traffic.expert_params > 0) r.notes |= note_moe_expected_experts;
   struct read_amount {
     double params, bytes;
   };
   const auto weights_read = [&](double tokens) {
-    const double table = d(m.vocab_size) * ed + d(m.learned_positions + m.token_type_vocab) * h;
-    const double rows = (m.lm_head && m.tie_word_embeddings ? d(m.vocab_size) : std::min(tokens, d(m.vocab_size))) * ed +
-                        (std::min(tokens, d(m.learned_positions)) + std::min(tokens, d(m.token_type_vocab))) * h;
-    read_amount a{d(r.parameters.total) - table + rows, mem.weights - (table - rows) * emb_bpp};
-    for (const auto& g : m.groups) {
-      if (!g.moe) continue;
-      const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
-      const double touched = E * (1.0 - std::pow(1.0 - k / E, tokens));
-      const double untouched = d(g.count) * (E - touched) * d(weights_of(m, g).expert);
-      a.params -= untouched;
-      a.bytes -= untouched * exp_bpp;
-      r.notes |= note_moe_expected_experts;
-    }
+    read_amount a{0, 0};
+    a.bytes = traffic.read(tokens, a.params);
     return a;
   };
   const auto weight_bytes_read = [&](double tokens) { return weights_read(tokens).bytes; };
@@ -288,3 +293,21 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 }
 
 }  // namespace flopcast::detail
+
+namespace flopcast {
+
+double weight_traffic::read(double tokens, double& params) const noexcept {
+  const double rows = (tied_head ? vocab : std::min(tokens, vocab)) * embed_width +
+                      (std::min(tokens, positions) + std::min(tokens, type_vocab)) * hidden;
+  params = fixed_params + rows;
+  double bytes = fixed_bytes + rows * embedding_bytes_per_param;
+  if (expert_params > 0) {
+    const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+    const double untouched = (experts - touched) * expert_params;
+    params -= untouched;
+    bytes -= untouched * expert_bytes_per_param;
+  }
+  return bytes;
+}
+
+}  // namespace flopcast

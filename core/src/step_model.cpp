@@ -23,24 +23,13 @@ using detail::d;
   throw error(error_code::invalid_argument, field, message);
 }
 
-// (query, key) pairs of the first x positions of a causal prefill (flops.cpp's causal_pairs,
-// chunked_pairs): prefix sums, so a chunk's pairs are a difference.
-double causal_prefix(double x, std::int64_t window) {
-  if (window <= 0 || x <= d(window)) return x * (x + 1.0) / 2.0;
-  const double w = d(window);
-  return w * (w + 1.0) / 2.0 + (x - w) * w;
-}
-double chunked_prefix(double x, std::int64_t chunk) {
-  const double c = d(chunk), full = std::floor(x / c), rest = x - full * c;
-  return full * c * (c + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
-}
+// (query, key) pairs of the first x positions of a causal prefill: flops.cpp's prefix sums, so a
+// chunk's pairs are a difference.
+double causal_prefix(double x, std::int64_t window) { return detail::causal_pairs(x, window); }
+double chunked_prefix(double x, std::int64_t chunk) { return detail::chunked_pairs(x, chunk); }
 double cached(std::int64_t window, double tokens) { return window > 0 ? std::min(tokens, d(window)) : tokens; }
 
-// TP all-reduces per layer (parallel.cpp's allreduces_per_layer).
-double allreduces_per_layer(const model_spec& m, const layer_group& g) {
-  const double parts = (g.mixer != mixer_kind::none ? 1.0 : 0.0) + (g.mlp ? 1.0 : 0.0);
-  return (m.parallel_attention ? std::min(parts, 1.0) : parts) + (g.cross_attention ? 1.0 : 0.0);
-}
+using detail::allreduces_per_layer;
 
 void check_cost(double v, const char* name) {
   if (!std::isfinite(v) || v < 0 || v > 3600)
@@ -132,33 +121,10 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
   kv_write_decode_ = r.memory.kv_cache_per_token;
   state_bytes_ = r.memory.recurrent_state;
 
-  // Weight traffic (roofline.cpp's weights_read).
+  // Weight traffic: the estimator's own (roofline.cpp).
   const memory_breakdown& mem = r.memory;
-  const double wbytes =
-      r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : storage_bytes(s.weight_precision);
-  const auto bpp = [&](weight_component c, double params) {
-    return params > 0 ? mem.weights_by_component[static_cast<std::size_t>(c)] / params : wbytes;
-  };
-  double expert_params = 0;
-  for (const auto& g : m.groups)
-    if (g.moe && g.mlp) expert_params += d(g.count) * d(detail::weights_of(m, g).mlp_total);
-  emb_bpp_ = bpp(weight_component::embedding, d(r.parameters.embedding));
-  exp_bpp_ = bpp(weight_component::experts, expert_params);
-  vocab_ = d(m.vocab_size);
-  embed_width_ = d(detail::embed_dim(m));
+  traffic_ = detail::weight_traffic_of(m, r);
   hidden_ = d(m.hidden_size);
-  positions_ = d(m.learned_positions);
-  type_vocab_ = d(m.token_type_vocab);
-  tied_head_ = m.lm_head && m.tie_word_embeddings;
-  const double table = vocab_ * embed_width_ + (positions_ + type_vocab_) * hidden_;
-  weight_params_fixed_ = d(r.parameters.total) - table;
-  weight_bytes_fixed_ = mem.weights - table * emb_bpp_;
-  for (const auto& g : m.groups)
-    if (g.moe) {
-      moe_experts_ = d(m.moe.num_experts);
-      moe_k_ = d(m.moe.experts_per_token);
-      expert_params_all_ += d(g.count) * d(detail::weights_of(m, g).expert);
-    }
 
   // Tensor parallelism (parallel.cpp): compute and traffic divided by tp, ring all-reduces of
   // the step's activations added.
@@ -180,17 +146,7 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
 }
 
 double step_model::weight_bytes_read(double tokens, double& params) const noexcept {
-  const double rows = (tied_head_ ? vocab_ : std::min(tokens, vocab_)) * embed_width_ +
-                      (std::min(tokens, positions_) + std::min(tokens, type_vocab_)) * hidden_;
-  params = weight_params_fixed_ + rows;
-  double bytes = weight_bytes_fixed_ + rows * emb_bpp_;
-  if (expert_params_all_ > 0) {
-    const double touched = moe_experts_ * (1.0 - std::pow(1.0 - moe_k_ / moe_experts_, tokens));
-    const double untouched = (moe_experts_ - touched) * expert_params_all_;
-    params -= untouched;
-    bytes -= untouched * exp_bpp_;
-  }
-  return bytes;
+  return traffic_.read(tokens, params);
 }
 
 void step_model::add_decode(batch& b, std::int64_t context) const noexcept {
@@ -242,10 +198,9 @@ step_time step_model::time(const batch& b) const noexcept {
   const double dequant = weight_only_ ? 2 * params : 0.0;
   t.compute_s = (b.flops / peak_c_ + dequant / peak_dequant_) / tp_;
   t.memory_s = t.bytes / bw_m_;
-  if (tp_ > 1) {
-    const double n = tp_;
-    t.communication_s = allreduces_ * (2 * (n - 1) / n * T * allreduce_msg_per_token_ / tp_bw_ + 2 * (n - 1) * tp_lat_);
-  }
+  if (tp_ > 1)
+    t.communication_s = allreduces_ * detail::ring_allreduce_s(T * allreduce_msg_per_token_,
+                                                               static_cast<std::int64_t>(tp_), tp_bw_, tp_lat_);
   t.fixed_s = fixed_per_step_ + fixed_per_seq_ * d(b.sequences);
   t.total_s = std::max(t.compute_s, t.memory_s) + t.communication_s + t.fixed_s;
   return t;

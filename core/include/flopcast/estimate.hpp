@@ -252,6 +252,20 @@ enum note : std::uint32_t {
   note_beyond_domain = 1u << 19,         // a TP/EP group larger than the NVLink domain: scale-out rate
 };
 
+// The weight bytes one pass reads as a function of its tokens: every weight once, the token
+// embedding only by the rows gathered (a tied table is read whole for the head), and MoE experts
+// as far as the tokens reach them (expected distinct experts, uniform routing), each part at its
+// own bytes per parameter. Built by the estimator (roofline.cpp); the serving simulator's step
+// model reads it per step.
+struct weight_traffic {
+  double fixed_params = 0, fixed_bytes = 0;  // everything but the embedding tables
+  double vocab = 0, embed_width = 0, hidden = 0, positions = 0, type_vocab = 0, embedding_bytes_per_param = 0;
+  bool tied_head = false;
+  double experts = 0, experts_per_token = 0, expert_params = 0, expert_bytes_per_param = 0;  // per expert x layers
+  // Bytes read by a pass over `tokens` tokens; `params` receives the parameters read.
+  [[nodiscard]] double read(double tokens, double& params) const noexcept;
+};
+
 struct estimate_result {
   parameter_breakdown parameters;
   pass_flops forward;         // one forward pass over batch x sequence (training-style)

@@ -11,6 +11,7 @@
 #include "flopcast/registry.hpp"
 #include "flopcast/result_json.hpp"
 #include "flopcast/serving.hpp"
+#include "flopcast/simulator.hpp"
 #include "flopcast/training.hpp"
 
 namespace flopcast {

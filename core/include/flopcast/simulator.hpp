@@ -92,11 +92,8 @@ class step_model {
   double index_flops_per_key_ = 0, index_bytes_per_key_ = 0;
   double kv_write_decode_ = 0;  // bytes of one decode token's new K/V (all attention layers)
   double state_bytes_ = 0;      // recurrent state per sequence (all layers)
-  // Weights read by a step of T tokens: fixed - table rows not gathered - experts not reached.
-  double weight_params_fixed_ = 0, weight_bytes_fixed_ = 0;
-  double vocab_ = 0, embed_width_ = 0, hidden_ = 0, positions_ = 0, type_vocab_ = 0, emb_bpp_ = 0;
-  bool tied_head_ = false;
-  double moe_experts_ = 0, moe_k_ = 0, expert_params_all_ = 0, exp_bpp_ = 0;  // expert_params_all: per expert x layers
+  weight_traffic traffic_;      // weights read by a step of T tokens (the estimator's)
+  double hidden_ = 0;
   bool weight_only_ = false;
   double peak_c_ = 0, peak_dequant_ = 0, bw_m_ = 0;  // with efficiencies applied
   double tp_ = 1, allreduce_msg_per_token_ = 0, allreduces_ = 0, tp_bw_ = 0, tp_lat_ = 0;
