@@ -24,6 +24,16 @@ namespace flopcast::detail {
   return out;
 }
 
+// A name as lookups compare it: lower case, letters and digits only ("H100 SXM" == "h100-sxm",
+// "TensorRT_LLM" == "tensorrt-llm", "llama.cpp" == "llamacpp").
+[[nodiscard]] inline std::string squash_name(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 // Checked 64-bit integer arithmetic: a parameter count never wraps silently.
 [[nodiscard]] inline std::int64_t mul(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;

@@ -22,15 +22,7 @@ namespace {
 using json = nlohmann::json;
 using detail::describe;
 
-// Names match ignoring case and the punctuation engines are spelt with ("TensorRT_LLM" ==
-// "tensorrt-llm" == "trtllm" is an alias; "llama.cpp" == "llamacpp").
-std::string squash(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if (c != '-' && c != '_' && c != '.' && c != ' ')
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string squash(std::string_view s) { return detail::squash_name(s); }
 
 const json& required(const json& obj, const std::string& base, const char* key, const char* what) {
   if (!obj.contains(key)) throw error(error_code::config_missing, base + "/" + key, std::string("missing ") + what);

@@ -24,14 +24,7 @@ namespace {
 using json = nlohmann::json;
 
 using detail::lower;
-// GPU names match ignoring case and punctuation ("h100-sxm" == "H100 SXM" == "h100sxm").
-std::string squash(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string squash(std::string_view s) { return detail::squash_name(s); }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
