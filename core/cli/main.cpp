@@ -22,6 +22,7 @@
 #include "report_text.hpp"
 #include "throughput_cmd.hpp"
 #include "train_cmd.hpp"
+#include "validate_cmd.hpp"
 
 namespace {
 
@@ -102,6 +103,7 @@ int run(int argc, char** argv) {
   const cli::throughput_command throughput = cli::add_throughput_command(app);
   const cli::calibrate_command calibrate = cli::add_calibrate_command(app);
   const cli::inspect_command inspect = cli::add_inspect_command(app);
+  const cli::validate_command validate = cli::add_validate_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -133,6 +135,7 @@ int run(int argc, char** argv) {
   if (*throughput.app) return throughput.run();
   if (*calibrate.app) return calibrate.run();
   if (*inspect.app) return inspect.run();
+  if (*validate.app) return validate.run();
   if (*lm) {
     if (!min_params.empty()) filter.min_parameters = parse_count(min_params, "--min-params");
     if (!max_params.empty()) filter.max_parameters = parse_count(max_params, "--max-params");
@@ -152,14 +155,14 @@ int run(int argc, char** argv) {
       std::cout << gpus_to_json() << "\n";
       return 0;
     }
-    std::cout << fmt::format("{:<18} {:>9} {:>11} {:>12} {:>7} {:>8}  {}\n", "name", "memory", "bandwidth", "bf16/fp16",
-                             "TDP", "$/h", "aliases");
+    std::cout << fmt::format("{:<22} {:>10} {:>13} {:>12} {:>7} {:>8}  {}\n", "name", "memory", "bandwidth",
+                             "bf16/fp16", "TDP", "$/h", "aliases");
     for (const auto& g : gpu_records()) {
       const auto half = g.peak(precision::bf16) ? g.peak(precision::bf16) : g.peak(precision::fp16);
       std::string aliases;
       for (const auto& a : g.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
-      std::cout << fmt::format("{:<18} {:>9} {:>9}/s {:>12} {:>5} W {:>8.2f}  {}\n", g.name,
-                               cli::format_bytes(g.memory_bytes), cli::format_bytes(g.memory_bandwidth_bytes_per_s),
+      std::cout << fmt::format("{:<22} {:>10} {:>13} {:>12} {:>5} W {:>8.2f}  {}\n", g.name,
+                               cli::format_bytes(g.memory_bytes), cli::format_bandwidth(g.memory_bandwidth_bytes_per_s),
                                half ? cli::format_flops(*half) + "/s" : "-", g.tdp_watts, g.cost_per_hour_usd, aliases);
     }
     return 0;

@@ -35,6 +35,12 @@ std::string format_flops(double f) {
   static const char* const u[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
   return scaled(f, u, 8, "FLOP");
 }
+// Bandwidth in decimal units, as datasheets give it (3.35 TB/s).
+std::string format_bandwidth(double bytes_per_s) {
+  static const char* const u[] = {"", "k", "M", "G", "T", "P", "E"};
+  return scaled(bytes_per_s, u, 7, "B/s");
+}
+
 // Memory in binary units, the way vendors sell it: an "80 GB" A100 holds 80 GiB (81920 MiB).
 std::string format_bytes(double b) {
   static const char* const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

@@ -11,6 +11,7 @@ namespace flopcast::cli {
 [[nodiscard]] std::string format_value(const field_value& v);
 [[nodiscard]] std::string format_flops(double flops);
 [[nodiscard]] std::string format_bytes(double bytes);
+[[nodiscard]] std::string format_bandwidth(double bytes_per_s);
 [[nodiscard]] std::string format_seconds(double s);
 [[nodiscard]] std::string format_count(double n);  // 8.03B
 
