@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Gguf, F32, Q4_K, Q6_K, safetensorsFile } from '../fixtures/checkpoint_files.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
@@ -53,20 +54,8 @@ function llamaTensors() {
   t.push(['model.norm.weight', [64]], ['lm_head.weight', [256, 64]]);
   return t;
 }
-// A .safetensors file (BF16 tensors, zero data).
-function safetensors(tensors) {
-  const header = {};
-  let at = 0;
-  for (const [name, shape] of tensors) {
-    const n = 2 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + n] };
-    at += n;
-  }
-  const text = Buffer.from(JSON.stringify(header));
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(text.length));
-  return Buffer.concat([len, text, Buffer.alloc(at)]);
-}
+// A .safetensors file (BF16 tensors, zero data): the shared writer.
+const safetensors = (tensors) => safetensorsFile(tensors).bytes;
 const params = 2 * 256 * 64 + 2 * (2 * 64 + 2 * 64 * 64 + 2 * 32 * 64 + 3 * 128 * 64) + 64;
 
 test('safetensors beside a config.json: exact bytes and the architecture count matches', () => {
@@ -116,45 +105,6 @@ test('a truncated safetensors header is one clear error', () => {
 });
 
 // ---- GGUF -----------------------------------------------------------------------------
-class Gguf {
-  constructor() {
-    this.kv = [];
-    this.infos = [];
-    this.offset = 0n;
-  }
-  static u32(v) {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(v);
-    return b;
-  }
-  static u64(v) {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(v));
-    return b;
-  }
-  static str(s) {
-    const b = Buffer.from(s);
-    return Buffer.concat([Gguf.u64(b.length), b]);
-  }
-  u32(key, v) {
-    this.kv.push(Buffer.concat([Gguf.str(key), Gguf.u32(4), Gguf.u32(v)]));
-  }
-  string(key, v) {
-    this.kv.push(Buffer.concat([Gguf.str(key), Gguf.u32(8), Gguf.str(v)]));
-  }
-  tensor(name, ne, type, bytes) {
-    const parts = [Gguf.str(name), Gguf.u32(ne.length), ...ne.map(Gguf.u64), Gguf.u32(type), Gguf.u64(this.offset)];
-    this.infos.push(Buffer.concat(parts));
-    this.offset += BigInt(Math.ceil(bytes / 32) * 32);
-  }
-  bytes() {
-    const head = [Buffer.from('GGUF'), Gguf.u32(3), Gguf.u64(this.infos.length), Gguf.u64(this.kv.length)];
-    return Buffer.concat([...head, ...this.kv, ...this.infos]);
-  }
-}
-const F32 = 0,
-  Q4_K = 12,
-  Q6_K = 14;
 function ggufLlama(arch = 'llama') {
   const g = new Gguf();
   g.string('general.architecture', arch);
@@ -169,31 +119,29 @@ function ggufLlama(arch = 'llama') {
     ['vocab_size', 300],
   ])
     g.u32(`${arch}.${k}`, v);
-  const q4 = (a, b) => (a / 256) * 144 * b;
-  const q6 = (a, b) => (a / 256) * 210 * b;
-  g.tensor('token_embd.weight', [256, 300], Q4_K, q4(256, 300));
+  g.tensor('token_embd.weight', [256, 300], Q4_K);
   for (let l = 0; l < 2; l++) {
     const p = `blk.${l}.`;
-    g.tensor(p + 'attn_norm.weight', [256], F32, 1024);
-    g.tensor(p + 'attn_q.weight', [256, 256], Q4_K, q4(256, 256));
-    g.tensor(p + 'attn_k.weight', [256, 128], Q4_K, q4(256, 128));
-    g.tensor(p + 'attn_v.weight', [256, 128], Q6_K, q6(256, 128));
-    g.tensor(p + 'attn_output.weight', [256, 256], Q4_K, q4(256, 256));
-    g.tensor(p + 'ffn_norm.weight', [256], F32, 1024);
-    g.tensor(p + 'ffn_gate.weight', [256, 512], Q4_K, q4(256, 512));
-    g.tensor(p + 'ffn_up.weight', [256, 512], Q4_K, q4(256, 512));
-    g.tensor(p + 'ffn_down.weight', [512, 256], Q6_K, q6(512, 256));
+    g.tensor(p + 'attn_norm.weight', [256], F32);
+    g.tensor(p + 'attn_q.weight', [256, 256], Q4_K);
+    g.tensor(p + 'attn_k.weight', [256, 128], Q4_K);
+    g.tensor(p + 'attn_v.weight', [256, 128], Q6_K);
+    g.tensor(p + 'attn_output.weight', [256, 256], Q4_K);
+    g.tensor(p + 'ffn_norm.weight', [256], F32);
+    g.tensor(p + 'ffn_gate.weight', [256, 512], Q4_K);
+    g.tensor(p + 'ffn_up.weight', [256, 512], Q4_K);
+    g.tensor(p + 'ffn_down.weight', [512, 256], Q6_K);
   }
-  g.tensor('output_norm.weight', [256], F32, 1024);
-  g.tensor('output.weight', [256, 300], Q6_K, q6(256, 300));
-  g.tensor('rope_freqs.weight', [32], F32, 128);
+  g.tensor('output_norm.weight', [256], F32);
+  g.tensor('output.weight', [256, 300], Q6_K);
+  g.tensor('rope_freqs.weight', [32], F32);
   return g;
 }
 
 test('GGUF: the quantization mix, bits per weight, and the mapped architecture', () => {
   const f = join(tmp, 'tiny.gguf');
   const g = ggufLlama();
-  writeFileSync(f, Buffer.concat([g.bytes(), Buffer.alloc(Number(g.offset) + 64)]));
+  writeFileSync(f, Buffer.concat([g.header(), Buffer.alloc(Number(g.offset) + 64)]));
   const r = json([f]);
   assert.equal(r.format, 'gguf');
   assert.equal(r.gguf_version, 3);
@@ -216,24 +164,24 @@ test('GGUF: the quantization mix, bits per weight, and the mapped architecture',
 test('GGUF errors: unknown architecture, truncated header, bad magic, data past the end', () => {
   const xyz = join(tmp, 'xyz.gguf');
   const g = ggufLlama('xyz');
-  writeFileSync(xyz, Buffer.concat([g.bytes(), Buffer.alloc(Number(g.offset) + 64)]));
+  writeFileSync(xyz, Buffer.concat([g.header(), Buffer.alloc(Number(g.offset) + 64)]));
   const r = json([xyz]);
   assert.match(r.architecture_check.error, /GGUF architecture "xyz" is not supported: supported are llama/);
   const trunc = join(tmp, 'trunc.gguf');
-  writeFileSync(trunc, ggufLlama().bytes().subarray(0, 200));
+  writeFileSync(trunc, ggufLlama().header().subarray(0, 200));
   fails([trunc], /config\.parse.*truncated GGUF header/);
   const magic = join(tmp, 'magic.gguf');
   writeFileSync(magic, Buffer.from('GGUX0000000000000000000000'));
   fails([magic], /not a checkpoint/);
   const short = join(tmp, 'short.gguf');
-  writeFileSync(short, ggufLlama().bytes());
+  writeFileSync(short, ggufLlama().header());
   fails([short], /past the end of the file/);
 });
 
 test('flopcast estimate FILE.gguf: the architecture from the GGUF keys, only the header read', () => {
   const f = join(tmp, 'estimate.gguf');
   const g = ggufLlama();
-  writeFileSync(f, Buffer.concat([g.bytes(), Buffer.alloc(Number(g.offset) + 64)]));
+  writeFileSync(f, Buffer.concat([g.header(), Buffer.alloc(Number(g.offset) + 64)]));
   const check = json([f]).architecture_check;
   const r = run(['estimate', f, '-g', 'none', '--json']);
   assert.equal(r.code, 0, r.err);
