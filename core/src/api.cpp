@@ -126,11 +126,10 @@ std::string defaults_json(int indent) {
   for (const format_info& f : formats()) {
     json path = json::array();
     for (compute_unit u : f.path) path.push_back(to_string(u));
-    static const char* const families[] = {"plain", "integer", "scaled_float", "gguf", "gguf_preset"};
     precisions.push_back({{"name", f.name},
                           {"bits", f.bits_per_weight},
                           {"weight_only", f.weight_only},
-                          {"family", families[static_cast<int>(f.family)]},
+                          {"family", to_string(f.family)},
                           {"kv_cache", f.kv},
                           {"compute_path", path},
                           {"layout", f.layout},

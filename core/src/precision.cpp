@@ -247,6 +247,22 @@ std::string_view to_string(compute_unit u) noexcept {
   return "fp32";
 }
 
+std::string_view to_string(format_family f) noexcept {
+  switch (f) {
+    case format_family::plain:
+      return "plain";
+    case format_family::integer:
+      return "integer";
+    case format_family::scaled_float:
+      return "scaled_float";
+    case format_family::gguf:
+      return "gguf";
+    case format_family::gguf_preset:
+      return "gguf_preset";
+  }
+  return "plain";
+}
+
 double bits_per_weight(precision p) noexcept { return format_of(p).bits_per_weight; }
 
 std::string_view to_string(weight_component c) noexcept {

@@ -101,6 +101,7 @@ inline constexpr std::size_t weight_component_count = 7;
 [[nodiscard]] const format_info& format_of(precision p) noexcept;
 [[nodiscard]] std::string_view to_string(precision p) noexcept;
 [[nodiscard]] std::string_view to_string(compute_unit u) noexcept;
+[[nodiscard]] std::string_view to_string(format_family f) noexcept;
 // Accepts canonical names and aliases (float16, half, bfloat16, float32, fp8_e4m3, q4_k, awq,
 // gptq, mxfp4, ...), case-insensitively. Throws flopcast::error(unknown_precision) naming `field`.
 [[nodiscard]] precision parse_precision(std::string_view name, std::string_view field = "/precision");
