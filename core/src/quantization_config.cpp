@@ -15,8 +15,6 @@
 namespace flopcast::detail {
 namespace {
 
-std::string lowered(std::string s) { return lower(s); }
-
 void set_part(model_spec::quantization_default& q, weight_component c, precision p) {
   q.parts[static_cast<std::size_t>(c)] = p;
 }
@@ -24,7 +22,7 @@ void set_part(model_spec::quantization_default& q, weight_component c, precision
 // modules_to_not_convert / ignore: the parts left in 16 bits.
 void keep_16bit(const reader& r, std::string_view key, model_spec::quantization_default& q) {
   for (const std::string& m : r.string_list_or_empty(key)) {
-    const std::string n = lowered(m);
+    const std::string n = lower(m);
     if (n.find("lm_head") != std::string::npos) set_part(q, weight_component::lm_head, precision::bf16);
     if (n.find("embed") != std::string::npos) set_part(q, weight_component::embedding, precision::bf16);
     if (n.find("self_attn") != std::string::npos || n.find("attention") != std::string::npos)
@@ -51,7 +49,7 @@ void read_quantization_config(const reader& top, model_spec& m) {
     throw error(error_code::config_type, top.ptr("quantization_config"), "expected an object, but got " + describe(qc));
   const reader r(qc, top.ptr("quantization_config"));
   model_spec::quantization_default q;
-  q.method = lowered(r.string_or("quant_method", ""));
+  q.method = lower(r.string_or("quant_method", ""));
   if (q.method == "fp8") {
     const bool blocks = r.has("weight_block_size");
     q.weights = blocks ? precision::fp8_block : precision::fp8;
@@ -83,7 +81,7 @@ void read_quantization_config(const reader& top, model_spec& m) {
     }
     keep_16bit(r, "llm_int8_skip_modules", q);
   } else if (q.method == "compressed-tensors") {
-    const std::string format = lowered(r.string_or("format", ""));
+    const std::string format = lower(r.string_or("format", ""));
     if (format.find("nvfp4") != std::string::npos) {
       q.weights = precision::nvfp4;
     } else {
@@ -94,8 +92,8 @@ void read_quantization_config(const reader& top, model_spec& m) {
           if (!group.is_object() || !group.contains("weights") || !group.at("weights").is_object()) continue;
           const reader w(group.at("weights"), r.ptr("config_groups") + "/" + name + "/weights");
           bits = w.positive_or("num_bits", 8);
-          type = lowered(w.string_or("type", "int"));
-          strategy = lowered(w.string_or("strategy", ""));
+          type = lower(w.string_or("type", "int"));
+          strategy = lower(w.string_or("strategy", ""));
           break;
         }
       if (bits == 8 && type == "float")
@@ -114,7 +112,7 @@ void read_quantization_config(const reader& top, model_spec& m) {
     q.note = "compressed-tensors " + std::string(to_string(q.weights));
     keep_16bit(r, "ignore", q);
   } else if (q.method == "modelopt") {
-    const std::string algo = lowered(r.string_or("quant_algo", ""));
+    const std::string algo = lower(r.string_or("quant_algo", ""));
     if (algo == "fp8")
       q.weights = precision::fp8;
     else if (algo == "nvfp4")

@@ -8,6 +8,7 @@ import { initSystem, loadCalibration } from './app/system.js';
 import { HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './app/hub.js';
 import { initPicker } from './app/picker.js';
 import { initCheckpoint } from './app/checkpoint.js';
+import { onFileDrop } from './app/drop.js';
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
@@ -447,17 +448,7 @@ async function readFile(file) {
   }
 }
 
-const drop = $('config-drop');
-drop.addEventListener('dragover', (e) => {
-  e.preventDefault();
-  drop.classList.add('over');
-});
-drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-drop.addEventListener('drop', (e) => {
-  e.preventDefault();
-  drop.classList.remove('over');
-  readFile(e.dataTransfer?.files?.[0]);
-});
+onFileDrop($('config-drop'), readFile);
 
 // The Hub fetch: checked address and id (app/hub.js), a timeout (?hftimeout=<ms> shortens it, for
 // tests), a Cancel button while it runs; the Fetch button is re-enabled however it ends.

@@ -2,6 +2,7 @@
 // the core's checkpointHeaderBytes is satisfied: fc.inspectCheckpointFile), the core summarises it
 // (by type, by component, bits per weight, tensors no architecture holds) and, for GGUF, says which
 // config its keys imply. The page then estimates that model with the file's exact weight bytes.
+import { onFileDrop } from './drop.js';
 import { show } from './fmt.js';
 
 const $ = (id) => document.getElementById(id);
@@ -132,16 +133,7 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
     return state.summary;
   }
 
-  const drop = $('checkpoint-drop');
-  drop.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    drop.classList.add('over');
-  });
-  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-  drop.addEventListener('drop', (e) => {
-    e.preventDefault();
-    drop.classList.remove('over');
-    const file = e.dataTransfer?.files?.[0];
+  onFileDrop($('checkpoint-drop'), (file) => {
     if (file) {
       $('source-checkpoint').checked = true;
       load(file);
