@@ -36,6 +36,8 @@ const char* type_name(field_type t) {
       return "model";
     case field_type::gpu:
       return "gpu";
+    case field_type::engine:
+      return "engine";
     case field_type::calibration:
       return "calibration";
     case field_type::part:

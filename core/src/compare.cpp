@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "flopcast/engine.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/result_json.hpp"
 
@@ -42,6 +43,9 @@ compare_plan::point compare_plan::at(std::size_t i) const {
   if (!p.config.calibration_source.empty() || p.config.compute_efficiency_origin == efficiency_origin::calibrated ||
       p.config.mem_efficiency_origin == efficiency_origin::calibrated)
     p.config.calibration_store = calibration_store;
+  // The engine after the calibration: a calibrated efficiency is kept (and sets the range); the
+  // engine's step costs apply either way.
+  if (!p.config.engine.empty() && p.gpu != nullptr) apply_engine(find_engine(p.config.engine), *p.gpu, p.config);
   return p;
 }
 

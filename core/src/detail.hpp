@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "flopcast/error.hpp"
+#include "flopcast/estimate.hpp"
 #include "flopcast/model.hpp"
 #include "flopcast/precision.hpp"
 
@@ -16,6 +17,16 @@ namespace flopcast::detail {
 
 // An integer count as a double (exact below 2^53): FLOP and byte arithmetic is carried in double.
 [[nodiscard]] constexpr double d(std::int64_t v) noexcept { return static_cast<double>(v); }
+
+// step_costs (estimate.hpp): the GEMM-efficiency factor at `tokens` tokens in a step, and the
+// fixed time of a step of `sequences` sequences through `layers` layers. The roofline
+// (roofline.cpp) and the simulator's step model (step_model.cpp) both use these.
+[[nodiscard]] inline double gemm_factor(const step_costs& c, double tokens) noexcept {
+  return c.gemm_half_tokens > 0 ? tokens / (tokens + c.gemm_half_tokens) : 1.0;
+}
+[[nodiscard]] inline double fixed_step_s(const step_costs& c, double layers, double sequences) noexcept {
+  return c.per_step_s + c.per_sequence_s * sequences + layers * (c.per_layer_s + c.launches_per_layer * c.per_kernel_launch_s);
+}
 
 // ASCII lower case (names, aliases, policies: matching is case-insensitive).
 [[nodiscard]] inline std::string lower(std::string_view s) {

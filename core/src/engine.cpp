@@ -115,32 +115,94 @@ engine_default read_default(const std::string& key, const json& j, const std::st
   return d;
 }
 
+double fitted_number(const json& obj, const std::string& base, const char* key, double lo, double hi) {
+  const json& v = required(obj, base, key, "a fitted number");
+  const std::string ptr = base + "/" + key;
+  if (!v.is_number()) throw error(error_code::config_type, ptr, "expected a number, got " + describe(v));
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi)
+    throw error(error_code::config_range, ptr,
+                "expected a number in [" + detail::format_number(lo) + ", " + detail::format_number(hi) + "], got " +
+                    detail::format_number(x));
+  return x;
+}
+
+std::vector<std::string> source_ids(const json& e, const char* key) {
+  const std::string ptr = std::string("/efficiency/") + key;
+  const json& v = required(e, "/efficiency", key, "the measurement files (source ids) of this part of the fit");
+  if (!v.is_array()) throw error(error_code::config_type, ptr, "expected an array of source ids, got " + describe(v));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string() || v[i].get<std::string>().empty())
+      throw error(error_code::config_type, ptr + "/" + std::to_string(i), "expected a source id, got " + describe(v[i]));
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+residual_band read_band(const json& bands, const char* key) {
+  const std::string ptr = std::string("/efficiency/bands/") + key;
+  const json& b = object_at(bands, "/efficiency/bands", key, "measured/predicted p10 and p90 of the rows");
+  detail::reader(b, ptr).only({"low", "high", "rows"}, "band field");
+  residual_band out;
+  out.rows = static_cast<std::int64_t>(fitted_number(b, ptr, "rows", 0, 1e9));
+  out.low = fitted_number(b, ptr, "low", 1e-3, 1e3);
+  out.high = fitted_number(b, ptr, "high", 1e-3, 1e3);
+  if (out.low > out.high)
+    throw error(error_code::config_range, ptr, "expected low <= high, got " + detail::format_number(out.low) + " > " +
+                                                   detail::format_number(out.high));
+  return out;
+}
+
 void read_efficiency(const json& j, engine_profile& p) {
   const json& e = object_at(j, "", "efficiency", "the efficiency section ({\"fitted\": false} until fitted)");
-  detail::reader(e, "/efficiency").only({"fitted", "fitted_to", "parameters"}, "efficiency field");
+  detail::reader(e, "/efficiency")
+      .only({"fitted", "fitted_by", "fitted_to", "held_out", "costs", "families", "bands", "note"}, "efficiency field");
   const json& f = required(e, "/efficiency", "fitted", "whether the efficiency parameters are fitted");
   if (!f.is_boolean())
     throw error(error_code::config_type, "/efficiency/fitted", "expected a boolean, got " + describe(f));
   p.efficiency_fitted = f.get<bool>();
   if (!p.efficiency_fitted) {
-    if (e.contains("parameters") || e.contains("fitted_to"))
-      throw error(error_code::config_range,
-                  e.contains("parameters") ? "/efficiency/parameters" : "/efficiency/fitted_to",
-                  "an unfitted efficiency section holds no parameters: efficiency constants come only from a fit "
-                  "to data/measurements/");
+    for (const char* k : {"costs", "families", "bands", "fitted_to", "held_out", "fitted_by"})
+      if (e.contains(k))
+        throw error(error_code::config_range, std::string("/efficiency/") + k,
+                    "an unfitted efficiency section holds no parameters: efficiency constants come only from a fit "
+                    "to data/measurements/");
     return;
   }
-  p.efficiency_fitted_to = required_string(e, "/efficiency", "fitted_to", "the measurements the fit used");
-  const json& params = object_at(e, "/efficiency", "parameters", "the fitted parameters");
-  if (params.empty())
-    throw error(error_code::config_missing, "/efficiency/parameters", "a fitted efficiency section needs parameters");
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    const std::string ptr = "/efficiency/parameters/" + it.key();
-    if (!is_key(it.key())) throw error(error_code::config_range, ptr, "expected a parameter name of a-z, 0-9 and _");
-    if (!it->is_number() || !std::isfinite(it->get<double>()))
-      throw error(error_code::config_type, ptr, "expected a finite number, got " + describe(*it));
-    p.efficiency[it.key()] = it->get<double>();
+  p.fitted_by = required_string(e, "/efficiency", "fitted_by", "the program that wrote the fit");
+  p.fitted_to = source_ids(e, "fitted_to");
+  if (p.fitted_to.empty())
+    throw error(error_code::config_range, "/efficiency/fitted_to", "a fit needs at least one measurement file");
+  p.held_out = source_ids(e, "held_out");
+  const json& c = object_at(e, "/efficiency", "costs", "the fitted step costs");
+  detail::reader(c, "/efficiency/costs")
+      .only({"per_step_s", "per_sequence_s", "per_layer_s", "gemm_half_tokens"}, "step cost");
+  p.costs.per_step_s = fitted_number(c, "/efficiency/costs", "per_step_s", 0, 1);
+  p.costs.per_sequence_s = fitted_number(c, "/efficiency/costs", "per_sequence_s", 0, 1);
+  p.costs.per_layer_s = fitted_number(c, "/efficiency/costs", "per_layer_s", 0, 1);
+  p.costs.gemm_half_tokens = fitted_number(c, "/efficiency/costs", "gemm_half_tokens", 0, 1e6);
+  const json& fam = object_at(e, "/efficiency", "families", "the fitted efficiencies per device family");
+  if (!fam.contains("all"))
+    throw error(error_code::config_missing, "/efficiency/families/all",
+                "a fit needs the pooled \"all\" family (used on devices of families without rows)");
+  for (auto it = fam.begin(); it != fam.end(); ++it) {
+    const std::string ptr = "/efficiency/families/" + it.key();
+    if (!it->is_object()) throw error(error_code::config_type, ptr, "expected an object, got " + describe(*it));
+    detail::reader(*it, ptr).only({"compute_efficiency", "mem_efficiency", "rows"}, "family field");
+    engine_family_fit ff;
+    ff.family = it.key();
+    ff.compute_efficiency = fitted_number(*it, ptr, "compute_efficiency", 1e-3, 1);
+    ff.mem_efficiency = fitted_number(*it, ptr, "mem_efficiency", 1e-3, 1);
+    ff.rows = static_cast<std::int64_t>(fitted_number(*it, ptr, "rows", 0, 1e9));
+    p.families.push_back(ff);
   }
+  const json& bands = object_at(e, "/efficiency", "bands", "the residual spread per figure");
+  detail::reader(bands, "/efficiency/bands").only({"prefill", "decode", "throughput", "ttft_load"}, "band");
+  p.bands.prefill = read_band(bands, "prefill");
+  p.bands.decode = read_band(bands, "decode");
+  p.bands.throughput = read_band(bands, "throughput");
+  p.bands.ttft_load = read_band(bands, "ttft_load");
 }
 
 engine_profile parse(const json& j) {
@@ -281,6 +343,105 @@ const engine_profile& find_engine(std::string_view name) {
   }
   throw error(error_code::invalid_argument, "/engine",
               "unknown engine \"" + std::string(name) + "\": expected one of " + known);
+}
+
+const engine_family_fit* engine_profile::fit_for(const hardware_spec& gpu) const noexcept {
+  if (!efficiency_fitted) return nullptr;
+  const std::string family = gpu.family();
+  const engine_family_fit* all = nullptr;
+  for (const engine_family_fit& f : families) {
+    if (!family.empty() && f.family == family) return &f;
+    if (f.family == "all") all = &f;
+  }
+  return all;
+}
+
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, settings& s) {
+  s.engine = e.id;
+  const engine_family_fit* f = e.fit_for(gpu);
+  if (f == nullptr) return;
+  if (s.compute_efficiency_origin == efficiency_origin::default_value) {
+    s.compute_efficiency = f->compute_efficiency;
+    s.compute_efficiency_origin = efficiency_origin::fitted;
+  }
+  if (s.mem_efficiency_origin == efficiency_origin::default_value) {
+    s.mem_efficiency = f->mem_efficiency;
+    s.mem_efficiency_origin = efficiency_origin::fitted;
+  }
+  s.costs = e.costs;
+  s.bands = e.bands;
+}
+
+engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu) {
+  engine_scheduler out;
+  const auto count = [&](std::string_view key) { return static_cast<std::int64_t>(e.number(key)); };
+  const auto flag = [&](std::string_view key) {
+    const engine_default* d = e.find(key);
+    if (d == nullptr || d->type != engine_default::kind::boolean)
+      throw error(error_code::config_type, "/defaults/" + std::string(key),
+                  "engine \"" + e.id + "\": default \"" + std::string(key) + "\" is not a boolean");
+    return d->boolean;
+  };
+  constexpr double gib = 1073741824.0;
+  // A default the engine computes at start-up from memory (null): the KV blocks bound it.
+  constexpr std::int64_t unbounded = 1 << 20;
+  if (e.id == "vllm") {
+    // EngineArgs._set_default_args: the API-server budgets (benchmarks run `vllm serve`), the
+    // larger ones on GPUs of at least 70 GiB that are not A100s.
+    const bool large = gpu.memory_bytes >= 70 * gib && detail::squash_name(gpu.name).find("a100") == std::string::npos;
+    out.max_num_batched_tokens = count(large ? "max_num_batched_tokens_api_server_large_gpu"
+                                             : "max_num_batched_tokens_api_server");
+    out.max_num_seqs = std::min(count(large ? "max_num_seqs_large_gpu" : "max_num_seqs"), out.max_num_batched_tokens);
+    out.chunked_prefill = flag("enable_chunked_prefill");
+    out.block_size = count("block_size");
+    out.gpu_memory_utilization = e.number("gpu_memory_utilization");
+  } else if (e.id == "sglang") {
+    // max_running_requests and chunked_prefill_size are computed from memory at start-up; the
+    // prefill budget is max_prefill_tokens; prefills run in their own batches unless
+    // enable_mixed_chunk.
+    out.max_num_seqs = unbounded;
+    out.max_num_batched_tokens = count("max_prefill_tokens");
+    out.chunked_prefill = true;
+    out.prefill_first = !flag("enable_mixed_chunk");
+    out.block_size = count("page_size");
+  } else if (e.id == "tensorrt-llm") {
+    // In-flight batching mixes context and generation requests in one step.
+    out.max_num_seqs = count("max_batch_size");
+    out.max_num_batched_tokens = count("max_num_tokens");
+    out.chunked_prefill = flag("enable_chunked_prefill");
+    out.block_size = count("tokens_per_block");
+    out.gpu_memory_utilization = e.number("kv_cache_free_gpu_memory_fraction");
+  } else if (e.id == "llama.cpp") {
+    // llama-server: n_parallel slots, prompts processed n_ubatch tokens per physical step.
+    out.max_num_seqs = count("n_parallel");
+    out.max_num_batched_tokens = count("n_ubatch");
+    out.chunked_prefill = true;
+    out.block_size = 1;
+  } else if (e.id == "mlx") {
+    // mlx_lm BatchGenerator: completion_batch_size sequences, prompts prefilled prefill_step_size
+    // tokens at a time in their own batches.
+    out.max_num_seqs = count("completion_batch_size");
+    out.max_num_batched_tokens = count("prefill_step_size");
+    out.chunked_prefill = true;
+    out.prefill_first = true;
+    out.block_size = count("kv_cache_step");
+  } else {
+    throw error(error_code::invalid_argument, "/engine",
+                "the serving simulator models continuous batching; engine \"" + e.id + "\" batches " +
+                    std::string(to_string(e.batching)) + " (use estimate for its single-batch figures)");
+  }
+  return out;
+}
+
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s) {
+  apply_engine(e, gpu, s.base);
+  const engine_scheduler k = scheduler_of(e, gpu);
+  s.max_num_seqs = k.max_num_seqs;
+  s.max_num_batched_tokens = k.max_num_batched_tokens;
+  s.chunked_prefill = k.chunked_prefill;
+  s.policy = k.prefill_first ? batching_policy::prefill_first : batching_policy::mixed;
+  s.block_size = k.block_size;
+  if (!s.base.gpu_memory_utilization) s.base.gpu_memory_utilization = k.gpu_memory_utilization;
 }
 
 }  // namespace flopcast

@@ -81,6 +81,18 @@ void validate(const settings& s) {
         error_code::invalid_argument, "/kv_cache_precision",
         "a KV cache cannot be stored in " + std::string(to_string(*s.kv_cache_precision)) + ": expected one of " + kv);
   }
+  const auto check_cost = [](double v, const char* name, double most) {
+    if (!std::isfinite(v) || v < 0 || v > most)
+      throw error(error_code::invalid_argument, std::string("/costs/") + name,
+                  "expected a step cost in [0, " + detail::format_number(most) + "], but got " +
+                      detail::format_number(v));
+  };
+  check_cost(s.costs.per_step_s, "per_step_s", 3600);
+  check_cost(s.costs.per_sequence_s, "per_sequence_s", 3600);
+  check_cost(s.costs.per_layer_s, "per_layer_s", 3600);
+  check_cost(s.costs.per_kernel_launch_s, "per_kernel_launch_s", 3600);
+  check_cost(s.costs.launches_per_layer, "launches_per_layer", 1e6);
+  check_cost(s.costs.gemm_half_tokens, "gemm_half_tokens", 1e9);
   if (s.training && !detail::trainable_in(s.weight_precision))
     throw error(error_code::invalid_argument, "/precision",
                 "training in " + std::string(to_string(s.weight_precision)) +

@@ -62,6 +62,14 @@ hardware_spec read_hardware(const json& j) {
     h.usable_memory_fraction = x;
   }
   h.memory_bandwidth_bytes_per_s = bounded(r, "memory_bandwidth_bytes_per_s", 1e6, 1e16, "bytes/s");
+  if (r.has("memory_type")) {
+    const json& t = r.at("memory_type");
+    const std::string v = t.is_string() ? lower(t.get<std::string>()) : std::string();
+    if (v != "hbm" && v != "gddr" && v != "lpddr" && v != "ddr")
+      throw error(t.is_string() ? error_code::config_range : error_code::config_type, "/memory_type",
+                  "expected one of \"hbm\", \"gddr\", \"lpddr\", \"ddr\", but got " + describe(t));
+    h.memory_type = v;
+  }
   h.tdp_watts = bounded(r, "tdp_watts", 0.1, 1e6, "W");
   h.cost_per_hour_usd = r.has("cost_per_hour_usd") ? bounded(r, "cost_per_hour_usd", 0, 1e6, "USD/h") : 0;
   if (!r.has("peak_flops"))
@@ -124,6 +132,11 @@ hardware_spec read_hardware(const json& j) {
 
 hardware_spec read_hardware(std::string_view json_text) {
   return detail::read_hardware(detail::parse_object(json_text, "the GPU description"));
+}
+
+std::string hardware_spec::family() const {
+  if (vendor.empty() || memory_type.empty()) return {};
+  return detail::squash_name(vendor) + "-" + memory_type;
 }
 
 }  // namespace flopcast

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "detail.hpp"
+#include "flopcast/engine.hpp"
 #include "json_reader.hpp"
 #include "request_state.hpp"
 
@@ -31,6 +32,7 @@ void assign(std::optional<double>& m, const json& v) { m = v.get<double>(); }
 void assign(bool& m, const json& v) { m = v.get<bool>(); }
 void assign(std::optional<precision>& m, const json& v) { m = parse_precision(v.get<std::string>()); }
 void assign(optimizer& m, const json& v) { m = parse_optimizer(v.get<std::string>()); }
+void assign(std::string& m, const json& v) { m = find_engine(v.get<std::string>()).id; }
 void assign(std::optional<recompute_policy>& m, const json& v) { m = parse_recompute_policy(v.get<std::string>()); }
 
 // "precision": a format name, or an object of parts ({"default": ..., "experts": ...}).
@@ -67,6 +69,7 @@ json value_of(double v) { return v; }
 json value_of(bool v) { return v; }
 json value_of(precision v) { return to_string(v); }
 json value_of(optimizer v) { return to_string(v); }
+json value_of(const std::string& v) { return v.empty() ? json(nullptr) : json(v); }
 template <class T>
 json value_of(const std::optional<T>& v) {
   return v ? value_of(*v) : json(nullptr);
@@ -175,6 +178,11 @@ std::vector<row> make_rows() {
         .help("KV-cache precision").access(FLOPCAST_MEMBER(s.base.kv_cache_precision)),
     def("gpu", T::gpu).flag("--gpu", "-g").attr("gpu").list()
         .help("GPU name or alias, a GPU object (the CLI: --gpu-file), or none"),
+    def("engine", T::engine).flag("--engine").attr("engine").commands(k_layout)
+        .derived("none: the plain roofline")
+        .help("Serving engine (vllm, sglang, tensorrt-llm, llama.cpp, mlx, transformers): its step costs and "
+              "efficiencies fitted to published measurements, and ranges from their residuals")
+        .access(FLOPCAST_MEMBER(s.base.engine)),
     def("training", T::boolean).flag("--training").attr("training").commands(k_est)
         .help("Report training memory and step time").access(FLOPCAST_MEMBER(s.base.training)),
     def("optimizer", T::optimizer).flag("--optimizer").attr("optimizer").commands(k_est | command_train)
@@ -419,6 +427,14 @@ void check_value(const request_field& f, const json& v, const std::string& point
       if (!v.is_string()) type_error(f, v, pointer);
       (void)parse_optimizer(v.get<std::string>(), pointer);
       return;
+    case field_type::engine:
+      if (!v.is_string()) type_error(f, v, pointer);
+      try {
+        (void)find_engine(v.get<std::string>());
+      } catch (const error& e) {
+        throw error(e.code(), std::string(pointer), e.message());
+      }
+      return;
     case field_type::recompute:
       if (!v.is_string()) type_error(f, v, pointer);
       (void)parse_recompute_policy(v.get<std::string>(), pointer);
@@ -499,6 +515,8 @@ std::string expected_text(const request_field& f) {
       return "a precision name";
     case field_type::optimizer:
       return "an optimizer name";
+    case field_type::engine:
+      return "an engine name";
     case field_type::recompute:
       return "a recompute policy (none, selective, full)";
     case field_type::lora_targets:

@@ -174,6 +174,8 @@ const char* origin_name(efficiency_origin o) {
       return "explicit";
     case efficiency_origin::calibrated:
       return "calibrated";
+    case efficiency_origin::fitted:
+      return "fitted";
   }
   return "default";
 }

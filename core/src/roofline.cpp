@@ -228,6 +228,8 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     p.decode_ceiling_tokens_per_second = B * gpu.memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
   }
 
+  double layers = 0;
+  for (const auto& g : m.groups) layers += d(g.count);
   // Every time-derived figure at one pair of efficiencies.
   struct timing {
     double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps,
@@ -236,15 +238,20 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const auto time_at = [&](double ce, double me) {
     timing t{};
     const double pc = p.peak_flops_per_s * ce, pm = gpu.memory_bandwidth_bytes_per_s * me;
-    t.prefill_compute = p.prefill_flops / pc + p.dequant_flops_prefill / (dequant_peak * ce);
+    // The engine's GEMM curve at the step's tokens, and its fixed cost per step (step_costs).
+    const double ce_pre = ce * gemm_factor(s.costs, B * S), ce_dec = ce * gemm_factor(s.costs, B);
+    const double fixed = fixed_step_s(s.costs, layers, B);
+    t.prefill_compute = p.prefill_flops / (p.peak_flops_per_s * ce_pre) + p.dequant_flops_prefill / (dequant_peak * ce_pre);
     t.prefill_memory = p.prefill_bytes / pm;
-    t.prefill = std::max(t.prefill_compute, t.prefill_memory);
+    t.prefill = std::max(t.prefill_compute, t.prefill_memory) + fixed;
     t.total = t.prefill;
     if (!encoder_only) {
-      t.step_compute = p.decode_first_step_flops / pc + p.dequant_flops_step / (dequant_peak * ce);
+      const double pc_dec = p.peak_flops_per_s * ce_dec;
+      t.step_compute = p.decode_first_step_flops / pc_dec + p.dequant_flops_step / (dequant_peak * ce_dec);
       t.step_memory = p.decode_first_step_bytes / pm;
-      t.step = std::max(t.step_compute, t.step_memory);
-      t.decode_total = sum_step_times(m, fl, pc, by, pm, c0, c0 + d(p.decode_steps) - 1);
+      t.step = std::max(t.step_compute, t.step_memory) + fixed;
+      t.decode_total =
+          sum_step_times(m, fl, pc_dec, by, pm, c0, c0 + d(p.decode_steps) - 1) + d(p.decode_steps) * fixed;
       t.per_token = p.decode_steps > 0 ? t.decode_total / d(p.decode_steps) : t.step;
       t.tps = B / t.per_token;
       if (s.num_generated_tokens > 0) t.total += t.decode_total;
@@ -290,6 +297,22 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   p.training_step_range = {fast.training, slow.training};
   p.energy_total_range = {fast.energy, slow.energy};
   p.cost_range = {fast.cost, slow.cost};
+  // An engine fitted to the validation table: its ranges are the residual spread of its rows
+  // (measured / predicted, p10-p90), not the efficiency spread. A calibration narrows them.
+  const engine_bands& eb = s.bands;
+  if (s.compute_efficiency_origin == efficiency_origin::fitted && eb.prefill.rows > 0 && eb.decode.rows > 0) {
+    const auto band = [](double v, const residual_band& b) { return figure_range{v * b.low, v * b.high}; };
+    p.prefill_latency_range = band(t.prefill, eb.prefill);
+    p.decode_latency_range = band(t.per_token, eb.decode);
+    p.decode_tokens_per_second_range = {B / p.decode_latency_range.high, B / p.decode_latency_range.low};
+    const double decode_part = s.num_generated_tokens > 0 ? t.decode_total : 0.0;
+    p.total_request_latency_range = {t.prefill * eb.prefill.low + decode_part * eb.decode.low,
+                                     t.prefill * eb.prefill.high + decode_part * eb.decode.high};
+    const double lo = t.total > 0 ? p.total_request_latency_range.low / t.total : 1.0;
+    const double hi = t.total > 0 ? p.total_request_latency_range.high / t.total : 1.0;
+    p.energy_total_range = {t.energy * lo, t.energy * hi};
+    p.cost_range = {t.cost * lo, t.cost * hi};
+  }
 }
 
 }  // namespace flopcast::detail

@@ -267,7 +267,7 @@ void validate(const model_spec& m, const simulation_settings& s) {
 
 simulation_result simulate(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu) {
   validate(m, s);
-  const step_model sm(m, s.base, gpu, s.costs);
+  const step_model sm(m, s.base, gpu);
   const std::int64_t bs = s.block_size;
   const std::int64_t total_blocks = s.kv_blocks ? *s.kv_blocks : default_blocks(s, sm, m, gpu);
   const bool trace = s.arrivals == arrival_kind::trace;

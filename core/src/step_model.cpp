@@ -31,15 +31,9 @@ double cached(std::int64_t window, double tokens) { return window > 0 ? std::min
 
 using detail::allreduces_per_layer;
 
-void check_cost(double v, const char* name) {
-  if (!std::isfinite(v) || v < 0 || v > 3600)
-    bad(std::string("/simulation/costs/") + name,
-        "expected a fixed cost in [0, 3600] (seconds, or launches per layer), but got " + detail::format_number(v));
-}
-
 }  // namespace
 
-step_model::step_model(const model_spec& m, const settings& s_in, const hardware_spec& gpu, const step_costs& costs) {
+step_model::step_model(const model_spec& m, const settings& s_in, const hardware_spec& gpu) {
   if (m.arch != architecture::decoder)
     bad("/model",
         "the serving simulator runs decoder-only models (encoder and encoder-decoder models are not "
@@ -57,12 +51,6 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
     bad("/parallelism/expert_parallel",
         "the serving simulator does not model expert parallelism yet: expected 1, but got " +
             std::to_string(l.expert_parallel));
-  check_cost(costs.per_step_s, "per_step_s");
-  check_cost(costs.per_sequence_s, "per_sequence_s");
-  check_cost(costs.per_layer_s, "per_layer_s");
-  check_cost(costs.per_kernel_launch_s, "per_kernel_launch_s");
-  check_cost(costs.launches_per_layer, "launches_per_layer");
-
   settings s = s_in;
   s.training = false;
   s.batch_size = 1;
@@ -140,9 +128,7 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
   kv_token_gpu_ = kv_write_decode_ * shard;
   state_seq_gpu_ = state_bytes_ * shard;
 
-  fixed_per_step_ =
-      costs.per_step_s + d(layers_) * (costs.per_layer_s + costs.launches_per_layer * costs.per_kernel_launch_s);
-  fixed_per_seq_ = costs.per_sequence_s;
+  costs_ = s.costs;
 }
 
 double step_model::weight_bytes_read(double tokens, double& params) const noexcept {
@@ -196,12 +182,12 @@ step_time step_model::time(const batch& b) const noexcept {
   t.flops = b.flops;
   t.bytes = (b.bytes + weight_bytes_read(T, params)) / tp_;
   const double dequant = weight_only_ ? 2 * params : 0.0;
-  t.compute_s = (b.flops / peak_c_ + dequant / peak_dequant_) / tp_;
+  t.compute_s = (b.flops / peak_c_ + dequant / peak_dequant_) / (tp_ * detail::gemm_factor(costs_, T));
   t.memory_s = t.bytes / bw_m_;
   if (tp_ > 1)
     t.communication_s = allreduces_ * detail::ring_allreduce_s(T * allreduce_msg_per_token_,
                                                                static_cast<std::int64_t>(tp_), tp_bw_, tp_lat_);
-  t.fixed_s = fixed_per_step_ + fixed_per_seq_ * d(b.sequences);
+  t.fixed_s = detail::fixed_step_s(costs_, d(layers_), d(b.sequences));
   t.total_s = std::max(t.compute_s, t.memory_s) + t.communication_s + t.fixed_s;
   return t;
 }

@@ -92,9 +92,17 @@ TEST_CASE("every engine default has a source and the source states its value", "
   for (const auto& p : flopcast::engine_records()) {
     CHECK_FALSE(p.defaults.empty());
     CHECK_FALSE(p.version.empty());
-    // No efficiency constants until they are fitted to the validation table.
-    CHECK_FALSE(p.efficiency_fitted);
-    CHECK(p.efficiency.empty());
+    // Efficiency constants only from a fit to the validation table, with whole sources held out.
+    if (!p.efficiency_fitted) {
+      CHECK(p.families.empty());
+      CHECK(p.costs.none());
+    } else {
+      INFO(p.id);
+      CHECK_FALSE(p.fitted_to.empty());
+      for (const auto& f : p.fitted_to)
+        CHECK(std::find(p.held_out.begin(), p.held_out.end(), f) == p.held_out.end());
+      CHECK(p.fit_for(flopcast::hardware_spec{}) != nullptr);  // "all" for a device of no family
+    }
     for (const auto& d : p.defaults) {
       INFO(p.id << " " << d.key << ": " << d.source.quote);
       CHECK(d.source.url.rfind("https://", 0) == 0);
@@ -257,18 +265,61 @@ TEST_CASE("bad engine profiles give specific errors", "[engines]") {
   }
   {
     j p = good_profile();
-    p["efficiency"]["parameters"] = {{"decode_efficiency", 0.8}};  // an unfitted constant
-    require_error(p, error_code::config_range, "/efficiency/parameters");
+    p["efficiency"]["costs"] = {{"per_step_s", 1e-3}};  // an unfitted constant
+    require_error(p, error_code::config_range, "/efficiency/costs");
+  }
+  const j fitted = {{"fitted", true},
+                    {"fitted_by", "tools/fit_engines.cpp"},
+                    {"fitted_to", {"a"}},
+                    {"held_out", {"b"}},
+                    {"costs", {{"per_step_s", 1e-3}, {"per_sequence_s", 0}, {"per_layer_s", 1e-5}, {"gemm_half_tokens", 64}}},
+                    {"families", {{"all", {{"compute_efficiency", 0.6}, {"mem_efficiency", 0.7}, {"rows", 10}}}}},
+                    {"bands",
+                     {{"prefill", {{"low", 0.8}, {"high", 1.2}, {"rows", 5}}},
+                      {"decode", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
+                      {"throughput", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
+                      {"ttft_load", {{"low", 0.5}, {"high", 2}, {"rows", 5}}}}}};
+  {
+    j p = good_profile();
+    p["efficiency"] = fitted;
+    const flopcast::engine_profile e = flopcast::parse_engine_profile(p.dump());
+    CHECK(e.efficiency_fitted);
+    CHECK(e.costs.per_layer_s == 1e-5);
+    CHECK(e.bands.ttft_load.high == 2);
+    // apply_engine: the family's efficiencies where the request left defaults, origin "fitted".
+    flopcast::settings s;
+    s.mem_efficiency = 0.75;
+    s.mem_efficiency_origin = flopcast::efficiency_origin::explicit_value;
+    flopcast::apply_engine(e, flopcast::find_gpu("H100"), s);
+    CHECK(s.engine == e.id);
+    CHECK(s.compute_efficiency == 0.6);
+    CHECK(s.compute_efficiency_origin == flopcast::efficiency_origin::fitted);
+    CHECK(s.mem_efficiency == 0.75);
+    CHECK(s.costs.gemm_half_tokens == 64);
   }
   {
     j p = good_profile();
-    p["efficiency"] = {{"fitted", true}, {"parameters", {{"decode_efficiency", 0.8}}}};
+    p["efficiency"] = fitted;
+    p["efficiency"].erase("fitted_to");
     require_error(p, error_code::config_missing, "/efficiency/fitted_to");
   }
   {
     j p = good_profile();
-    p["efficiency"] = {{"fitted", true}, {"fitted_to", "data/measurements"}, {"parameters", {{"x", "fast"}}}};
-    require_error(p, error_code::config_type, "/efficiency/parameters/x");
+    p["efficiency"] = fitted;
+    p["efficiency"]["families"].erase("all");
+    require_error(p, error_code::config_missing, "/efficiency/families/all");
+  }
+  {
+    j p = good_profile();
+    p["efficiency"] = fitted;
+    p["efficiency"]["families"]["all"]["compute_efficiency"] = 1.5;
+    require_error(p, error_code::config_range, "/efficiency/families/all/compute_efficiency");
+  }
+  {
+    j p = good_profile();
+    p["efficiency"] = fitted;
+    p["efficiency"]["bands"]["decode"]["low"] = 2;
+    require_error(p, error_code::config_range, "/efficiency/bands/decode");
   }
   {
     j p = good_profile();

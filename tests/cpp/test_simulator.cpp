@@ -127,23 +127,42 @@ TEST_CASE("simulator step model: causal chunks of a prompt add up to its whole p
   }
 }
 
-TEST_CASE("simulator step model: fixed costs are added and default to the plain roofline") {
+TEST_CASE("simulator step model: fixed costs and the GEMM curve match estimate() and default to the plain roofline") {
   const auto& m = test::model("llama-3-8b");
   const auto& gpu = flopcast::find_gpu("H100");
   const step_model plain(m, flopcast::settings{}, gpu);
   CHECK(plain.decode_step(8, 1000).fixed_s == 0);
-  flopcast::step_costs costs;
-  costs.per_step_s = 1e-3;
-  costs.per_sequence_s = 1e-5;
-  costs.per_layer_s = 2e-6;
-  costs.per_kernel_launch_s = 3e-6;
-  costs.launches_per_layer = 10;
-  const step_model fixed(m, flopcast::settings{}, gpu, costs);
+  flopcast::settings s;
+  s.costs.per_step_s = 1e-3;
+  s.costs.per_sequence_s = 1e-5;
+  s.costs.per_layer_s = 2e-6;
+  s.costs.per_kernel_launch_s = 3e-6;
+  s.costs.launches_per_layer = 10;
+  const step_model fixed(m, s, gpu);
   CHECK(fixed.layers() == 32);
   const double extra = 1e-3 + 8 * 1e-5 + 32 * (2e-6 + 10 * 3e-6);
   CHECK(close(fixed.decode_step(8, 1000).total_s, plain.decode_step(8, 1000).total_s + extra, 1e-12));
-  costs.per_step_s = -1;
-  CHECK(pointer_of([&] { step_model bad(m, flopcast::settings{}, gpu, costs); }) == "/simulation/costs/per_step_s");
+  // The GEMM curve: at T tokens the compute time is the plain one x (T + half) / T.
+  s.costs.gemm_half_tokens = 512;
+  const step_model curved(m, s, gpu);
+  CHECK(close(curved.prefill(2048).compute_s, plain.prefill(2048).compute_s * (2048.0 + 512) / 2048, 1e-12));
+  // estimate() applies the same costs: its prefill is the step model's, its decode the mean of
+  // the steps the step model times one by one.
+  s.batch_size = 4;
+  s.sequence_length = 1000;
+  s.num_generated_tokens = 3;
+  const flopcast::estimate_result r = flopcast::estimate(m, s, &gpu);
+  flopcast::settings one = s;
+  one.batch_size = 1;
+  const step_model at(m, one, gpu);
+  step_model::batch b;
+  for (int i = 0; i < 4; ++i) at.add_prefill(b, 0, 1000, true);
+  CHECK(close(r.perf.prefill_latency_s, at.time(b).total_s, 1e-9));
+  const double mean_step = (at.decode_step(4, 1000).total_s + at.decode_step(4, 1001).total_s) / 2;
+  CHECK(close(r.perf.decode_latency_per_token_s, mean_step, 1e-9));
+  s.costs.per_step_s = -1;
+  CHECK(pointer_of([&] { step_model bad(m, s, gpu); }) == "/costs/per_step_s");
+  CHECK(pointer_of([&] { (void)flopcast::estimate(m, s, &gpu); }) == "/costs/per_step_s");
 }
 
 TEST_CASE("simulator: a fixed batch at t=0 without chunking is estimate's request latency") {

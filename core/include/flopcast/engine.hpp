@@ -5,6 +5,10 @@
 // validation table (data/measurements/); nothing here is a tuned constant.
 #include <map>
 #include <string>
+
+#include "flopcast/estimate.hpp"
+#include "flopcast/hardware.hpp"
+#include "flopcast/simulator.hpp"
 #include <string_view>
 #include <vector>
 
@@ -41,6 +45,13 @@ struct engine_default {
   std::string note;
 };
 
+// Achieved fractions of peak on one device family (vendor and memory type), fitted.
+struct engine_family_fit {
+  std::string family;  // "nvidia-hbm", "apple-lpddr", ..., or "all"
+  double compute_efficiency = 0.5, mem_efficiency = 0.8;
+  std::int64_t rows = 0;  // fit rows on this family
+};
+
 struct engine_profile {
   std::string id;  // "vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"
   std::string name;
@@ -51,10 +62,18 @@ struct engine_profile {
   engine_batching batching = engine_batching::continuous;
   engine_kv_cache kv_cache = engine_kv_cache::paged;
   std::vector<engine_default> defaults;  // in the file's order
-  // Fitted efficiency parameters; empty and fitted == false until a fit to data/measurements/.
+  // The fit to data/measurements/ (tools/fit_engines.cpp); fitted == false: none, the engine's
+  // figures are the plain roofline's.
   bool efficiency_fitted = false;
-  std::string efficiency_fitted_to;
-  std::map<std::string, double> efficiency;
+  std::string fitted_by;
+  std::vector<std::string> fitted_to, held_out;  // measurement source ids
+  step_costs costs;                              // shared by every device family
+  std::vector<engine_family_fit> families;       // includes "all", the pooled fit
+  engine_bands bands;                            // residual spread (fit and held-out rows)
+
+  // The fitted efficiencies for a device: its family's (hardware_spec::family()), else "all";
+  // nullptr when unfitted.
+  [[nodiscard]] const engine_family_fit* fit_for(const hardware_spec& gpu) const noexcept;
 
   // The default named `key`, or nullptr.
   [[nodiscard]] const engine_default* find(std::string_view key) const noexcept;
@@ -72,5 +91,28 @@ struct engine_profile {
 // Case-insensitive lookup by id or alias, ignoring '-', '_', '.' and spaces ("TensorRT_LLM",
 // "trtllm", "llamacpp"). Unknown names throw flopcast::error(invalid_argument) listing the engines.
 [[nodiscard]] const engine_profile& find_engine(std::string_view name);
+
+// The engine's figures on a device: s.engine = its id; when fitted, its step costs and bands, and
+// its family's efficiencies where s's are defaults (explicit and calibrated efficiencies are
+// kept; a calibration then sets the ranges). Unfitted: the plain roofline, labelled with the id.
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, settings& s);
+
+// The scheduler an engine runs by default, as the serving simulator models it (from the profile's
+// defaults; the mapping from each engine's options is in engine.cpp and the README).
+struct engine_scheduler {
+  std::int64_t max_num_seqs = 256;
+  std::int64_t max_num_batched_tokens = 8192;
+  bool chunked_prefill = true;
+  bool prefill_first = false;  // a step that admits prefills runs no decodes
+  std::int64_t block_size = 16;
+  double gpu_memory_utilization = 0.9;
+};
+// Throws flopcast::error(invalid_argument, "/engine") for an engine the simulator does not model
+// (static batching: transformers' generate()).
+[[nodiscard]] engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu);
+
+// A simulation with the engine's scheduler (scheduler_of) and apply_engine() on its base
+// settings; a gpu_memory_utilization already set is kept.
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s);
 
 }  // namespace flopcast

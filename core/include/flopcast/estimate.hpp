@@ -14,7 +14,41 @@
 namespace flopcast {
 
 // Where an efficiency came from: it sets how wide the reported ranges are.
-enum class efficiency_origin : std::uint8_t { default_value, explicit_value, calibrated };
+// fitted: an engine profile's efficiencies, fitted to the validation table (data/engines/).
+enum class efficiency_origin : std::uint8_t { default_value, explicit_value, calibrated, fitted };
+
+// An engine iteration's explicit costs beside the roofline (engine profiles fitted to
+// data/measurements/; all 0: the plain roofline). Every step (a prefill, a decode step, a mixed
+// step) costs max(compute, memory) + communication + per_step_s + per_sequence_s x its sequences
+// + layers x (per_layer_s + launches_per_layer x per_kernel_launch_s), and its matmuls run at
+// compute_efficiency x T / (T + gemm_half_tokens) for T tokens in the step (GEMM efficiency
+// grows with the tokens a step multiplies; 0: constant).
+struct step_costs {
+  double per_step_s = 0;           // scheduler, sampling, host overhead per iteration
+  double per_sequence_s = 0;       // per sequence in the step (input preparation, sampling)
+  double per_layer_s = 0;          // per decoder layer per step
+  double per_kernel_launch_s = 0;  // per kernel launch ...
+  double launches_per_layer = 0;   // ... of this many per layer (0: none counted)
+  double gemm_half_tokens = 0;     // tokens in a step at which GEMMs reach half their efficiency
+  [[nodiscard]] bool none() const noexcept {
+    return per_step_s == 0 && per_sequence_s == 0 && per_layer_s == 0 &&
+           (per_kernel_launch_s == 0 || launches_per_layer == 0) && gemm_half_tokens == 0;
+  }
+};
+
+// measured / predicted of an engine's validation rows, p10 and p90 (data/engines/, fitted with
+// the profile): the range of a figure is [value x low, value x high]. Time ratios (a rate's
+// measured/predicted is inverted). rows == 0: no rows, the efficiency spread is used instead.
+struct residual_band {
+  double low = 1, high = 1;
+  std::int64_t rows = 0;
+};
+struct engine_bands {
+  residual_band prefill;     // single-stream time to first token / prefill time
+  residual_band decode;      // time per output token
+  residual_band throughput;  // serving output tokens/s as a time (1 / rate)
+  residual_band ttft_load;   // time to first token under load
+};
 
 // A multi-GPU layout (all 1: one GPU).
 struct parallel_layout {
@@ -52,6 +86,11 @@ struct settings {
   efficiency_origin mem_efficiency_origin = efficiency_origin::default_value;
   std::string calibration_source;  // set when an efficiency was calibrated
   std::string calibration_store;   // where that calibration was read from (a file path, or "request")
+  // The engine the figures are for ("" : the plain roofline): its fitted costs and ranges, set by
+  // apply_engine() (engine.hpp) from its profile for the device.
+  std::string engine;
+  step_costs costs;
+  engine_bands bands;
   double power_utilization = 0.85;
   double carbon_intensity_g_per_kwh = 400.0;
   std::optional<double> cost_per_hour_usd;  // default: the GPU's

@@ -45,6 +45,7 @@ struct hardware_spec {
   // the Ryzen AI Max's 96-of-128 GB variable graphics memory). 1 for discrete memory.
   double usable_memory_fraction = 1;
   double memory_bandwidth_bytes_per_s = 0;
+  std::string memory_type;  // "hbm", "gddr", "lpddr", "ddr"; empty when not stated
   std::array<std::optional<double>, all_precisions.size()> peak_flops_per_s{};  // by precision
   // Dense peaks outside the precision enum (peak_flops keys "fp6", "fp4", "fp16_acc16"):
   // fp6 / fp4 tensor rates (Blackwell, CDNA4), and the FP16-input FP16-accumulate tensor rate
@@ -62,6 +63,9 @@ struct hardware_spec {
   [[nodiscard]] std::optional<double> peak(precision p) const { return peak_flops_per_s[static_cast<std::size_t>(p)]; }
   // Memory the accelerator may hold: memory_bytes x usable_memory_fraction.
   [[nodiscard]] double usable_memory_bytes() const { return memory_bytes * usable_memory_fraction; }
+  // The device family engine profiles are fitted per: lower-case vendor and memory type
+  // ("nvidia-hbm", "nvidia-gddr", "apple-lpddr"); empty when either is unknown.
+  [[nodiscard]] std::string family() const;
 };
 
 }  // namespace flopcast

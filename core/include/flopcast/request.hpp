@@ -43,6 +43,7 @@ enum class field_type : std::uint8_t {
   tokens,        // a number of tokens, or a string with a K/M/B/T suffix ("15T")
   model,         // a registry name or a config.json object
   gpu,           // a GPU name, a GPU object, or null for none
+  engine,        // a serving-engine name (engine.hpp): its fitted costs and ranges
   calibration,   // a calibration store ({"entries": [...]} or the bare array)
   part,          // a nested object of fields (parallelism, serving, ...)
 };

@@ -17,17 +17,6 @@
 
 namespace flopcast {
 
-// Explicit fixed costs of an engine iteration, added to the roofline time. All default to 0:
-// the plain roofline. They are for engine profiles fitted to measurements (none are bundled:
-// no constant here comes from a fit yet).
-struct step_costs {
-  double per_step_s = 0;           // scheduler, sampling, host overhead per iteration
-  double per_sequence_s = 0;       // per sequence in the step (input preparation, sampling)
-  double per_layer_s = 0;          // per decoder layer per step
-  double per_kernel_launch_s = 0;  // per kernel launch ...
-  double launches_per_layer = 0;   // ... of this many per layer (0: none counted)
-};
-
 // What one step costs, split.
 struct step_time {
   double flops = 0;
@@ -45,7 +34,8 @@ struct step_time {
 // data and expert parallelism are rejected: "/parallelism/...").
 class step_model {
  public:
-  step_model(const model_spec& m, const settings& s, const hardware_spec& gpu, const step_costs& costs = {});
+  // Fixed costs and the GEMM curve: s.costs (estimate.hpp).
+  step_model(const model_spec& m, const settings& s, const hardware_spec& gpu);
 
   // Accumulates one step: add the sequences, then time().
   struct batch {
@@ -99,7 +89,7 @@ class step_model {
   double tp_ = 1, allreduce_msg_per_token_ = 0, allreduces_ = 0, tp_bw_ = 0, tp_lat_ = 0;
   double weights_gpu_ = 0, kv_token_gpu_ = 0, state_seq_gpu_ = 0;
   std::int64_t layers_ = 0;
-  double fixed_per_step_ = 0, fixed_per_seq_ = 0;
+  step_costs costs_;
 };
 
 enum class arrival_kind : std::uint8_t {
@@ -136,8 +126,7 @@ struct step_record {
 };
 
 struct simulation_settings {
-  settings base;  // precision, kv precision, efficiencies, tensor parallelism, memory utilisation
-  step_costs costs;
+  settings base;  // precision, kv precision, efficiencies, step costs, tensor parallelism, memory utilisation
   arrival_kind arrivals = arrival_kind::batch;
   std::int64_t num_requests = 1000;  // at most 10^6 (trace: its length)
   std::int64_t clients = 1;          // closed loop
