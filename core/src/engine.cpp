@@ -177,11 +177,13 @@ void read_efficiency(const json& j, engine_profile& p) {
   p.held_out = source_ids(e, "held_out");
   const json& c = object_at(e, "/efficiency", "costs", "the fitted step costs");
   detail::reader(c, "/efficiency/costs")
-      .only({"per_step_s", "per_sequence_s", "per_layer_s", "gemm_half_tokens"}, "step cost");
+      .only({"per_step_s", "per_sequence_s", "per_layer_s", "gemm_half_tokens", "kv_read_efficiency"}, "step cost");
   p.costs.per_step_s = fitted_number(c, "/efficiency/costs", "per_step_s", 0, 1);
   p.costs.per_sequence_s = fitted_number(c, "/efficiency/costs", "per_sequence_s", 0, 1);
   p.costs.per_layer_s = fitted_number(c, "/efficiency/costs", "per_layer_s", 0, 1);
   p.costs.gemm_half_tokens = fitted_number(c, "/efficiency/costs", "gemm_half_tokens", 0, 1e6);
+  if (c.contains("kv_read_efficiency"))
+    p.costs.kv_read_efficiency = fitted_number(c, "/efficiency/costs", "kv_read_efficiency", 0.01, 1);
   const json& fam = object_at(e, "/efficiency", "families", "the fitted efficiencies per device family");
   if (!fam.contains("all"))
     throw error(error_code::config_missing, "/efficiency/families/all",
@@ -384,7 +386,7 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
   };
   constexpr double gib = 1073741824.0;
   // A default the engine computes at start-up from memory (null): the KV blocks bound it.
-  constexpr std::int64_t unbounded = 1 << 20;
+  constexpr std::int64_t unbounded = 1000000;  // the simulator's most sequences
   if (e.id == "vllm") {
     // EngineArgs._set_default_args: the API-server budgets (benchmarks run `vllm serve`), the
     // larger ones on GPUs of at least 70 GiB that are not A100s.

@@ -93,6 +93,9 @@ void validate(const settings& s) {
   check_cost(s.costs.per_kernel_launch_s, "per_kernel_launch_s", 3600);
   check_cost(s.costs.launches_per_layer, "launches_per_layer", 1e6);
   check_cost(s.costs.gemm_half_tokens, "gemm_half_tokens", 1e9);
+  if (!(s.costs.kv_read_efficiency >= 0.01 && s.costs.kv_read_efficiency <= 1))
+    throw error(error_code::invalid_argument, "/costs/kv_read_efficiency",
+                "expected a fraction in [0.01, 1], but got " + detail::format_number(s.costs.kv_read_efficiency));
   if (s.training && !detail::trainable_in(s.weight_precision))
     throw error(error_code::invalid_argument, "/precision",
                 "training in " + std::string(to_string(s.weight_precision)) +
@@ -139,7 +142,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
 
   // Memory.
   const precision wp = s.weight_precision;
-  r.kv_precision = s.kv_cache_precision.value_or(is_weight_only(wp) ? precision::fp16 : wp);
+  r.kv_precision = s.kv_cache_precision.value_or(default_kv_precision(wp));
   fill_inference_memory(m, s, r);
 
   // The training step: memory and phases of the one step model analyze_training() reports.

@@ -272,6 +272,13 @@ std::string_view to_string(weight_component c) noexcept {
 }
 bool is_weight_only(precision p) noexcept { return format_of(p).weight_only; }
 
+precision default_kv_precision(precision weights) noexcept {
+  const format_info& f = format_of(weights);
+  if (weights == precision::nvfp4) return precision::fp8;
+  if (f.weight_only || !f.kv || bits_per_weight(weights) < 8) return precision::fp16;
+  return weights;
+}
+
 precision parse_precision(std::string_view name, std::string_view field) {
   const std::string key = lower(name);
   for (const format_info& f : table()) {

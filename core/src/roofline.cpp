@@ -199,6 +199,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   // Decode step cost as a function of context: FLOPs and bytes are affine in the keys
   // each group attends to. Slopes come from the attention terms that scale with keys.
   step_cost fl, by;
+  double kv_timed_bytes = 0;
   if (!encoder_only) {
     const double flops_per_key = decode_flops_per_key(m), index_flops_per_key = decode_indexer_flops_per_key(m);
     const double kvb = storage_bytes(r.kv_precision);
@@ -222,6 +223,12 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     // attention kernels do) and writes the new token's K/V once (in by.base).
     p.decode_first_step_flops = fl.at(m, c0);
     p.decode_first_step_bytes = by.at(m, c0);
+    // Timing counts the cached K/V read at the engine's KV-read efficiency (step_costs).
+    for (std::size_t i = 0; i < m.groups.size(); ++i) {
+      by.per_key[i] /= s.costs.kv_read_efficiency;
+      by.per_key_full[i] /= s.costs.kv_read_efficiency;
+    }
+    kv_timed_bytes = by.at(m, c0);
     // The step's dequantisation, as the matmul FLOPs that take as long at the compute peak.
     fl.base += p.dequant_flops_step * p.peak_flops_per_s / dequant_peak;
     p.decode_steps = std::max<std::int64_t>(s.num_generated_tokens - 1, 0);
@@ -248,7 +255,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     if (!encoder_only) {
       const double pc_dec = p.peak_flops_per_s * ce_dec;
       t.step_compute = p.decode_first_step_flops / pc_dec + p.dequant_flops_step / (dequant_peak * ce_dec);
-      t.step_memory = p.decode_first_step_bytes / pm;
+      t.step_memory = kv_timed_bytes / pm;
       t.step = std::max(t.step_compute, t.step_memory) + fixed;
       t.decode_total =
           sum_step_times(m, fl, pc_dec, by, pm, c0, c0 + d(p.decode_steps) - 1) + d(p.decode_steps) * fixed;
@@ -271,6 +278,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   p.energy_prefill_joules = t.prefill * watts;
   if (!encoder_only) {
     p.decode_first_step_s = t.step;
+    p.decode_first_step_memory_s = t.step_memory;
     p.decode_bound = t.step_compute > t.step_memory ? bound::compute : bound::memory;
     p.decode_total_s = t.decode_total;
     p.decode_latency_per_token_s = t.per_token;

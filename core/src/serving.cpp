@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "detail.hpp"
+#include "flopcast/engine.hpp"
 #include "flopcast/error.hpp"
 
 namespace flopcast {
@@ -19,6 +20,11 @@ void validate_serving(const model_spec& m, const serving_settings& s) {
   if (m.arch == architecture::encoder)
     bad("/model", "an encoder-only model does not generate: serving throughput needs a decoder");
   detail::check_serving(s);  // bounds and messages from the request table
+  if (s.prefill_batch_tokens < 0 || s.prefill_batch_tokens > (std::int64_t{1} << 30))
+    bad("/serving/prefill_batch_tokens",
+        "expected a number of tokens in [0, 1073741824], but got " + std::to_string(s.prefill_batch_tokens));
+  if (s.max_running && (*s.max_running < 1 || *s.max_running > (std::int64_t{1} << 40)))
+    bad("/serving/max_running", "expected a number of sequences >= 1, but got " + std::to_string(*s.max_running));
   if (s.draft && s.draft->arch != architecture::decoder) bad("/serving/draft", "expected a decoder-only draft model");
 }
 
@@ -71,7 +77,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   // The requested load fits when its sequences' caches do (the one fit rule: weights, cache and
   // activations against detail::usable_memory); beyond that the engine queues the rest, so the
   // figures below are at the most that fit, and say so.
-  const std::int64_t requested = s.concurrency.value_or(std::max<std::int64_t>(out.max_concurrency, 1));
+  const std::int64_t most = s.max_running ? std::min(*s.max_running * replicas, out.max_concurrency) : out.max_concurrency;
+  const std::int64_t requested = s.concurrency.value_or(std::max<std::int64_t>(most, 1));
   out.fits = per_replica_max >= 1 && requested <= out.max_concurrency;
   out.concurrency_capped = per_replica_max >= 1 && requested > out.max_concurrency;
   if (per_replica_max < 1) return out;
@@ -95,18 +102,33 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
                            rd.parallel.ep_alltoall_decode_step_s;
   const double pc = rd.perf.peak_flops_per_s * ce, pm = rd.perf.memory_bandwidth_bytes_per_s * me;
 
+  double layers = 0;
+  for (const auto& g : m.groups) layers += d(g.count);
   if (s.chunked_prefill_tokens > 0) {
-    // Prefill tokens ride along the decode steps: c x P of them per O steps.
+    // Prefill tokens ride along the decode steps: c x P of them per O steps; the step's GEMMs run
+    // over its decode and prefill tokens, and it pays the engine's fixed cost once.
     const double prefill_tokens_per_step = d(c) * d(P) / d(O);
     const double flops = rd.perf.decode_first_step_flops + rp.perf.prefill_flops / d(P) * prefill_tokens_per_step;
-    const double step = std::max(flops / pc, rd.perf.decode_first_step_bytes / pm) / tp + comm_step;
+    const double gemm = detail::gemm_factor(replica.costs, d(c) + prefill_tokens_per_step);
+    const double step = std::max(flops / (pc * gemm) / tp, rd.perf.decode_first_step_memory_s / tp) + comm_step +
+                        detail::fixed_step_s(replica.costs, layers, d(c));
     out.cycle_s = d(O) * step;
     out.ttft_s = std::ceil(d(P) / d(s.chunked_prefill_tokens)) * step;
     out.tpot_s = step;
   } else {
-    // Prefills interrupt decoding: each cycle runs O steps and the c prefills of the next requests.
-    out.cycle_s = d(O) * out.decode_step_s + d(c) * out.prefill_s;
-    out.ttft_s = out.decode_step_s + out.prefill_s;  // waits for the running step, then its prefill
+    // Prefills interrupt decoding: each cycle runs O steps and the c prefills of the next
+    // requests, k at a time where a step holds k prompts (prefill_batch_tokens), else one by one.
+    std::int64_t k = 1;
+    double prefill_step = out.prefill_s;
+    if (s.prefill_batch_tokens > P) {
+      k = std::min<std::int64_t>(c, s.prefill_batch_tokens / P);
+      settings pk = pre;
+      pk.batch_size = k;
+      prefill_step = estimate(m, pk, &gpu).parallel.prefill_latency_s;
+    }
+    const double prefill_steps = std::ceil(d(c) / d(k));
+    out.cycle_s = d(O) * out.decode_step_s + prefill_steps * prefill_step;
+    out.ttft_s = out.decode_step_s + prefill_step;  // waits for the running step, then its prefill
     out.tpot_s = out.cycle_s / d(O);
   }
   out.output_tokens_per_second = d(c) * d(O) / out.cycle_s * d(replicas);
@@ -137,9 +159,21 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
 
 }  // namespace
 
-serving_result serve(const model_spec& m, const serving_settings& s, const hardware_spec& gpu) {
-  validate_serving(m, s);
-  validate(s.base);
+serving_result serve(const model_spec& m, const serving_settings& in, const hardware_spec& gpu) {
+  validate_serving(m, in);
+  validate(in.base);
+  serving_settings s = in;
+  if (!s.base.engine.empty()) {
+    // The engine's scheduler: its step token budget and running-sequence cap (static-batching
+    // engines have none).
+    const engine_profile& e = find_engine(s.base.engine);
+    if (e.batching == engine_batching::continuous) {
+      const engine_scheduler k = scheduler_of(e, gpu);
+      if (s.chunked_prefill_tokens == 0 && s.prefill_batch_tokens == 0)
+        (k.chunked_prefill ? s.chunked_prefill_tokens : s.prefill_batch_tokens) = k.max_num_batched_tokens;
+      if (!s.max_running) s.max_running = k.max_num_seqs;
+    }
+  }
   serving_result r = run(m, s, gpu, s.base.compute_efficiency, s.base.mem_efficiency);
   if (!r.fits) return r;
   const efficiency_spread cs = compute_spread(s.base.compute_efficiency_origin),

@@ -137,16 +137,17 @@ double step_model::weight_bytes_read(double tokens, double& params) const noexce
 
 void step_model::add_decode(batch& b, std::int64_t context) const noexcept {
   const double c = d(context);
-  double flops = decode_linear_flops_, bytes = kv_write_decode_ + 2 * state_bytes_;
+  double flops = decode_linear_flops_, bytes = kv_write_decode_ + 2 * state_bytes_, kv = 0;
   const double all_keys = c + 1.0;
   for (std::size_t i = 0; i < n_groups_; ++i) {
     const group_coef& g = groups_[i];
     const double keys = g.window > 0 ? std::min(all_keys, d(g.window)) : all_keys;
     flops += g.count * (g.decode_flops_per_key * keys + index_flops_per_key_ * all_keys);
-    bytes += g.count * (g.decode_bytes_per_key * keys + index_bytes_per_key_ * all_keys);
+    kv += g.count * (g.decode_bytes_per_key * keys + index_bytes_per_key_ * all_keys);
   }
   b.flops += flops;
   b.bytes += bytes;
+  b.kv_read_bytes += kv;
   b.tokens += 1;
   b.sequences += 1;
 }
@@ -180,10 +181,11 @@ step_time step_model::time(const batch& b) const noexcept {
   double params = 0;
   const double T = d(b.tokens);
   t.flops = b.flops;
-  t.bytes = (b.bytes + weight_bytes_read(T, params)) / tp_;
+  const double weights = weight_bytes_read(T, params);
+  t.bytes = (b.bytes + b.kv_read_bytes + weights) / tp_;
   const double dequant = weight_only_ ? 2 * params : 0.0;
   t.compute_s = (b.flops / peak_c_ + dequant / peak_dequant_) / (tp_ * detail::gemm_factor(costs_, T));
-  t.memory_s = t.bytes / bw_m_;
+  t.memory_s = (b.bytes + weights + b.kv_read_bytes / costs_.kv_read_efficiency) / tp_ / bw_m_;
   if (tp_ > 1)
     t.communication_s = allreduces_ * detail::ring_allreduce_s(T * allreduce_msg_per_token_,
                                                                static_cast<std::int64_t>(tp_), tp_bw_, tp_lat_);
@@ -198,6 +200,7 @@ step_time step_model::decode_step(std::int64_t batch_size, std::int64_t context)
   batch b;
   b.flops = one.flops * d(batch_size);
   b.bytes = one.bytes * d(batch_size);
+  b.kv_read_bytes = one.kv_read_bytes * d(batch_size);
   b.tokens = batch_size;
   b.sequences = batch_size;
   return time(b);

@@ -53,6 +53,7 @@ test('every measurement file and row is well-formed and sourced', () => {
     assert.match(s.url ?? '', /^https?:\/\//, `${f}: source.url`);
     assert.ok(kinds.has(s.kind), `${f}: source.kind ${s.kind}`);
     if (s.commit !== undefined) assert.match(s.commit, /^[0-9a-f]{40}$/, `${f}: source.commit`);
+    assert.ok(s.split === 'fit' || s.split === 'held_out', `${f}: source.split ${s.split}`);
     assert.ok(Array.isArray(d.rows) && d.rows.length > 0, `${f}: rows`);
     for (const r of d.rows) {
       const at = `${f}: ${r.id}`;
@@ -76,6 +77,21 @@ test('every measurement file and row is well-formed and sourced', () => {
       assert.ok(r.load && loads.has(r.load.kind), `${at}: load.kind`);
       if (r.load.kind !== 'single_stream' && r.load.kind !== 'max_throughput')
         assert.ok(Number.isFinite(r.load.value) && r.load.value > 0, `${at}: load.value`);
+      if (r.num_requests !== undefined)
+        assert.ok(Number.isInteger(r.num_requests) && r.num_requests >= 1, `${at}: num_requests`);
     }
   }
+});
+
+test('whole sources are held out of the fit: at least 30% of rows, and of every fitted engine', () => {
+  const by = { fit: new Map(), held_out: new Map() };
+  for (const f of files) {
+    const d = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    for (const r of d.rows) by[d.source.split].set(r.engine, (by[d.source.split].get(r.engine) ?? 0) + 1);
+  }
+  const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
+  const held = sum(by.held_out), all = held + sum(by.fit);
+  assert.ok(held >= 0.3 * all, `${held} of ${all} rows held out`);
+  // An engine fitted on some sources keeps others out, so its held-out error is measurable.
+  for (const engine of by.fit.keys()) assert.ok(by.held_out.get(engine) > 0, `${engine}: no held-out rows`);
 });

@@ -22,7 +22,8 @@ enum class efficiency_origin : std::uint8_t { default_value, explicit_value, cal
 // step) costs max(compute, memory) + communication + per_step_s + per_sequence_s x its sequences
 // + layers x (per_layer_s + launches_per_layer x per_kernel_launch_s), and its matmuls run at
 // compute_efficiency x T / (T + gemm_half_tokens) for T tokens in the step (GEMM efficiency
-// grows with the tokens a step multiplies; 0: constant).
+// grows with the tokens a step multiplies; 0: constant), and decode attention reads the cache at
+// mem_efficiency x kv_read_efficiency.
 struct step_costs {
   double per_step_s = 0;           // scheduler, sampling, host overhead per iteration
   double per_sequence_s = 0;       // per sequence in the step (input preparation, sampling)
@@ -30,9 +31,12 @@ struct step_costs {
   double per_kernel_launch_s = 0;  // per kernel launch ...
   double launches_per_layer = 0;   // ... of this many per layer (0: none counted)
   double gemm_half_tokens = 0;     // tokens in a step at which GEMMs reach half their efficiency
+  // Decode attention reads the cached K/V at mem_efficiency x this (paged-attention kernels
+  // stream many short per-sequence blocks; weights stream at mem_efficiency).
+  double kv_read_efficiency = 1;
   [[nodiscard]] bool none() const noexcept {
     return per_step_s == 0 && per_sequence_s == 0 && per_layer_s == 0 &&
-           (per_kernel_launch_s == 0 || launches_per_layer == 0) && gemm_half_tokens == 0;
+           (per_kernel_launch_s == 0 || launches_per_layer == 0) && gemm_half_tokens == 0 && kv_read_efficiency == 1;
   }
 };
 
@@ -215,6 +219,8 @@ struct performance {
   bound prefill_bound = bound::compute;
   std::int64_t decode_steps = 0;   // num_generated_tokens - 1 (the first token comes from prefill)
   double decode_first_step_s = 0;  // step at context = sequence_length
+  // Its memory time (bytes at the achieved bandwidth, the cache's reads at the KV-read efficiency).
+  double decode_first_step_memory_s = 0;
   double decode_first_step_flops = 0;
   double decode_first_step_bytes = 0;
   bound decode_bound = bound::memory;           // of the first step

@@ -110,6 +110,12 @@ inline constexpr std::size_t weight_component_count = 7;
 [[nodiscard]] inline double storage_bytes(precision p) noexcept { return bits_per_weight(p) / 8.0; }
 // True for formats whose matmuls run in a 16-bit format after dequantisation.
 [[nodiscard]] bool is_weight_only(precision p) noexcept;
+// The KV cache's format when a request names none: the weights' for 8-bit and wider formats that
+// hold a KV cache; fp8 for NVFP4 (NVIDIA ModelOpt's NVFP4 checkpoints state
+// "kv_cache_quant_algo": "FP8" in hf_quant_config.json, and TensorRT-LLM and vLLM follow it);
+// fp16 for every other narrower or weight-only format (AWQ, GPTQ, GGUF, MXFP4 checkpoints such as
+// gpt-oss keep a 16-bit cache).
+[[nodiscard]] precision default_kv_precision(precision weights) noexcept;
 
 enum class optimizer : std::uint8_t { adam, adamw, sgd, none };
 inline constexpr std::array<optimizer, 4> all_optimizers{optimizer::adam, optimizer::adamw, optimizer::sgd,

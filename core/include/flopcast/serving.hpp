@@ -18,6 +18,12 @@ struct serving_settings {
   bool paged = true;                        // paged KV cache: whole blocks per sequence
   std::int64_t block_size = 16;
   std::int64_t chunked_prefill_tokens = 0;  // prefill tokens per step; 0 = prefill runs alone
+  // Unchunked prefills share a step up to this many tokens (TensorRT-LLM's max_num_tokens); 0 =
+  // one prefill per step. With base.engine set and neither this nor chunked_prefill_tokens, the
+  // engine's scheduler (engine.hpp scheduler_of) sets one of them.
+  std::int64_t prefill_batch_tokens = 0;
+  // The most sequences the engine runs at once (max_num_seqs); unset: the engine's, or none.
+  std::optional<std::int64_t> max_running;
   const model_spec* draft = nullptr;        // speculative decoding: the draft model
   std::int64_t speculative_tokens = 4;      // draft tokens per verification step
   double acceptance_rate = 0.7;             // chance each draft token is accepted (i.i.d.)

@@ -40,6 +40,7 @@ class step_model {
   // Accumulates one step: add the sequences, then time().
   struct batch {
     double flops = 0, bytes = 0;
+    double kv_read_bytes = 0;  // decode attention's cached K/V (timed at the KV-read efficiency)
     std::int64_t tokens = 0, sequences = 0;
   };
   // One decode token of a sequence with `context` tokens cached (attends context + 1 keys).
