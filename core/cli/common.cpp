@@ -379,6 +379,11 @@ std::string cli_message(const error& e) {
   std::string where = e.pointer();
   std::string message = e.message();
   const request_field* f = find_request_field(e.pointer());
+  // An element of a [min, max] range ("/simulation/input_tokens_range/1"): the range's flag.
+  if (f == nullptr && e.pointer().size() > 2) {
+    const request_field* up = find_request_field(e.pointer().substr(0, e.pointer().rfind('/')));
+    if (up != nullptr && up->type == field_type::token_range) f = up;
+  }
   if (!e.pointer().empty() && e.pointer()[0] == '/') {
     std::string flag;
     if (f && !f->flag.empty()) flag = std::string(f->flag);

@@ -17,6 +17,7 @@ namespace {
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 constexpr double p2_30 = 1073741824.0;     // 2^30
 constexpr double p2_40 = 1099511627776.0;  // 2^40
+constexpr auto k_sim_requests = static_cast<double>(max_simulation_requests);
 constexpr std::uint32_t k_all =
     command_estimate | command_compare | command_throughput | command_train | command_calibrate | command_simulate;
 constexpr std::uint32_t k_est = command_estimate | command_compare;
@@ -308,10 +309,10 @@ std::vector<row> make_rows() {
         .help("How requests arrive: batch (all at t = 0), closed_loop (each of `concurrency` clients sends its next "
               "request when its previous finishes), poisson (open loop at request_rate), trace")
         .access(FLOPCAST_MEMBER(s.simulation.arrivals)),
-    def("num_requests", T::integer).part("simulation").flag("--num-requests").unit("requests").range(1, 1e6)
+    def("num_requests", T::integer).part("simulation").flag("--num-requests").unit("requests").range(1, k_sim_requests)
         .commands(command_simulate).help("Requests simulated per point (a trace: its length)")
         .access(FLOPCAST_MEMBER(s.simulation.num_requests)),
-    def("concurrency", T::integer).part("simulation").flag("--concurrency").unit("clients").range(1, 1e6).list()
+    def("concurrency", T::integer).part("simulation").flag("--concurrency").unit("clients").range(1, k_sim_requests).list()
         .commands(command_simulate).derived("none (closed_loop needs it)")
         .help("Closed-loop clients; a list is one simulation per value (the latency-throughput curve)")
         .access(FLOPCAST_MEMBER(s.simulation.concurrency)),
@@ -346,10 +347,10 @@ std::vector<row> make_rows() {
     def("slo_tpot_s", T::number).part("simulation").flag("--slo-tpot").unit("s").range(0, 1e6, true)
         .commands(command_simulate).derived("none").help("Goodput: time-per-output-token limit")
         .access(FLOPCAST_MEMBER(s.simulation.slo_tpot_s)),
-    def("warmup_requests", T::integer).part("simulation").flag("--warmup").unit("requests").range(0, 1e6)
+    def("warmup_requests", T::integer).part("simulation").flag("--warmup").unit("requests").range(0, k_sim_requests)
         .commands(command_simulate).help("First requests simulated but left out of the statistics")
         .access(FLOPCAST_MEMBER(s.simulation.warmup_requests)),
-    def("max_num_seqs", T::integer).part("simulation").flag("--max-num-seqs").unit("sequences").range(1, 1e6)
+    def("max_num_seqs", T::integer).part("simulation").flag("--max-num-seqs").unit("sequences").range(1, k_sim_requests)
         .commands(command_simulate).derived("the engine's, else 256 (vLLM's)")
         .help("Most sequences running at once (vLLM max_num_seqs)").access(FLOPCAST_MEMBER(s.simulation.max_num_seqs)),
     def("max_num_batched_tokens", T::integer).part("simulation").flag("--max-num-batched-tokens").unit("tokens")

@@ -321,6 +321,9 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   if (!s.base.engine.empty()) {
     const engine_profile& e = find_engine(s.base.engine);
     apply_engine(e, *p.gpu, s);
+    // An engine whose running-request limit is computed from memory at start-up (SGLang's
+    // max_running_requests) is bounded by the KV blocks only: the simulator's largest limit.
+    s.max_num_seqs = std::min<std::int64_t>(s.max_num_seqs, max_simulation_requests);
     q.scheduler_source = "engine " + e.id + " defaults";
   } else {
     q.scheduler_source = "simulator defaults (vLLM-like)";
@@ -348,15 +351,6 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
                                     : !rates.empty()   ? arrival_kind::poisson
                                                        : arrival_kind::batch);
   const std::string arrivals = "\"" + std::string(arrival_name(s.arrivals)) + "\"";
-  if (s.arrivals == arrival_kind::closed_loop && clients.empty())
-    throw error(error_code::config_missing, "/simulation/concurrency",
-                "required field is missing: closed_loop arrivals need the number of clients (or a list of them)");
-  if (s.arrivals == arrival_kind::poisson && rates.empty())
-    throw error(error_code::config_missing, "/simulation/request_rate",
-                "required field is missing: poisson arrivals need a request rate in requests/s (or a list of them)");
-  if (s.arrivals == arrival_kind::trace && !has_trace)
-    throw error(error_code::config_missing, "/simulation/trace",
-                "required field is missing: trace arrivals need the trace's requests");
   if (!clients.empty() && s.arrivals != arrival_kind::closed_loop)
     throw error(
         error_code::invalid_argument, "/simulation/concurrency",
@@ -369,6 +363,15 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   if (has_trace && s.arrivals != arrival_kind::trace)
     throw error(error_code::invalid_argument, "/simulation/trace",
                 "a trace replays its own arrivals: expected arrivals \"trace\" with it, but got " + arrivals);
+  if (s.arrivals == arrival_kind::closed_loop && clients.empty())
+    throw error(error_code::config_missing, "/simulation/concurrency",
+                "required field is missing: closed_loop arrivals need the number of clients (or a list of them)");
+  if (s.arrivals == arrival_kind::poisson && rates.empty())
+    throw error(error_code::config_missing, "/simulation/request_rate",
+                "required field is missing: poisson arrivals need a request rate in requests/s (or a list of them)");
+  if (s.arrivals == arrival_kind::trace && !has_trace)
+    throw error(error_code::config_missing, "/simulation/trace",
+                "required field is missing: trace arrivals need the trace's requests");
   if (has_trace)
     for (const char* key :
          {"num_requests", "input_tokens", "output_tokens", "input_tokens_range", "output_tokens_range"})

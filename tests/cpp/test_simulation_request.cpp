@@ -132,7 +132,8 @@ TEST_CASE("simulation request: an engine's scheduler defaults come first, then t
     r["engine"] = name;
     const auto q = read(r);
     CHECK(q.simulation.base.engine == e.id);
-    CHECK(q.simulation.max_num_seqs == k.max_num_seqs);
+    // SGLang's limit is computed from memory at start-up: the simulator's largest, where the KV blocks bound it.
+    CHECK(q.simulation.max_num_seqs == std::min(k.max_num_seqs, flopcast::max_simulation_requests));
     CHECK(q.simulation.max_num_batched_tokens == k.max_num_batched_tokens);
     CHECK(q.simulation.chunked_prefill == k.chunked_prefill);
     CHECK(q.simulation.block_size == k.block_size);
@@ -226,6 +227,17 @@ TEST_CASE("simulation request: the request table lists the simulation fields wit
   CHECK(by_pointer.at("/simulation/policy").at("choices") == test::json::array({"mixed", "prefill_first"}));
   CHECK(by_pointer.at("/simulation/num_requests").at("default").get<std::int64_t>() ==
         simulation_settings{}.num_requests);
+  // The help's "else N" defaults are the simulator's initialisers (they cannot drift apart).
+  const simulation_settings sim;
+  const auto says = [&](const char* p, std::int64_t v) {
+    INFO(p);
+    CHECK(by_pointer.at(p).at("derived").get<std::string>().find("else " + std::to_string(v)) != std::string::npos);
+  };
+  says("/simulation/max_num_seqs", sim.max_num_seqs);
+  says("/simulation/max_num_batched_tokens", sim.max_num_batched_tokens);
+  says("/simulation/block_size", sim.block_size);
+  CHECK(sim.policy == batching_policy::mixed);
+  CHECK(sim.chunked_prefill);
   // The throughput-only "serving" part is not a simulation's.
   CHECK(by_pointer.at("/serving/concurrency").at("commands").dump().find("simulate") == std::string::npos);
   CHECK(by_pointer.at("/batch_size").at("commands").dump().find("simulate") == std::string::npos);
