@@ -18,6 +18,7 @@ const std::map<std::string, entry>& entries() {
       {"estimate", [](std::string_view r) { return flopcast::estimate_json(r); }},
       {"compare", [](std::string_view r) { return flopcast::compare_json(r); }},
       {"throughput", [](std::string_view r) { return flopcast::throughput_json(r); }},
+      {"simulate", [](std::string_view r) { return flopcast::simulate_json(r); }},
       {"train", [](std::string_view r) { return flopcast::train_json(r); }},
       {"calibrate", [](std::string_view r) { return flopcast::calibrate_json(r); }},
   };
