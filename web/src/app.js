@@ -551,7 +551,7 @@ function engineList() {
   );
 }
 $('sim-engine').append(
-  option('', 'None (plain roofline)'),
+  option('', 'None (roofline)'),
   ...engineList().map((e) => option(e.id, e.name === e.id ? e.id : `${e.name} (${e.id})`)),
 );
 // The simulation's defaults, from the core's request table.

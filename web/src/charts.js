@@ -463,7 +463,7 @@ function latencyConfig(p, metric, { log }) {
     p,
     {
       x: axis(p, { type: 'logarithmic', fmt: tick('tok/s'), title: 'output tokens/s (all requests)' }),
-      y: axis(p, { type: log ? 'logarithmic' : 'linear', fmt: formatSeconds, title: name }),
+      y: axis(p, { type: log ? 'logarithmic' : 'linear', fmt: tick('s'), title: name }),
     },
     {
       label: (ctx) =>
@@ -478,7 +478,7 @@ function timelineConfig(p) {
   return base(
     p,
     {
-      x: axis(p, { fmt: formatSeconds, title: 'time since the first request' }),
+      x: axis(p, { fmt: tick('s'), title: 'time since the first request' }),
       y: axis(p, { fmt: (v) => String(v), title: 'requests', position: 'left' }),
       y1: axis(p, { fmt: (v) => `${Math.round(v * 100)} %`, title: 'KV cache in use', position: 'right', grid: false }),
     },

@@ -149,8 +149,9 @@ export function initServe({ fc, call, base, labelOf }) {
       if (id === runId) $('sim-run').removeAttribute('aria-busy');
     }
     if (id !== runId) return;
+    const keep = selectedPoint()?.concurrency; // the timeline stays at the same concurrency if it is still there
     shown = { request, result: r.result, ms: performance.now() - t0, workerMs: r.ms };
-    render();
+    render(keep);
   }
 
   function renderTable(result) {
@@ -213,9 +214,8 @@ export function initServe({ fc, call, base, labelOf }) {
       tr.setAttribute('aria-selected', String(tr.dataset.index === pointSel.value));
   }
 
-  function render() {
+  function render(keep) {
     const { result, request } = shown;
-    const keep = selectedPoint()?.concurrency;
     labelEl.textContent = result.label;
     labelEl.hidden = !result.label;
     const kind = result.engine
