@@ -39,6 +39,9 @@ status compare(const std::string& request) {
 status throughput(const std::string& request) {
   return guarded([&] { return status{true, flopcast::throughput_json(request), 0}; });
 }
+status simulate(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::simulate_json(request), 0}; });
+}
 status train(const std::string& request) {
   return guarded([&] { return status{true, flopcast::train_json(request), 0}; });
 }
@@ -127,6 +130,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("estimate", &estimate);
   emscripten::function("compare", &compare);
   emscripten::function("throughput", &throughput);
+  emscripten::function("simulate", &simulate);
   emscripten::function("calibrate", &calibrate);
   emscripten::function("train", &train);
   emscripten::function("listModels", &list_models);

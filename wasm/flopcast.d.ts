@@ -59,7 +59,7 @@ export type Optimizer = 'adam' | 'adamw' | 'sgd' | 'none';
 /** Which roofline limit a phase hits. */
 export type Bound = 'compute' | 'memory';
 /** Where an efficiency came from: the default, the request, or a stored calibration. */
-export type EfficiencyOrigin = 'default' | 'explicit' | 'calibrated';
+export type EfficiencyOrigin = 'default' | 'explicit' | 'calibrated' | 'fitted';
 /** A low-high range of a figure. */
 export type Range = [number, number];
 
@@ -142,6 +142,8 @@ export interface EstimateRequest {
   weight_bytes?: number;
   /** Include details.flops.layers, a row per layer (default false). */
   layer_table?: boolean;
+  /** A serving engine (vllm, sglang, tensorrt-llm, llama.cpp, mlx, transformers): its fitted costs and ranges. */
+  engine?: string;
   parallelism?: Parallelism;
   /** Calibration entries to apply (e.g. from local storage). */
   calibration?: CalibrationEntry[] | { entries: CalibrationEntry[] };
@@ -226,6 +228,148 @@ export interface ServingResultSettings {
   expert_parallel: number;
   /** null: the weights' precision (fp16 for int8/int4). */
   kv_cache_precision: PrecisionName | null;
+}
+/** One request of a trace to replay. */
+export interface TraceRequest {
+  arrival_s: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+/** The "simulation" part of a simulate() request (the request table's "simulation" fields). */
+export interface SimulationSettings {
+  /** Default: trace with a trace, closed_loop with concurrency, poisson with request_rate, else batch. */
+  arrivals?: 'batch' | 'closed_loop' | 'poisson' | 'trace';
+  /** Requests per point (default 1000); a trace gives its own. */
+  num_requests?: number;
+  /** Closed-loop clients; a list is one simulation per value (the latency-throughput curve). */
+  concurrency?: number | number[];
+  /** Poisson arrivals, requests/s; a list is one simulation per value. */
+  request_rate?: number | number[];
+  input_tokens?: number;
+  output_tokens?: number;
+  /** Uniform lengths on [min, max], instead of input_tokens / output_tokens. */
+  input_tokens_range?: [number, number];
+  output_tokens_range?: [number, number];
+  /** In arrival order. */
+  trace?: TraceRequest[];
+  seed?: number;
+  /** Goodput limits, seconds. */
+  slo_ttft_s?: number;
+  slo_tpot_s?: number;
+  warmup_requests?: number;
+  /** Scheduler overrides (default: the engine's, else vLLM-like). */
+  max_num_seqs?: number;
+  max_num_batched_tokens?: number;
+  chunked_prefill?: boolean;
+  policy?: 'mixed' | 'prefill_first';
+  block_size?: number;
+  kv_blocks?: number;
+}
+export interface SimulationRequest extends EstimateRequest {
+  simulation?: SimulationSettings;
+}
+/** A distribution over the measured requests, seconds. */
+export interface SimulationDistribution {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+export interface SimulationTimePoint {
+  t_s: number;
+  running: number;
+  waiting: number;
+  /** Share of the KV blocks in use. */
+  kv_utilization: number;
+}
+/** One simulated point: a concurrency (closed loop) or a request rate (Poisson), or the one batch / trace run. */
+export interface SimulationPoint {
+  concurrency: number | null;
+  request_rate: number | null;
+  requests: number;
+  /** Requests counted in the statistics (after the warm-up). */
+  measured_requests: number;
+  ttft_s: SimulationDistribution;
+  /** [low, high] of the mean from a fitted engine's residuals; null without one. */
+  ttft_s_range: Range | null;
+  tpot_s: SimulationDistribution;
+  tpot_s_range: Range | null;
+  itl_s: SimulationDistribution;
+  itl_s_range: Range | null;
+  e2e_s: SimulationDistribution;
+  output_tokens_per_s: number;
+  output_tokens_per_s_range: Range | null;
+  total_tokens_per_s: number;
+  total_tokens_per_s_range: Range | null;
+  requests_per_s: number;
+  requests_per_s_range: Range | null;
+  /** Requests/s meeting the SLOs (all of them without SLOs). */
+  goodput_requests_per_s: number;
+  goodput_requests: number;
+  /** goodput_requests / measured_requests. */
+  goodput_share: number;
+  mean_kv_utilization: number;
+  peak_kv_utilization: number;
+  /** Time-averaged running batch. */
+  mean_running: number;
+  /** Time-averaged requests waiting or running. */
+  mean_in_system: number;
+  preemptions: number;
+  steps: number;
+  makespan_s: number;
+  /** First measured arrival to last measured finish. */
+  window_s: number;
+  /** At most ~200 evenly thinned points. */
+  timeline: SimulationTimePoint[];
+}
+/** simulate(): the serving simulation, SI units. */
+export interface SimulationResult {
+  label: 'ESTIMATED';
+  /** What the figures are: "simulated: iteration-level continuous batching, plain roofline, no engine", ... */
+  method: string;
+  model: string;
+  gpu: string;
+  precision: string;
+  /** Tensor-parallel GPUs of the replica. */
+  gpus: number;
+  engine: string | null;
+  engine_fitted: boolean;
+  engine_fit_rows: number;
+  workload: {
+    arrivals: 'batch' | 'closed_loop' | 'poisson' | 'trace';
+    num_requests: number;
+    /** [min, max] (equal: fixed); null for a trace. */
+    input_tokens: Range | null;
+    output_tokens: Range | null;
+    seed: number;
+    warmup_requests: number;
+    slo_ttft_s: number | null;
+    slo_tpot_s: number | null;
+  };
+  scheduler: {
+    max_num_seqs: number;
+    max_num_batched_tokens: number;
+    chunked_prefill: boolean;
+    policy: 'mixed' | 'prefill_first';
+    block_size: number;
+    kv_blocks: number;
+    /** kv_blocks came from the request (else: from the memory left after weights and activations). */
+    kv_blocks_given: boolean;
+    gpu_memory_utilization: number;
+    /** "engine vllm defaults", "simulator defaults (vLLM-like)", plus the request's overrides. */
+    source: string;
+  };
+  settings: {
+    compute_efficiency: number;
+    mem_efficiency: number;
+    compute_efficiency_origin: EfficiencyOrigin;
+    mem_efficiency_origin: EfficiencyOrigin;
+    tensor_parallel: number;
+    kv_cache_precision: PrecisionName | null;
+  };
+  /** Where the *_range figures come from, or why there are none. */
+  ranges_source: string;
+  points: SimulationPoint[];
 }
 export interface CalibrationRequest extends EstimateRequest {
   measured: { decode_tokens_per_second?: number; time_to_first_token_s?: number };
@@ -835,7 +979,7 @@ export interface RequestField {
   key: string;
   /** Full JSON pointer, e.g. "/parallelism/tensor_parallel". */
   pointer: string;
-  /** "" (top level), "parallelism", "serving", "training_analysis" or "measured". */
+  /** "" (top level), "parallelism", "serving", "simulation", "training_analysis" or "measured". */
   part: string;
   flag: string;
   short_flag: string;
@@ -852,8 +996,12 @@ export interface RequestField {
     | 'tokens'
     | 'model'
     | 'gpu'
+    | 'engine'
     | 'calibration'
-    | 'part';
+    | 'part'
+    | 'choice'
+    | 'token_range'
+    | 'trace';
   unit: string;
   /** Bounds of numeric fields (null: unbounded). */
   min: number | null;
@@ -866,8 +1014,10 @@ export interface RequestField {
   derived: string | null;
   /** What a valid value is, as error messages say it. */
   expected: string;
-  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate')[];
+  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate')[];
   help: string;
+  /** A choice field's accepted names (e.g. ["mixed", "prefill_first"]); [] otherwise. */
+  choices: string[];
 }
 export interface Defaults {
   version: string;
@@ -885,6 +1035,8 @@ export interface Defaults {
     gpu_memory_reserve_bytes: number;
     /** null: parameters x bytes per weight (set it to a checkpoint's exact bytes). */
     weight_bytes: null;
+    /** null: no engine, the plain roofline. */
+    engine: null;
     layer_table: boolean;
   };
   precisions: {
@@ -1016,6 +1168,8 @@ export interface Flopcast {
   estimate(request: EstimateRequest | string): EstimateResult;
   compare(request: CompareRequest | string): CompareRow[];
   throughput(request: ThroughputRequest | string): ThroughputResult;
+  /** The serving simulation: one point per concurrency or request-rate value (the latency-throughput curve). */
+  simulate(request: SimulationRequest | string): SimulationResult;
   /** The calibration entry a measurement implies, as a store {version, entries: [entry]}. */
   calibrate(request: CalibrationRequest | string): CalibrationStore;
   /** The training-step analysis (`training: true` is implied); `training_analysis` holds its options. */

@@ -67,6 +67,11 @@ export async function createFlopcast(options = {}) {
     estimate: (request) => JSON.parse(unwrap(mod.estimate(requestText(request))).text),
     compare: (request) => JSON.parse(unwrap(mod.compare(requestText(request))).text),
     throughput: (request) => JSON.parse(unwrap(mod.throughput(requestText(request))).text),
+    /**
+     * The serving simulation (iteration-level continuous batching): per concurrency or request-rate
+     * point, TTFT / TPOT / ITL distributions, tokens/s, goodput, KV use and a timeline.
+     */
+    simulate: (request) => JSON.parse(unwrap(mod.simulate(requestText(request))).text),
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
     train: (request) => JSON.parse(unwrap(mod.train(requestText(request))).text),
     /** The calibration entry a measurement implies, as a store {entries: [entry]}. */

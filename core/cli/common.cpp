@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -47,7 +48,7 @@ bool looks_like_path(const std::string& s) {
 std::string help_for(const request_field& f, bool lists) {
   std::string h(f.help);
   if (f.flag_scale != 1) h += ", " + std::string(f.flag_unit);
-  if (f.listable && lists) h += " (comma list)";
+  if (f.listable && (lists || f.part == "simulation")) h += " (comma list)";
   if (f.type == field_type::boolean) return h;
   return h + " [" + (f.type == field_type::gpu ? std::string(default_gpu_name) : default_text(f)) + "]";
 }
@@ -112,10 +113,107 @@ json typed_value(const request_field& f, const std::string& text) {
       if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(x)) return x * f.flag_scale;
       return text;  // the core reports "expected ..., but got string ..."
     }
+    case field_type::token_range: {
+      // MIN:MAX -> [MIN, MAX]; anything else goes to the core as typed (its type error).
+      const std::size_t colon = text.find(':');
+      if (colon == std::string::npos) return text;
+      request_field one = f;
+      one.type = field_type::integer;
+      return json::array({typed_value(one, text.substr(0, colon)), typed_value(one, text.substr(colon + 1))});
+    }
     default:
       return text;
   }
 }
+
+namespace {
+
+// Where each trace row came from: its line in the CSV file, and the columns' order.
+struct trace_origin {
+  std::vector<std::size_t> lines;
+  std::vector<std::string> columns;
+};
+trace_origin& trace_lines() {
+  static trace_origin k;
+  return k;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// A trace CSV (header arrival_s,input_tokens,output_tokens, in any order) as the request's
+// array of {arrival_s, input_tokens, output_tokens}. Values go to the core as typed, so its
+// checks and messages apply; cli_message adds the line and column.
+json trace_value(const std::string& path, const std::string& pointer) {
+  const std::string text = read_file(path, pointer);
+  file_origins()[pointer] = path;
+  trace_origin& origin = trace_lines();
+  origin = {};
+  static const std::vector<std::string> names = {"arrival_s", "input_tokens", "output_tokens"};
+  json out = json::array();
+  std::stringstream in(text);
+  std::string line;
+  std::size_t number = 0;
+  bool header = false;
+  const request_field* tokens = find_request_field("/simulation/input_tokens");
+  const request_field* rate = find_request_field("/simulation/request_rate");
+  while (std::getline(in, line)) {
+    ++number;
+    if (trim(line).empty()) continue;
+    std::vector<std::string> cells = split(line);
+    for (auto& c : cells) c = trim(c);
+    if (!header) {
+      std::vector<std::string> sorted = cells;
+      std::sort(sorted.begin(), sorted.end());
+      if (sorted != names)
+        throw error(error_code::config_parse, pointer,
+                    "expected the header arrival_s,input_tokens,output_tokens (in any order), but got \"" + trim(line) +
+                        "\" in " + path + " line " + std::to_string(number));
+      origin.columns = cells;
+      header = true;
+      continue;
+    }
+    const std::string at = pointer + "/" + std::to_string(out.size());
+    origin.lines.push_back(number);
+    if (cells.size() != names.size())
+      throw error(error_code::config_parse, at,
+                  "expected 3 comma-separated values (" + origin.columns[0] + "," + origin.columns[1] + "," +
+                      origin.columns[2] + "), but got " + std::to_string(cells.size()));
+    json row = json::object();
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      row[origin.columns[c]] = typed_value(origin.columns[c] == "arrival_s" ? *rate : *tokens, cells[c]);
+    out.push_back(row);
+  }
+  if (!header)
+    throw error(error_code::config_parse, pointer,
+                "expected the header arrival_s,input_tokens,output_tokens, but \"" + path + "\" is empty");
+  return out;
+}
+
+// " line 7, column 2" for a pointer into the trace read from a CSV file ("/simulation/trace/5/input_tokens").
+std::string trace_place(const std::string& pointer) {
+  static const std::string base = "/simulation/trace/";
+  if (pointer.compare(0, base.size(), base) != 0) return "";
+  const trace_origin& origin = trace_lines();
+  const std::string rest = pointer.substr(base.size());
+  const std::size_t slash = rest.find('/');
+  char* end = nullptr;
+  const std::string index = rest.substr(0, slash);
+  const unsigned long row = std::strtoul(index.c_str(), &end, 10);
+  if (index.empty() || *end != '\0' || row >= origin.lines.size()) return "";
+  std::string out = " line " + std::to_string(origin.lines[row]);
+  if (slash != std::string::npos) {
+    const std::string key = rest.substr(slash + 1);
+    for (std::size_t c = 0; c < origin.columns.size(); ++c)
+      if (origin.columns[c] == key) out += ", column " + std::to_string(c + 1) + " (" + key + ")";
+  }
+  return out;
+}
+
+}  // namespace
 
 namespace {
 
@@ -192,7 +290,7 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags) {
   }
   if (output_flags) {
     auto* j = cmd.add_flag("--json", o.json, "Print JSON (SI units)");
-    if (o.command == command_estimate || o.command == command_compare) {
+    if (o.command == command_estimate || o.command == command_compare || o.command == command_simulate) {
       auto* c = cmd.add_flag("--csv", o.csv, "Print CSV (SI units)");
       j->excludes(c);
     }
@@ -234,6 +332,7 @@ json build_request(const request_options& o) {
     const auto one = [&](const std::string& item) -> json {
       if (f.type == field_type::gpu) return item;  // a name, or "none"
       if (f.type == field_type::model) return model_value(item, ptr);
+      if (f.type == field_type::trace) return trace_value(item, ptr);
       return typed_value(f, item);
     };
     const std::vector<std::string> items = f.listable ? split(text) : std::vector<std::string>{text};
@@ -285,6 +384,14 @@ std::string cli_message(const error& e) {
     if (f && !f->flag.empty()) flag = std::string(f->flag);
     if (f && f->type == field_type::model && f->part.empty()) flag = "MODEL";
     if (f && f->type == field_type::gpu && file_origins().count("/gpu")) flag = "--gpu-file";
+    // A value in a trace CSV: its line and column.
+    const auto trace_file = file_origins().find("/simulation/trace");
+    if (trace_file != file_origins().end() &&
+        e.pointer().compare(0, trace_file->first.size(), trace_file->first) == 0) {
+      if (message.find(trace_file->second) == std::string::npos)
+        message += " in " + trace_file->second + trace_place(e.pointer());
+      return "[flopcast." + std::string(to_string(e.code())) + "] (--trace, " + e.pointer() + ") " + message;
+    }
     // A pointer inside a value read from a file ("/model/hidden_size"): name the file.
     for (const auto& [prefix, file] : file_origins())
       if (e.pointer().compare(0, prefix.size(), prefix) == 0 && message.find(file) == std::string::npos) {

@@ -6,6 +6,7 @@
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/registry.hpp"
+#include "flopcast/request.hpp"
 #include "flopcast/result_json.hpp"
 #include "flopcast/training.hpp"
 
@@ -42,19 +43,34 @@ const char* type_name(field_type t) {
       return "calibration";
     case field_type::part:
       return "part";
+    case field_type::choice:
+      return "choice";
+    case field_type::token_range:
+      return "token_range";
+    case field_type::trace:
+      return "trace";
   }
   return "number";
 }
 
 json commands_json(std::uint32_t c) {
   json out = json::array();
-  static const std::pair<request_command, const char*> names[] = {{command_estimate, "estimate"},
-                                                                  {command_compare, "compare"},
-                                                                  {command_throughput, "throughput"},
-                                                                  {command_train, "train"},
-                                                                  {command_calibrate, "calibrate"}};
+  static const std::pair<request_command, const char*> names[] = {
+      {command_estimate, "estimate"}, {command_compare, "compare"},     {command_throughput, "throughput"},
+      {command_train, "train"},       {command_calibrate, "calibrate"}, {command_simulate, "simulate"}};
   for (const auto& [bit, name] : names)
     if (c & bit) out.push_back(name);
+  return out;
+}
+
+json choice_names(const request_field& f) {
+  json out = json::array();
+  std::string_view rest = f.choices;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    out.push_back(std::string(rest.substr(0, comma)));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
   return out;
 }
 
@@ -120,6 +136,7 @@ std::string defaults_json(int indent) {
                       {"derived", f.derived.empty() ? json(nullptr) : json(f.derived)},
                       {"expected", expected_text(f)},
                       {"commands", commands_json(f.commands)},
+                      {"choices", choice_names(f)},
                       {"help", f.help}});
   }
   out["settings"] = settings;
@@ -161,6 +178,16 @@ std::string throughput_json(std::string_view request_json, int indent) {
       throw error(error_code::invalid_argument, "/gpu", "expected a GPU: serving throughput needs one");
     const serving_result r = serve(*p.model, q.serving, *p.gpu);
     return serving_to_json(*p.model, q.serving, *p.gpu, r, indent);
+  });
+}
+
+std::string simulate_json(std::string_view request_json, int indent) {
+  return guarded([&] {
+    const simulation_request q = read_simulation_request(request_json);
+    std::vector<simulation_result> results;
+    results.reserve(q.points.size());
+    for (std::size_t i = 0; i < q.points.size(); ++i) results.push_back(q.run(i));
+    return simulation_to_json(q, results, indent);
   });
 }
 

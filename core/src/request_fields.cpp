@@ -18,7 +18,7 @@ constexpr double k_inf = std::numeric_limits<double>::infinity();
 constexpr double p2_30 = 1073741824.0;     // 2^30
 constexpr double p2_40 = 1099511627776.0;  // 2^40
 constexpr std::uint32_t k_all =
-    command_estimate | command_compare | command_throughput | command_train | command_calibrate;
+    command_estimate | command_compare | command_throughput | command_train | command_calibrate | command_simulate;
 constexpr std::uint32_t k_est = command_estimate | command_compare;
 constexpr std::uint32_t k_layout = command_estimate | command_compare | command_throughput | command_train;
 
@@ -34,6 +34,30 @@ void assign(std::optional<precision>& m, const json& v) { m = parse_precision(v.
 void assign(optimizer& m, const json& v) { m = parse_optimizer(v.get<std::string>()); }
 void assign(std::string& m, const json& v) { m = find_engine(v.get<std::string>()).id; }
 void assign(std::optional<recompute_policy>& m, const json& v) { m = parse_recompute_policy(v.get<std::string>()); }
+void assign(std::optional<bool>& m, const json& v) { m = v.get<bool>(); }
+void assign(std::uint64_t& m, const json& v) {
+  m = v.is_number_integer() ? v.get<std::uint64_t>() : static_cast<std::uint64_t>(v.get<double>());
+}
+void assign(std::optional<length_range>& m, const json& v) {
+  m = length_range{v.at(0).get<std::int64_t>(), v.at(1).get<std::int64_t>()};
+}
+void assign(std::optional<arrival_kind>& m, const json& v) {
+  for (const arrival_kind k :
+       {arrival_kind::batch, arrival_kind::closed_loop, arrival_kind::poisson, arrival_kind::trace})
+    if (arrival_name(k) == v.get<std::string>()) m = k;
+}
+void assign(std::optional<batching_policy>& m, const json& v) {
+  for (const batching_policy k : {batching_policy::mixed, batching_policy::prefill_first})
+    if (policy_name(k) == v.get<std::string>()) m = k;
+}
+// A trace that has passed check_value.
+void assign(std::vector<trace_request>& m, const json& v) {
+  m.clear();
+  m.reserve(v.size());
+  for (const json& r : v)
+    m.push_back({r.at("arrival_s").get<double>(), static_cast<std::int64_t>(r.at("input_tokens").get<double>()),
+                 static_cast<std::int64_t>(r.at("output_tokens").get<double>())});
+}
 
 // "precision": a format name, or an object of parts ({"default": ..., "experts": ...}).
 std::optional<weight_component> component_named(std::string_view key) {
@@ -75,6 +99,11 @@ json value_of(const std::optional<T>& v) {
   return v ? value_of(*v) : json(nullptr);
 }
 json value_of(const std::optional<recompute_policy>& v) { return v ? json(to_string(*v)) : json(nullptr); }
+json value_of(std::uint64_t v) { return v; }
+json value_of(const std::optional<length_range>& v) { return v ? json::array({v->min, v->max}) : json(nullptr); }
+json value_of(const std::optional<arrival_kind>& v) { return v ? json(arrival_name(*v)) : json(nullptr); }
+json value_of(const std::optional<batching_policy>& v) { return v ? json(policy_name(*v)) : json(nullptr); }
+json value_of(const std::vector<trace_request>& v) { return v.empty() ? json(nullptr) : json(v.size()); }
 
 #define FLOPCAST_MEMBER(member)                               \
   [](request_state& s, const json& v) { assign(member, v); }, \
@@ -146,6 +175,7 @@ struct def {
   def& derived(std::string_view d) { return r.f.derived = d, *this; }
   def& commands(std::uint32_t c) { return r.f.commands = c, *this; }
   def& help(std::string_view h) { return r.f.help = h, *this; }
+  def& choices(std::string_view c) { return r.f.choices = c, *this; }
   def& access(void (*set)(request_state&, const json&), json (*get)(const request_state&)) {
     return r.set = set, r.get = get, *this;
   }
@@ -272,6 +302,74 @@ std::vector<row> make_rows() {
     def("acceptance_rate", T::number).part("serving").flag("--acceptance").unit("1").range(0, 1)
         .commands(command_throughput).help("Acceptance rate of a draft token")
         .access(FLOPCAST_MEMBER(s.serving.acceptance_rate)),
+    def("simulation", T::part).commands(command_simulate).help("Serving simulation settings (flopcast serve)"),
+    def("arrivals", T::choice).part("simulation").flag("--arrivals").choices("batch,closed_loop,poisson,trace")
+        .commands(command_simulate).derived("trace with a trace, closed_loop with concurrency, poisson with request_rate, else batch")
+        .help("How requests arrive: batch (all at t = 0), closed_loop (each of `concurrency` clients sends its next "
+              "request when its previous finishes), poisson (open loop at request_rate), trace")
+        .access(FLOPCAST_MEMBER(s.simulation.arrivals)),
+    def("num_requests", T::integer).part("simulation").flag("--num-requests").unit("requests").range(1, 1e6)
+        .commands(command_simulate).help("Requests simulated per point (a trace: its length)")
+        .access(FLOPCAST_MEMBER(s.simulation.num_requests)),
+    def("concurrency", T::integer).part("simulation").flag("--concurrency").unit("clients").range(1, 1e6).list()
+        .commands(command_simulate).derived("none (closed_loop needs it)")
+        .help("Closed-loop clients; a list is one simulation per value (the latency-throughput curve)")
+        .access(FLOPCAST_MEMBER(s.simulation.concurrency)),
+    def("request_rate", T::number).part("simulation").flag("--request-rate").unit("requests/s").range(0, 1e9, true).list()
+        .commands(command_simulate).derived("none (poisson needs it)")
+        .help("Poisson arrival rate; a list is one simulation per value")
+        .access(FLOPCAST_MEMBER(s.simulation.request_rate)),
+    def("input_tokens", T::integer).part("simulation").flag("--isl").unit("tokens").range(1, 1e7)
+        .commands(command_simulate).help("Input (prompt) tokens per request")
+        .access(FLOPCAST_MEMBER(s.simulation.input_tokens)),
+    def("output_tokens", T::integer).part("simulation").flag("--osl").unit("tokens").range(1, 1e7)
+        .commands(command_simulate).help("Output tokens per request")
+        .access(FLOPCAST_MEMBER(s.simulation.output_tokens)),
+    def("input_tokens_range", T::token_range).part("simulation").flag("--isl-range").unit("tokens").range(1, 1e7)
+        .commands(command_simulate).derived("input_tokens, fixed")
+        .help("Input tokens uniform on [min, max] (the CLI: MIN:MAX); instead of input_tokens")
+        .access(FLOPCAST_MEMBER(s.simulation.input_tokens_range)),
+    def("output_tokens_range", T::token_range).part("simulation").flag("--osl-range").unit("tokens").range(1, 1e7)
+        .commands(command_simulate).derived("output_tokens, fixed")
+        .help("Output tokens uniform on [min, max] (the CLI: MIN:MAX); instead of output_tokens")
+        .access(FLOPCAST_MEMBER(s.simulation.output_tokens_range)),
+    def("trace", T::trace).part("simulation").flag("--trace").commands(command_simulate)
+        .help("The requests to replay: [{arrival_s, input_tokens, output_tokens}, ...] in arrival order (the CLI: a "
+              "CSV file with the header arrival_s,input_tokens,output_tokens)")
+        .access(FLOPCAST_MEMBER(s.simulation.trace)),
+    def("seed", T::integer).part("simulation").flag("--seed").range(0, 9007199254740992.0).commands(command_simulate)
+        .help("Random seed of arrival times and uniform lengths (the same seed, the same result)")
+        .access(FLOPCAST_MEMBER(s.simulation.seed)),
+    def("slo_ttft_s", T::number).part("simulation").flag("--slo-ttft").unit("s").range(0, 1e6, true)
+        .commands(command_simulate).derived("none").help("Goodput: time-to-first-token limit")
+        .access(FLOPCAST_MEMBER(s.simulation.slo_ttft_s)),
+    def("slo_tpot_s", T::number).part("simulation").flag("--slo-tpot").unit("s").range(0, 1e6, true)
+        .commands(command_simulate).derived("none").help("Goodput: time-per-output-token limit")
+        .access(FLOPCAST_MEMBER(s.simulation.slo_tpot_s)),
+    def("warmup_requests", T::integer).part("simulation").flag("--warmup").unit("requests").range(0, 1e6)
+        .commands(command_simulate).help("First requests simulated but left out of the statistics")
+        .access(FLOPCAST_MEMBER(s.simulation.warmup_requests)),
+    def("max_num_seqs", T::integer).part("simulation").flag("--max-num-seqs").unit("sequences").range(1, 1e6)
+        .commands(command_simulate).derived("the engine's, else 256 (vLLM's)")
+        .help("Most sequences running at once (vLLM max_num_seqs)").access(FLOPCAST_MEMBER(s.simulation.max_num_seqs)),
+    def("max_num_batched_tokens", T::integer).part("simulation").flag("--max-num-batched-tokens").unit("tokens")
+        .range(1, 1e8).commands(command_simulate).derived("the engine's, else 8192")
+        .help("Tokens per engine step (vLLM max_num_batched_tokens; with chunked prefill the chunk budget)")
+        .access(FLOPCAST_MEMBER(s.simulation.max_num_batched_tokens)),
+    def("chunked_prefill", T::boolean).part("simulation").flag("--no-chunked-prefill").negated()
+        .commands(command_simulate).derived("the engine's, else on")
+        .help("Split prompts into chunks that fill the step's token budget (the flag turns it off)")
+        .access(FLOPCAST_MEMBER(s.simulation.chunked_prefill)),
+    def("policy", T::choice).part("simulation").flag("--policy").choices("mixed,prefill_first")
+        .commands(command_simulate).derived("the engine's, else mixed")
+        .help("mixed: decodes first, prefill chunks fill the budget (vLLM V1); prefill_first: a step with prefills "
+              "runs no decodes (vLLM V0, SGLang)").access(FLOPCAST_MEMBER(s.simulation.policy)),
+    def("block_size", T::integer).part("simulation").flag("--block-size").unit("tokens").range(1, 1048576)
+        .commands(command_simulate).derived("the engine's, else 16").help("Paged KV block size")
+        .access(FLOPCAST_MEMBER(s.simulation.block_size)),
+    def("kv_blocks", T::integer).part("simulation").flag("--kv-blocks").unit("blocks").range(1, p2_40)
+        .commands(command_simulate).derived("what the GPU memory left after weights and activations holds")
+        .help("KV cache blocks").access(FLOPCAST_MEMBER(s.simulation.kv_blocks)),
     def("training_analysis", T::part).commands(command_train).help("Training-step analysis options"),
     def("recompute", T::recompute).part("training_analysis").flag("--recompute").commands(command_train)
         .derived("full with checkpointing, else none").help("Activation recompute: none, selective, full")
@@ -317,6 +415,9 @@ std::vector<row> make_rows() {
   for (auto& x : d) {
     // A calibration request is an estimate request (the measurement's settings) plus "measured".
     if (x.r.f.commands & command_estimate) x.r.f.commands |= command_calibrate;
+    // A simulation runs on the serving layout: the top-level and "parallelism" fields throughput takes.
+    if ((x.r.f.commands & command_throughput) && x.r.f.part != "serving" && x.r.f.key != "serving")
+      x.r.f.commands |= command_simulate;
     out.push_back(x.r);
   }
   return out;
@@ -371,6 +472,17 @@ void check_bounds(const request_field& f, double v, const std::string& pointer) 
 }
 
 }  // namespace
+
+std::vector<std::string> choice_list(const request_field& f) {
+  std::vector<std::string> out;
+  std::string_view rest = f.choices;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    out.emplace_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return out;
+}
 
 const field_access* access(std::string_view pointer) {
   const table& t = the_table();
@@ -443,6 +555,42 @@ void check_value(const request_field& f, const json& v, const std::string& point
       if (!v.is_string()) type_error(f, v, pointer);
       (void)parse_lora_targets(v.get<std::string>(), pointer);
       return;
+    case field_type::choice: {
+      if (!v.is_string()) type_error(f, v, pointer);
+      for (const std::string& c : choice_list(f))
+        if (c == v.get<std::string>()) return;
+      throw error(error_code::config_range, pointer, "expected " + expected_text(f) + ", but got " + v.dump());
+    }
+    case field_type::token_range: {
+      if (!v.is_array() || v.size() != 2) type_error(f, v, pointer);
+      const auto lo = static_cast<std::int64_t>(f.min), hi = static_cast<std::int64_t>(f.max);
+      const std::string what = "an integer in [" + format_number(f.min) + ", " + format_number(f.max) + "]";
+      const std::int64_t a = to_integer(v[0], pointer + "/0", lo, hi, what.c_str());
+      const std::int64_t b = to_integer(v[1], pointer + "/1", lo, hi, what.c_str());
+      if (b < a)
+        throw error(error_code::config_range, pointer + "/1",
+                    "expected max >= min (" + std::to_string(a) + "), but got " + std::to_string(b));
+      return;
+    }
+    case field_type::trace: {
+      if (!v.is_array()) type_error(f, v, pointer);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string at = pointer + "/" + std::to_string(i);
+        const json& item = v[i];
+        if (!item.is_object())
+          throw error(error_code::config_type, at,
+                      "expected a request {arrival_s, input_tokens, output_tokens}, but got " + describe(item));
+        const reader r(item, at);
+        r.only({"arrival_s", "input_tokens", "output_tokens"}, "trace field");
+        if (!r.has("arrival_s"))
+          throw error(error_code::config_missing, r.ptr("arrival_s"),
+                      "required field is missing: expected the arrival time in seconds");
+        (void)r.number_or("arrival_s", 0, 0, 1e9);
+        (void)r.integer("input_tokens", 1, 10000000, "an integer in [1, 10000000]");
+        (void)r.integer("output_tokens", 1, 10000000, "an integer in [1, 10000000]");
+      }
+      return;
+    }
     case field_type::model:
     case field_type::gpu:
     case field_type::calibration:
@@ -483,6 +631,23 @@ void check_training(const training_settings& t) {
 }  // namespace detail
 
 const std::vector<request_field>& request_fields() { return detail::the_table().fields; }
+
+std::string_view arrival_name(arrival_kind k) noexcept {
+  switch (k) {
+    case arrival_kind::batch:
+      return "batch";
+    case arrival_kind::closed_loop:
+      return "closed_loop";
+    case arrival_kind::poisson:
+      return "poisson";
+    case arrival_kind::trace:
+      return "trace";
+  }
+  return "batch";
+}
+std::string_view policy_name(batching_policy p) noexcept {
+  return p == batching_policy::prefill_first ? "prefill_first" : "mixed";
+}
 
 const request_field* find_request_field(std::string_view pointer) {
   for (const auto& f : request_fields()) {
@@ -529,6 +694,15 @@ std::string expected_text(const request_field& f) {
       return "a calibration store";
     case field_type::part:
       return "an object";
+    case field_type::choice: {
+      std::string names;
+      for (const std::string& c : detail::choice_list(f)) names += (names.empty() ? "" : ", ") + c;
+      return "one of " + names;
+    }
+    case field_type::token_range:
+      return "[min, max]: two integers in [" + format_number(f.min) + ", " + format_number(f.max) + "] with min <= max";
+    case field_type::trace:
+      return "an array of requests {arrival_s, input_tokens, output_tokens}";
   }
   return "a value";
 }

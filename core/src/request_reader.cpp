@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "detail.hpp"
+#include "flopcast/engine.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/request_json.hpp"
 #include "json_reader.hpp"
@@ -225,6 +226,10 @@ compare_request read_compare_request(std::string_view json_text, bool allow_list
 serving_request read_serving_request(std::string_view json_text) {
   return read_serving_request(detail::parse_object(json_text, "the request"));
 }
+simulation_request read_simulation_request(const nlohmann::json& j);
+simulation_request read_simulation_request(std::string_view json_text) {
+  return read_simulation_request(detail::parse_object(json_text, "the request"));
+}
 training_request read_training_request(std::string_view json_text) {
   return read_training_request(detail::parse_object(json_text, "the request"));
 }
@@ -253,6 +258,142 @@ serving_request read_serving_request(const nlohmann::json& j) {
                   "expected a model name or a config.json object, but got " + describe(d));
     }
   }
+  return q;
+}
+
+simulation_settings simulation_request::at(std::size_t i) const {
+  simulation_settings s = simulation;
+  const simulation_point& p = points.at(i);
+  if (p.concurrency) s.clients = *p.concurrency;
+  if (p.request_rate) s.rate_per_s = *p.request_rate;
+  return s;
+}
+
+simulation_result simulation_request::run(std::size_t i, const std::function<void(const step_record&)>& on_step) const {
+  if (!on_step) return simulate(*model, at(i), *gpu);
+  simulation_settings s = at(i);
+  s.on_step = on_step;
+  return simulate(*model, s, *gpu);
+}
+
+simulation_request read_simulation_request(const nlohmann::json& j) {
+  using namespace detail;
+  request_state state;
+  simulation_request q;
+  q.request = read_request(j, false, command_simulate, state);
+  const compare_plan::point p = q.request.plan.at(0);
+  if (p.gpu == nullptr)
+    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: the serving simulation needs one");
+  q.model = p.model;
+  q.gpu = p.gpu;
+  const json& part = part_object(j, "simulation");
+  read_scalars(part, "simulation", command_simulate, state, true);
+  const reader r(part, "/simulation");
+  const auto& in = state.simulation;
+
+  // The swept values: concurrency (closed loop) or request_rate (Poisson), one value or a list.
+  std::vector<simulation_point> clients, rates;
+  const auto sweep = [&](std::string_view pointer, std::vector<simulation_point>& out, auto&& put) {
+    const request_field& f = field(pointer);
+    if (!r.has(f.key)) return;
+    const json& v = part.at(std::string(f.key));
+    if (v.is_array() && v.size() > max_simulation_points)
+      throw error(
+          error_code::limit, std::string(f.pointer),
+          "expected at most " + std::to_string(max_simulation_points) + " values, but got " + std::to_string(v.size()));
+    each(part, f, true, [&](const json& x, const std::string& ptr) {
+      check_value(f, x, ptr);
+      request_state one;
+      access(f.pointer)->set(one, x);
+      out.push_back(put(one.simulation));
+    });
+  };
+  sweep("/simulation/concurrency", clients, [](const request_state::simulation_part& x) {
+    return simulation_point{x.concurrency, std::nullopt};
+  });
+  sweep("/simulation/request_rate", rates, [](const request_state::simulation_part& x) {
+    return simulation_point{std::nullopt, x.request_rate};
+  });
+
+  simulation_settings& s = q.simulation;
+  s.base = p.config;
+  s.max_samples = 200;
+  if (!s.base.engine.empty()) {
+    const engine_profile& e = find_engine(s.base.engine);
+    apply_engine(e, *p.gpu, s);
+    q.scheduler_source = "engine " + e.id + " defaults";
+  } else {
+    q.scheduler_source = "simulator defaults (vLLM-like)";
+  }
+  std::string overrides;
+  const auto over = [&](const auto& value, auto& member, const char* key) {
+    if (!value) return;
+    member = *value;
+    overrides += (overrides.empty() ? "" : ", ") + std::string(key);
+  };
+  over(in.max_num_seqs, s.max_num_seqs, "max_num_seqs");
+  over(in.max_num_batched_tokens, s.max_num_batched_tokens, "max_num_batched_tokens");
+  over(in.chunked_prefill, s.chunked_prefill, "chunked_prefill");
+  over(in.policy, s.policy, "policy");
+  over(in.block_size, s.block_size, "block_size");
+  if (in.kv_blocks) {
+    s.kv_blocks = *in.kv_blocks;
+    overrides += (overrides.empty() ? "" : ", ") + std::string("kv_blocks");
+  }
+  if (!overrides.empty()) q.scheduler_source += "; from the request: " + overrides;
+
+  const bool has_trace = r.has("trace");
+  s.arrivals = in.arrivals.value_or(has_trace          ? arrival_kind::trace
+                                    : !clients.empty() ? arrival_kind::closed_loop
+                                    : !rates.empty()   ? arrival_kind::poisson
+                                                       : arrival_kind::batch);
+  const std::string arrivals = "\"" + std::string(arrival_name(s.arrivals)) + "\"";
+  if (s.arrivals == arrival_kind::closed_loop && clients.empty())
+    throw error(error_code::config_missing, "/simulation/concurrency",
+                "required field is missing: closed_loop arrivals need the number of clients (or a list of them)");
+  if (s.arrivals == arrival_kind::poisson && rates.empty())
+    throw error(error_code::config_missing, "/simulation/request_rate",
+                "required field is missing: poisson arrivals need a request rate in requests/s (or a list of them)");
+  if (s.arrivals == arrival_kind::trace && !has_trace)
+    throw error(error_code::config_missing, "/simulation/trace",
+                "required field is missing: trace arrivals need the trace's requests");
+  if (!clients.empty() && s.arrivals != arrival_kind::closed_loop)
+    throw error(
+        error_code::invalid_argument, "/simulation/concurrency",
+        "concurrency is the number of closed-loop clients: expected arrivals \"closed_loop\" with it, but got " +
+            arrivals);
+  if (!rates.empty() && s.arrivals != arrival_kind::poisson)
+    throw error(
+        error_code::invalid_argument, "/simulation/request_rate",
+        "request_rate is the rate of Poisson arrivals: expected arrivals \"poisson\" with it, but got " + arrivals);
+  if (has_trace && s.arrivals != arrival_kind::trace)
+    throw error(error_code::invalid_argument, "/simulation/trace",
+                "a trace replays its own arrivals: expected arrivals \"trace\" with it, but got " + arrivals);
+  if (has_trace)
+    for (const char* key :
+         {"num_requests", "input_tokens", "output_tokens", "input_tokens_range", "output_tokens_range"})
+      if (r.has(key))
+        throw error(
+            error_code::invalid_argument, r.ptr(key),
+            "a trace gives every request's lengths and their number: expected no " + std::string(key) + " with it");
+  for (const char* key : {"input_tokens", "output_tokens"})
+    if (r.has(key) && r.has(std::string(key) + "_range"))
+      throw error(
+          error_code::invalid_argument, r.ptr(std::string(key) + "_range"),
+          "expected " + std::string(key) + " (a fixed length) or " + key + "_range (uniform lengths), not both");
+
+  s.num_requests = in.num_requests;
+  s.input_tokens = in.input_tokens_range.value_or(length_range{in.input_tokens, in.input_tokens});
+  s.output_tokens = in.output_tokens_range.value_or(length_range{in.output_tokens, in.output_tokens});
+  s.trace = in.trace;
+  s.seed = in.seed;
+  s.slo_ttft_s = in.slo_ttft_s;
+  s.slo_tpot_s = in.slo_tpot_s;
+  s.warmup_requests = in.warmup_requests;
+  q.points = s.arrivals == arrival_kind::closed_loop ? clients
+             : s.arrivals == arrival_kind::poisson   ? rates
+                                                     : std::vector<simulation_point>{simulation_point{}};
+  validate(*q.model, q.at(0));
   return q;
 }
 

@@ -15,6 +15,23 @@ struct request_state {
   measurement measured;
   bool all_models = false;
   bool qlora = false;
+  // "simulation": what the request gave (unset: the engine's or the simulator's default).
+  struct simulation_part {
+    std::optional<arrival_kind> arrivals;
+    std::int64_t num_requests = simulation_settings{}.num_requests;
+    std::optional<std::int64_t> concurrency;
+    std::optional<double> request_rate;
+    std::int64_t input_tokens = simulation_settings{}.input_tokens.min;
+    std::int64_t output_tokens = simulation_settings{}.output_tokens.min;
+    std::optional<length_range> input_tokens_range, output_tokens_range;
+    std::vector<trace_request> trace;
+    std::uint64_t seed = simulation_settings{}.seed;
+    std::optional<double> slo_ttft_s, slo_tpot_s;
+    std::int64_t warmup_requests = simulation_settings{}.warmup_requests;
+    std::optional<std::int64_t> max_num_seqs, max_num_batched_tokens, block_size, kv_blocks;
+    std::optional<bool> chunked_prefill;
+    std::optional<batching_policy> policy;
+  } simulation;
 };
 
 struct field_access {
@@ -25,6 +42,9 @@ struct field_access {
   // The value as JSON (null: derived or absent).
   nlohmann::json (*get)(const request_state&);
 };
+
+// A choice field's names (request_field::choices split at commas).
+[[nodiscard]] std::vector<std::string> choice_list(const request_field& f);
 
 // The accessors of `pointer`'s field (nullptr: no scalar field there).
 [[nodiscard]] const field_access* access(std::string_view pointer);

@@ -7,8 +7,10 @@
 
 #include "estimate_parts.hpp"
 #include "flopcast/config.hpp"
+#include "flopcast/engine.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/registry.hpp"
+#include "flopcast/request.hpp"
 #include "flopcast/serving.hpp"
 #include "flopcast/training.hpp"
 #include "json_writer.hpp"
@@ -507,6 +509,121 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
       {"data_parallel", s.base.parallel.data_parallel},
       {"expert_parallel", s.base.parallel.expert_parallel},
       {"kv_cache_precision", s.base.kv_cache_precision ? json(to_string(*s.base.kv_cache_precision)) : json(nullptr)}};
+  return detail::dump_result(out, indent);
+}
+
+std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points, int indent) {
+  const simulation_settings& s = q.simulation;
+  const settings& b = s.base;
+  const engine_profile* e = b.engine.empty() ? nullptr : &find_engine(b.engine);
+  const engine_family_fit* fit = e != nullptr && e->efficiency_fitted ? e->fit_for(*q.gpu) : nullptr;
+  const engine_bands& eb = b.bands;
+  // Ranges: the fitted engine's residual bands (measured / predicted, p10-p90), where it has rows.
+  const bool fitted = fit != nullptr && b.compute_efficiency_origin == efficiency_origin::fitted;
+  const auto has = [&](const residual_band& band) { return fitted && band.rows > 0; };
+  std::string method = "simulated: iteration-level continuous batching, ";
+  if (e == nullptr)
+    method += "plain roofline, no engine";
+  else if (fit != nullptr)
+    method += "engine " + e->id + " fitted to " + std::to_string(fit->rows) + " rows (" + fit->family + ")";
+  else
+    method += "engine " + e->id + "'s scheduler on the plain roofline (its efficiencies are not fitted)";
+  const bool any_band = has(eb.ttft_load) || has(eb.decode) || has(eb.throughput);
+  const std::string ranges_source =
+      any_band ? "engine " + e->id + " residuals on its validation rows (measured / predicted, p10-p90): TTFT " +
+                     std::to_string(eb.ttft_load.rows) + " rows, decode " + std::to_string(eb.decode.rows) +
+                     " rows, throughput " + std::to_string(eb.throughput.rows) + " rows"
+               : "none: ranges come from a fitted engine's residuals (--engine with a fitted profile)";
+
+  const auto dist = [](const distribution& x) {
+    return json{{"mean", x.mean}, {"p50", x.p50}, {"p90", x.p90}, {"p99", x.p99}};
+  };
+  const auto time_range = [&](double v, const residual_band& band) {
+    return has(band) ? json::array({v * band.low, v * band.high}) : json(nullptr);
+  };
+  // A rate's band is a time ratio: the rate's range is [rate / high, rate / low].
+  const auto rate_range = [&](double v) {
+    return has(eb.throughput) ? json::array({v / eb.throughput.high, v / eb.throughput.low}) : json(nullptr);
+  };
+  json list = json::array();
+  for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
+    const simulation_result& r = points[i];
+    const simulation_point& p = q.points[i];
+    json timeline = json::array();
+    for (const time_point& t : r.timeline)
+      timeline.push_back(
+          {{"t_s", t.t_s}, {"running", t.running}, {"waiting", t.waiting}, {"kv_utilization", t.kv_utilization}});
+    list.push_back({{"concurrency", p.concurrency ? json(*p.concurrency) : json(nullptr)},
+                    {"request_rate", p.request_rate ? json(*p.request_rate) : json(nullptr)},
+                    {"requests", r.requests},
+                    {"measured_requests", r.measured_requests},
+                    {"ttft_s", dist(r.ttft)},
+                    {"ttft_s_range", time_range(r.ttft.mean, eb.ttft_load)},
+                    {"tpot_s", dist(r.tpot)},
+                    {"tpot_s_range", time_range(r.tpot.mean, eb.decode)},
+                    {"itl_s", dist(r.itl)},
+                    {"itl_s_range", time_range(r.itl.mean, eb.decode)},
+                    {"e2e_s", dist(r.e2e)},
+                    {"output_tokens_per_s", r.output_tokens_per_s},
+                    {"output_tokens_per_s_range", rate_range(r.output_tokens_per_s)},
+                    {"total_tokens_per_s", r.total_tokens_per_s},
+                    {"total_tokens_per_s_range", rate_range(r.total_tokens_per_s)},
+                    {"requests_per_s", r.requests_per_s},
+                    {"requests_per_s_range", rate_range(r.requests_per_s)},
+                    {"goodput_requests_per_s", r.goodput_requests_per_s},
+                    {"goodput_requests", r.goodput_requests},
+                    {"goodput_share", r.measured_requests > 0 ? static_cast<double>(r.goodput_requests) /
+                                                                    static_cast<double>(r.measured_requests)
+                                                              : 0.0},
+                    {"mean_kv_utilization", r.mean_kv_utilization},
+                    {"peak_kv_utilization", r.peak_kv_utilization},
+                    {"mean_running", r.mean_running},
+                    {"mean_in_system", r.mean_in_system},
+                    {"preemptions", r.preemptions},
+                    {"steps", r.steps},
+                    {"makespan_s", r.makespan_s},
+                    {"window_s", r.window_s},
+                    {"timeline", timeline}});
+  }
+  const auto lengths = [](const length_range& l) { return json::array({l.min, l.max}); };
+  const bool trace = s.arrivals == arrival_kind::trace;
+  json out = {{"label", "ESTIMATED"},
+              {"method", method},
+              {"model", q.model->name},
+              {"gpu", q.gpu->name},
+              {"precision", to_string(b.weight_precision)},
+              {"gpus", b.parallel.tensor_parallel},
+              {"engine", e != nullptr ? json(e->id) : json(nullptr)},
+              {"engine_fitted", fit != nullptr},
+              {"engine_fit_rows", fit != nullptr ? fit->rows : 0},
+              {"workload",
+               {{"arrivals", arrival_name(s.arrivals)},
+                {"num_requests", trace ? static_cast<std::int64_t>(s.trace.size()) : s.num_requests},
+                {"input_tokens", trace ? json(nullptr) : lengths(s.input_tokens)},
+                {"output_tokens", trace ? json(nullptr) : lengths(s.output_tokens)},
+                {"seed", s.seed},
+                {"warmup_requests", s.warmup_requests},
+                {"slo_ttft_s", s.slo_ttft_s ? json(*s.slo_ttft_s) : json(nullptr)},
+                {"slo_tpot_s", s.slo_tpot_s ? json(*s.slo_tpot_s) : json(nullptr)}}},
+              {"scheduler",
+               {{"max_num_seqs", s.max_num_seqs},
+                {"max_num_batched_tokens", s.max_num_batched_tokens},
+                {"chunked_prefill", s.chunked_prefill},
+                {"policy", policy_name(s.policy)},
+                {"block_size", s.block_size},
+                {"kv_blocks", points.empty() ? json(s.kv_blocks.value_or(0)) : json(points.front().kv_blocks)},
+                {"kv_blocks_given", s.kv_blocks.has_value()},
+                {"gpu_memory_utilization", b.gpu_memory_utilization.value_or(0.9)},
+                {"source", q.scheduler_source}}},
+              {"settings",
+               {{"compute_efficiency", b.compute_efficiency},
+                {"mem_efficiency", b.mem_efficiency},
+                {"compute_efficiency_origin", origin_name(b.compute_efficiency_origin)},
+                {"mem_efficiency_origin", origin_name(b.mem_efficiency_origin)},
+                {"tensor_parallel", b.parallel.tensor_parallel},
+                {"kv_cache_precision", b.kv_cache_precision ? json(to_string(*b.kv_cache_precision)) : json(nullptr)}}},
+              {"ranges_source", ranges_source},
+              {"points", list}};
   return detail::dump_result(out, indent);
 }
 

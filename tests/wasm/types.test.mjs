@@ -124,6 +124,38 @@ function realResults() {
     }),
   );
 
+  add(
+    'simulate',
+    'simulate: closed-loop curve',
+    fc.simulate({
+      ...serving,
+      simulation: { concurrency: [1, 8], num_requests: 16, input_tokens: 256, output_tokens: 16, slo_ttft_s: 0.1 },
+    }),
+  );
+  add(
+    'simulate',
+    'simulate: engine, poisson, uniform lengths',
+    fc.simulate({
+      ...serving,
+      engine: 'vllm',
+      simulation: { request_rate: 4, num_requests: 12, input_tokens_range: [64, 512], output_tokens: 8 },
+    }),
+  );
+  add(
+    'simulate',
+    'simulate: trace',
+    fc.simulate({
+      ...serving,
+      simulation: {
+        trace: [
+          { arrival_s: 0, input_tokens: 100, output_tokens: 4 },
+          { arrival_s: 0.01, input_tokens: 300, output_tokens: 6 },
+        ],
+        kv_blocks: 1000,
+      },
+    }),
+  );
+
   add('train', 'train', fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024 }));
   add(
     'train',
@@ -304,6 +336,7 @@ test('flopcast.d.ts types every real result exactly (tsc --strict on typed liter
     estimate: 'EstimateResult',
     compare: 'CompareRow[]',
     throughput: 'ThroughputResult',
+    simulate: 'SimulationResult',
     train: 'TrainResult',
     calibrate: 'CalibrationStore',
     sweep: 'SweepResult',

@@ -8,6 +8,8 @@
 // ("training_analysis") and calibration measurements ("measured"). Values are SI base units.
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "flopcast/compare.hpp"
 #include "flopcast/estimate.hpp"
 #include "flopcast/serving.hpp"
+#include "flopcast/simulator.hpp"
 #include "flopcast/training.hpp"
 
 namespace flopcast {
@@ -30,6 +33,7 @@ enum request_command : std::uint32_t {
   command_throughput = 1u << 2,
   command_train = 1u << 3,
   command_calibrate = 1u << 4,
+  command_simulate = 1u << 5,
 };
 
 enum class field_type : std::uint8_t {
@@ -44,6 +48,9 @@ enum class field_type : std::uint8_t {
   model,         // a registry name or a config.json object
   gpu,           // a GPU name, a GPU object, or null for none
   engine,        // a serving-engine name (engine.hpp): its fitted costs and ranges
+  choice,        // one of the names in request_field::choices
+  token_range,   // [min, max] tokens, a uniform length (the CLI: MIN:MAX)
+  trace,         // a request trace: [{arrival_s, input_tokens, output_tokens}, ...] (the CLI: a CSV file)
   calibration,   // a calibration store ({"entries": [...]} or the bare array)
   part,          // a nested object of fields (parallelism, serving, ...)
 };
@@ -67,7 +74,12 @@ struct request_field {
   std::string_view derived;    // for fields whose default depends on others: what it is
   std::uint32_t commands;      // request_command bits
   std::string_view help;
+  std::string_view choices;  // choice: the accepted names, comma-separated ("mixed,prefill_first")
 };
+
+// The request names of the simulator's enums ("closed_loop", "prefill_first").
+[[nodiscard]] std::string_view arrival_name(arrival_kind k) noexcept;
+[[nodiscard]] std::string_view policy_name(batching_policy p) noexcept;
 
 // Every request field, in help order.
 [[nodiscard]] const std::vector<request_field>& request_fields();
@@ -104,6 +116,34 @@ struct serving_request {
   std::deque<model_spec> drafts;
 };
 [[nodiscard]] serving_request read_serving_request(std::string_view json_text);
+
+// A serving simulation (simulator.hpp): an estimate request plus "simulation": {arrivals,
+// num_requests, concurrency, request_rate, input_tokens, output_tokens, *_range, trace, seed,
+// slo_ttft_s, slo_tpot_s, warmup_requests, and the scheduler: max_num_seqs,
+// max_num_batched_tokens, chunked_prefill, policy, block_size, kv_blocks}. With "engine" its
+// scheduler defaults (apply_engine) come first, then the request's explicit values. A list of
+// concurrency (closed loop) or request_rate (Poisson) values is one simulation per value.
+struct simulation_point {
+  std::optional<std::int64_t> concurrency;  // closed loop: clients
+  std::optional<double> request_rate;       // Poisson: requests/s
+};
+struct simulation_request {
+  compare_request request;
+  const model_spec* model = nullptr;
+  const hardware_spec* gpu = nullptr;
+  simulation_settings simulation;  // every point's settings but its arrivals value
+  std::vector<simulation_point> points;
+  // The scheduler's origin: "engine <id> defaults" (with "; request overrides: ..."), or
+  // "simulator defaults (vLLM-like)".
+  std::string scheduler_source;
+  // The settings of point i (concurrency or request_rate set).
+  [[nodiscard]] simulation_settings at(std::size_t i) const;
+  // Simulates point i (simulate() with at(i)); on_step, when given, is called after every step.
+  [[nodiscard]] simulation_result run(std::size_t i, const std::function<void(const step_record&)>& on_step = {}) const;
+};
+// The most points (concurrency or request_rate values) one request may list.
+inline constexpr std::size_t max_simulation_points = 64;
+[[nodiscard]] simulation_request read_simulation_request(std::string_view json_text);
 
 // An estimate request plus "training_analysis": {recompute, tokens, lora_rank, qlora, ...}.
 struct training_request {

@@ -67,6 +67,16 @@ struct serving_result;
 
 // Entry points of the WASM module (request JSON in, result JSON out).
 [[nodiscard]] std::string throughput_json(std::string_view request_json, int indent = -1);
+
+// A serving simulation (request.hpp read_simulation_request, simulator.hpp) as one JSON object,
+// SI units: the workload, the scheduler used, and per point (concurrency or request rate) the
+// TTFT / TPOT / ITL / end-to-end distributions, rates, goodput, KV use and a timeline.
+struct simulation_request;
+struct simulation_result;
+[[nodiscard]] std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points,
+                                             int indent = 2);
+// Reads and runs a simulation request (every point) and returns simulation_to_json's text.
+[[nodiscard]] std::string simulate_json(std::string_view request_json, int indent = -1);
 // A training-step analysis (training.hpp) of an estimate request; "training_analysis" may hold
 // {recompute, gradient_clipping, fused_optimizer, tokens, mfu, gpus, lora_rank, lora_targets,
 // base_precision}.
