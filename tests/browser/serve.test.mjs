@@ -21,10 +21,10 @@ after(async () => {
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
 const CONCURRENCY = [1, 4, 16, 64];
 
-/** Chooses an engine the core lists (the first one), else none; returns its id ('' for none). */
+/** Chooses an engine the core lists (vLLM, else the first), else none; returns its id ('' for none). */
 async function pickEngine(page) {
   const ids = await page.$$eval('#sim-engine option', (os) => os.map((o) => o.value));
-  const id = ids.find((v) => v !== '') ?? '';
+  const id = ids.find((v) => v === 'vllm') ?? ids.find((v) => v !== '') ?? '';
   await page.selectOption('#sim-engine', id);
   return id;
 }
@@ -36,7 +36,7 @@ async function fillPanel(page, { concurrency = CONCURRENCY.join(',') } = {}) {
   await page.fill('#sim-concurrency', concurrency);
   await page.fill('#sim-isl', '512');
   await page.fill('#sim-osl', '64');
-  await page.fill('#sim-requests', '48');
+  await page.fill('#sim-requests', '128');
   await page.fill('#sim-slo-ttft', '0.5');
   await page.fill('#sim-slo-tpot', '0.05');
   return engine;
@@ -83,7 +83,7 @@ test('the serving panel runs in the worker and shows exactly simulate()’s figu
     concurrency: CONCURRENCY,
     input_tokens: 512,
     output_tokens: 64,
-    num_requests: 48,
+    num_requests: 128,
     slo_ttft_s: 0.5,
     slo_tpot_s: 0.05,
   });
