@@ -4,6 +4,7 @@
 import { engine, FlopcastError } from './engine.js';
 import { show, si } from './app/fmt.js';
 import { initSweep } from './app/sweep.js';
+import { workerClient } from './app/worker.js';
 import { initSystem, loadCalibration } from './app/system.js';
 import { HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './app/hub.js';
 import { initPicker } from './app/picker.js';
@@ -49,7 +50,7 @@ const FIELDS = D.request_fields.flatMap((f) => {
 const POINTER_FIELD = Object.fromEntries(FIELDS.map((f) => [f.key, f.id]));
 const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
   .map((el) => el.id.slice(0, -'-error'.length))
-  .filter((id) => $(id) && !id.startsWith('sweep-'));
+  .filter((id) => $(id) && !id.startsWith('sweep-') && !id.startsWith('sim-'));
 const HUB_DEFAULT = $('hf-base').value;
 const EXAMPLE_MODEL = 'llama-3-8b'; // the first model shown; any registry name works
 
@@ -302,6 +303,17 @@ function syncVisibility(raw) {
 // ---------- URL state ----------
 const sweepIds = { sm: 'sweep-models', sb: 'sweep-batch', ss: 'sweep-seq', sp: 'sweep-precision', sg: 'sweep-gpu' };
 for (const [k, id] of Object.entries(sweepIds)) if (q.has(k)) $(id).value = q.get(k);
+// The serving-simulation panel's fields (its code loads on first use; its inputs are in the page).
+const simIds = {
+  engine: 'sim-engine',
+  conc: 'sim-concurrency',
+  isl: 'sim-isl',
+  osl: 'sim-osl',
+  nreq: 'sim-requests',
+  slottft: 'sim-slo-ttft',
+  slotpot: 'sim-slo-tpot',
+  simy: 'sim-metric',
+};
 
 function writeUrl(raw) {
   const p = new URLSearchParams();
@@ -321,6 +333,7 @@ function writeUrl(raw) {
   }
   for (const f of FIELDS) p.set(f.q, f.type === 'bool' ? (raw[f.id] ? '1' : '0') : raw[f.id]);
   for (const [k, id] of Object.entries(sweepIds)) p.set(k, $(id).value);
+  for (const [k, id] of Object.entries(simIds)) if ($(id).value !== '') p.set(k, $(id).value);
   for (const id of ['tp', 'pp', 'dp', 'ep']) if ($(id).value !== '1') p.set(id, $(id).value);
   const url = `${location.pathname}?${p}${location.hash}`;
   if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, '', url);
@@ -370,6 +383,7 @@ function update(force = false) {
     }
   }
   showErrors(errors);
+  serve?.then((panel) => panel.stale());
   if (result) {
     render(result);
     const ws = $('weights-source');
@@ -506,12 +520,81 @@ function sweepBase() {
   return { base: req, error: bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '' };
 }
 const system = initSystem({ fc, FlopcastError, onCalibrated: () => update(true) });
-initSweep({
-  fc,
-  sweepBase,
-  createWorker: () => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }),
-  onInput: scheduleUrl,
+// One worker for the sweeps and the serving simulations (app/worker.js).
+const work = workerClient(() => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
+initSweep({ fc, sweepBase, call: work, onInput: scheduleUrl });
+
+// ---------- the serving-simulation panel (app/serve.js, loaded on first use) ----------
+/** The simulation's base: the throughput request of the inputs above (fc.simulate adds engine and simulation). */
+function serveBase() {
+  const raw = readRaw();
+  const errors = new Map();
+  const req = buildRequest(raw, errors);
+  const fields = D.request_fields.filter((f) => f.part === '');
+  const forSim = fields.filter((f) => f.commands.includes('simulate'));
+  const keys = new Set(
+    (forSim.length ? forSim : fields.filter((f) => f.commands.includes('throughput'))).map((f) => f.key),
+  );
+  for (const k of ['engine', 'serving', 'simulation']) keys.delete(k);
+  const base = Object.fromEntries(Object.entries(req).filter(([k]) => keys.has(k)));
+  const bad = [...errors].filter(([id]) => !id.startsWith('sim-')).map(([id, msg]) => `${labelOf(id)}: ${msg}`);
+  if (!bad.length && !base.gpu) bad.push(`${labelOf('gpu')}: choose a GPU to simulate serving`);
+  return { base, error: bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '' };
+}
+/** The engines the core models (its engine table), for the panel's select: [{id, name}]. */
+function engineList() {
+  const field = D.request_fields.find((f) => f.part === '' && f.key === 'engine');
+  const list = typeof fc.listEngines === 'function' ? fc.listEngines() : (D.engines ?? field?.choices);
+  if (!Array.isArray(list)) return [];
+  return list.map((e) =>
+    typeof e === 'string' ? { id: e, name: e } : { ...e, id: e.id ?? e.engine, name: e.name ?? e.id ?? e.engine },
+  );
+}
+$('sim-engine').append(
+  option('', 'None (roofline)'),
+  ...engineList().map((e) => option(e.id, e.name === e.id ? e.id : `${e.name} (${e.id})`)),
+);
+// The simulation's defaults, from the core's request table.
+for (const [id, key] of [
+  ['sim-isl', 'input_tokens'],
+  ['sim-osl', 'output_tokens'],
+  ['sim-requests', 'num_requests'],
+]) {
+  const d = D.request_fields.find((f) => f.part === 'simulation' && f.key === key)?.default;
+  if (typeof d === 'number') $(id).value = String(d);
+}
+if (q.has('engine')) setSelect($('sim-engine'), q.get('engine'));
+for (const [k, id] of Object.entries(simIds)) if (k !== 'engine' && q.has(k)) $(id).value = q.get(k);
+let serve = null;
+function loadServe() {
+  serve ??= import('./app/serve.js').then(({ initServe }) => initServe({ fc, call: work, base: serveBase, labelOf }));
+  return serve;
+}
+const simForm = $('sim-form');
+simForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  loadServe().then((panel) => panel.run());
 });
+simForm.addEventListener('input', (e) => {
+  scheduleUrl();
+  serve?.then((panel) => {
+    panel.clearError(e.target.id);
+    panel.stale();
+  });
+});
+simForm.addEventListener('change', scheduleUrl);
+$('sim-metric').addEventListener('change', scheduleUrl);
+// Load the panel's code when it comes near the viewport or gets focus (not on a first visit's load).
+simForm.addEventListener('focusin', loadServe, { once: true });
+if ('IntersectionObserver' in window) {
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((en) => en.isIntersecting)) {
+      seen.disconnect();
+      loadServe();
+    }
+  });
+  seen.observe($('serve'));
+}
 
 // The first estimate.
 update(true);

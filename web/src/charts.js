@@ -453,3 +453,125 @@ export function createCharts(fc) {
     },
   };
 }
+
+// ---------- the serving simulation's charts (app/serve.js draws them from fc.simulate's result) ----------
+const METRIC_NAMES = { ttft_s: 'TTFT', tpot_s: 'TPOT', itl_s: 'ITL', e2e_s: 'E2E latency' };
+
+function latencyConfig(p, metric, { log }) {
+  const name = METRIC_NAMES[metric] ?? metric;
+  return base(
+    p,
+    {
+      x: axis(p, { type: 'logarithmic', fmt: tick('tok/s'), title: 'output tokens/s (all requests)' }),
+      y: axis(p, { type: log ? 'logarithmic' : 'linear', fmt: tick('s'), title: name }),
+    },
+    {
+      label: (ctx) =>
+        ctx.raw.c === undefined
+          ? `${ctx.dataset.label}`
+          : `${ctx.dataset.label}: ${formatSeconds(ctx.parsed.y)} at ${si(ctx.parsed.x, 'tok/s')} (concurrency ${ctx.raw.c})`,
+    },
+  );
+}
+
+function timelineConfig(p) {
+  return base(
+    p,
+    {
+      x: axis(p, { fmt: tick('s'), title: 'time since the first request' }),
+      y: axis(p, { fmt: (v) => String(v), title: 'requests', position: 'left' }),
+      y1: axis(p, { fmt: (v) => `${Math.round(v * 100)} %`, title: 'KV cache in use', position: 'right', grid: false }),
+    },
+    {
+      label: (ctx) =>
+        `${ctx.dataset.label}: ${ctx.dataset.yAxisID === 'y1' ? `${(ctx.parsed.y * 100).toFixed(1)} %` : ctx.parsed.y} at ${formatSeconds(ctx.parsed.x)}`,
+    },
+  );
+}
+
+const curve = (label, data, color, extra = {}) => ({
+  label,
+  data,
+  showLine: true,
+  borderColor: color,
+  backgroundColor: color,
+  pointRadius: 4,
+  pointHoverRadius: 6,
+  borderWidth: 2,
+  ...extra,
+});
+
+/**
+ * The serving panel's charts on #chart-sim-latency and #chart-sim-timeline. latency(): p50 and
+ * p99 of a metric against output tokens/s, a point per concurrency, with the SLO as a dashed
+ * line; timeline(): one point's running / waiting requests and KV utilisation over time.
+ */
+export function createServeCharts() {
+  let p = palette();
+  const make = (id, type) => {
+    const canvas = document.getElementById(id);
+    return { canvas, chart: new Chart(canvas, { type, data: { datasets: [] }, options: {} }) };
+  };
+  const lat = make('chart-sim-latency', 'scatter');
+  const tl = make('chart-sim-timeline', 'scatter');
+  let last = { latency: null, timeline: null };
+
+  function latency(args) {
+    last.latency = args;
+    const { points, metric, slo } = args;
+    const at = (q) =>
+      points.map((pt) => ({ x: pt.output_tokens_per_s, y: pt[metric]?.[q] ?? null, c: pt.concurrency }));
+    const p50 = at('p50').filter((d) => d.x > 0 && d.y !== null);
+    const p99 = at('p99').filter((d) => d.x > 0 && d.y !== null);
+    const ys = [...p50, ...p99].map((d) => d.y).filter((y) => y > 0);
+    const log = ys.length > 1 && Math.max(...ys) / Math.min(...ys) > 20;
+    const datasets = [curve('p50', p50, p.c[0]), curve('p99', p99, p.c[3], { borderDash: [6, 4] })];
+    const xs = p50.map((d) => d.x);
+    if (slo !== null && slo !== undefined && xs.length)
+      datasets.push(
+        curve(
+          `SLO ${formatSeconds(slo)}`,
+          [
+            { x: Math.min(...xs), y: slo },
+            { x: Math.max(...xs), y: slo },
+          ],
+          p.c[5],
+          { pointRadius: 0, pointHoverRadius: 0, borderDash: [2, 3], borderWidth: 2 },
+        ),
+      );
+    lat.chart.options = latencyConfig(p, metric, { log });
+    lat.chart.data = { datasets };
+    lat.chart.update('none');
+    lat.canvas.dataset.rendered = '1';
+  }
+
+  function timeline(point) {
+    last.timeline = point;
+    const T = point?.timeline ?? [];
+    const series = (key) => T.map((s) => ({ x: s.t_s, y: s[key] }));
+    tl.chart.options = timelineConfig(p);
+    tl.chart.data = {
+      datasets: [
+        curve('Running', series('running'), p.c[0], { pointRadius: 0, yAxisID: 'y' }),
+        curve('Waiting', series('waiting'), p.c[2], { pointRadius: 0, yAxisID: 'y' }),
+        curve('KV cache in use', series('kv_utilization'), p.c[3], {
+          pointRadius: 0,
+          yAxisID: 'y1',
+          borderDash: [6, 4],
+        }),
+      ],
+    };
+    tl.chart.update('none');
+    tl.canvas.dataset.rendered = '1';
+  }
+
+  return {
+    latency,
+    timeline,
+    theme() {
+      p = palette();
+      if (last.latency) latency(last.latency);
+      if (last.timeline) timeline(last.timeline);
+    },
+  };
+}

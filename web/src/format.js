@@ -27,6 +27,12 @@ export function formatBytes(v) {
   return `${x.toFixed(2)} ${binary[i]}`;
 }
 export const formatRate = (v) => (v === null || Number.isNaN(v) ? '–' : `${v.toFixed(1)} tok/s`);
+/** Events per second with a decimal prefix, e.g. requests: formatPerSecond(2.5, 'req') = "2.50 req/s". */
+export const formatPerSecond = (v, unit) =>
+  v === null || v === undefined || Number.isNaN(v) ? '–' : scaled(v, `${unit}/s`, 2);
+/** A fraction (0..1) as a percentage. */
+export const formatPercent = (v) =>
+  v === null || v === undefined || Number.isNaN(v) ? '–' : `${(v * 100).toFixed(1)} %`;
 export const formatJoules = (v) => scaled(v, 'J', 2);
 export function formatSeconds(s) {
   if (s === null || s === undefined || Number.isNaN(s)) return '–';

@@ -1,5 +1,6 @@
-// The sweep runs here, off the main thread: fc.sweep in chunks, posting progress, then the
-// numeric values (transferred, not copied).
+// The page's background worker (app/worker.js talks to it): sweeps run here in chunks, posting
+// progress, then the numeric values (transferred, not copied); serving simulations run here
+// whole (fc.simulate), so that nothing long runs on the page's thread.
 import { engine } from './engine.js';
 
 const loading = engine();
@@ -26,7 +27,12 @@ self.onmessage = async ({ data: msg }) => {
         },
         [r.values.buffer],
       );
-    }
+    } else if (msg.type === 'simulate') {
+      if (typeof fc.simulate !== 'function') throw new Error('This build of the core has no serving simulator.');
+      const t0 = performance.now();
+      const result = fc.simulate(msg.request);
+      postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
+    } else throw new Error(`unknown worker message type ${JSON.stringify(msg.type)}`);
   } catch (e) {
     postMessage({ type: 'error', id, message: e.message, pointer: e.pointer ?? '', code: e.code ?? '' });
   }

@@ -15,7 +15,7 @@ const LISTS = [
 ];
 const esc = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function initSweep({ fc, sweepBase, createWorker, onInput }) {
+export function initSweep({ fc, sweepBase, call, onInput }) {
   const $ = (id) => document.getElementById(id);
   const fields = fc.defaults().row_fields;
   const table = $('sweep-table');
@@ -24,38 +24,6 @@ export function initSweep({ fc, sweepBase, createWorker, onInput }) {
   const countEl = $('sweep-count');
   const noteEl = $('sweep-note');
   const errorEl = $('sweep-error');
-
-  // ---- the worker, with request ids ----
-  let worker = null;
-  let nextId = 1;
-  const pending = new Map();
-  function call(msg, onProgress) {
-    if (!worker) {
-      worker = createWorker();
-      worker.onmessage = ({ data }) => {
-        const p = pending.get(data.id);
-        if (!p) return;
-        if (data.type === 'progress') return p.onProgress?.(data.done, data.total);
-        pending.delete(data.id);
-        if (data.type === 'error')
-          p.reject(Object.assign(new Error(data.message), { pointer: data.pointer, code: data.code }));
-        else p.resolve(data);
-      };
-      worker.onerror = (e) => {
-        e.preventDefault?.();
-        for (const p of pending.values())
-          p.reject(new Error(`The sweep worker failed: ${e.message ?? 'could not start'}`));
-        pending.clear();
-        worker.terminate();
-        worker = null;
-      };
-    }
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject, onProgress });
-      worker.postMessage({ ...msg, id });
-    });
-  }
 
   /** For benchmarks: a sweep of any size through the same worker; resolves {count, ms}. */
   window.flopcastSweep = async (request) => {

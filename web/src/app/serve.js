@@ -1,0 +1,263 @@
+// The serving-simulation panel (loaded on first use by app.js): builds fc.simulate's request
+// from the inputs above (the throughput request) and the panel's fields, runs it in the page's
+// worker, and shows the core's figures as they came: a table of percentiles per concurrency, the
+// latency-throughput curve and one point's timeline. Formatting only here (../format.js); every
+// cell keeps its raw value (data-value) at its JSON pointer in the result (data-field).
+import { formatInteger, formatPercent, formatPerSecond, formatRate, formatSeconds } from '../format.js';
+
+const $ = (id) => document.getElementById(id);
+
+// The panel's numeric fields: input id, simulation key.
+const NUMBERS = [
+  { id: 'sim-isl', key: 'input_tokens' },
+  { id: 'sim-osl', key: 'output_tokens' },
+  { id: 'sim-requests', key: 'num_requests' },
+  { id: 'sim-slo-ttft', key: 'slo_ttft_s' },
+  { id: 'sim-slo-tpot', key: 'slo_tpot_s' },
+];
+const FIELD_OF = { concurrency: 'sim-concurrency', ...Object.fromEntries(NUMBERS.map((n) => [n.key, n.id])) };
+const IDS = ['sim-engine', 'sim-concurrency', ...NUMBERS.map((n) => n.id)];
+
+const LATENCIES = [
+  ['ttft_s', 'TTFT'],
+  ['tpot_s', 'TPOT'],
+  ['itl_s', 'ITL'],
+  ['e2e_s', 'E2E'],
+];
+const STATS = ['mean', 'p50', 'p90', 'p99'];
+const perSecond = (unit) => (v) => formatPerSecond(v, unit);
+// The table's columns: group header, header, pointer within a point, formatter, and the pointer
+// of the figure's range where the core gives one (a fitted engine's residual band).
+const COLUMNS = [
+  ['', 'Concurrency', '/concurrency', formatInteger],
+  ['Throughput', 'Output tokens/s', '/output_tokens_per_s', formatRate, '/output_tokens_per_s_range'],
+  ['Throughput', 'Requests/s', '/requests_per_s', perSecond('req'), '/requests_per_s_range'],
+  ['Throughput', 'Goodput', '/goodput_requests_per_s', perSecond('req')],
+  ...LATENCIES.flatMap(([k, name]) =>
+    STATS.map((s) => [name, s, `/${k}/${s}`, formatSeconds, s === 'mean' ? `/${k}_range` : undefined]),
+  ),
+  ['KV cache', 'mean', '/mean_kv_utilization', formatPercent],
+  ['KV cache', 'peak', '/peak_kv_utilization', formatPercent],
+];
+const at = (obj, pointer) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
+
+/**
+ * fc: the loaded API; call: the worker client (app/worker.js); base(): {base, error}, the
+ * throughput request of the inputs above; labelOf(id): an input's label.
+ */
+export function initServe({ fc, call, base, labelOf }) {
+  const table = $('sim-table');
+  const results = $('sim-results');
+  const summary = $('sim-summary');
+  const labelEl = $('sim-label');
+  const kindEl = $('sim-kind');
+  const errorEl = $('sim-error');
+  const pointSel = $('sim-point');
+  const metricSel = $('sim-metric');
+  let charts = null;
+  const chartsLoading = import('../charts.js').then(
+    ({ createServeCharts }) => {
+      charts = createServeCharts();
+      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
+      draw();
+    },
+    (e) => console.warn(`the serving charts could not load (${e.message}); the table is unaffected`),
+  );
+  let shown = null; // {request, result, ms}
+  let runId = 0;
+
+  function setError(id, msg) {
+    $(`${id}-error`).textContent = msg;
+    if (msg) $(id).setAttribute('aria-invalid', 'true');
+    else $(id).removeAttribute('aria-invalid');
+  }
+  function clearErrors() {
+    for (const id of IDS) setError(id, '');
+    errorEl.textContent = '';
+  }
+
+  /** The simulation part of the request; JS-side problems (not a number, empty) go to `errors`. */
+  function readSimulation(errors) {
+    const sim = {};
+    const items = $('sim-concurrency')
+      .value.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (!items.length) errors.set('sim-concurrency', 'Enter at least one concurrency (comma-separated).');
+    else {
+      const bad = items.find((s) => !Number.isFinite(Number(s)));
+      if (bad !== undefined) errors.set('sim-concurrency', `Not a number: "${bad}".`);
+      else sim.concurrency = items.map(Number);
+    }
+    for (const { id, key } of NUMBERS) {
+      const el = $(id);
+      const v = el.value.trim();
+      if (v === '') {
+        if (el.validity?.badInput) errors.set(id, 'Not a number: enter a number.');
+        continue;
+      }
+      const n = Number(v);
+      if (Number.isFinite(n)) sim[key] = n;
+      else errors.set(id, `Not a number: "${v}".`);
+    }
+    return sim;
+  }
+
+  /** Puts a core error at the field its pointer names (/simulation/concurrency/0, /engine), else under the panel. */
+  function showCoreError(e) {
+    const [, top, sub] = (e.pointer || '').split('/');
+    const id = top === 'engine' ? 'sim-engine' : top === 'simulation' ? FIELD_OF[sub] : undefined;
+    if (id) setError(id, e.message);
+    else errorEl.textContent = e.message;
+    summary.textContent = 'Simulation failed.';
+    results.classList.add('stale');
+  }
+
+  async function run() {
+    clearErrors();
+    const errors = new Map();
+    const simulation = readSimulation(errors);
+    if (errors.size) {
+      for (const [id, msg] of errors) setError(id, msg);
+      summary.textContent = `Fix ${[...errors.keys()].map(labelOf).join(', ')}.`;
+      return;
+    }
+    const { base: req, error } = base();
+    if (error) {
+      errorEl.textContent = error;
+      summary.textContent = 'Simulation not run.';
+      return;
+    }
+    const request = { ...req, simulation };
+    const engine = $('sim-engine').value;
+    if (engine) request.engine = engine;
+    const id = ++runId;
+    $('sim-run').setAttribute('aria-busy', 'true');
+    summary.textContent = `Simulating ${simulation.concurrency.length} concurrencies…`;
+    const t0 = performance.now();
+    let r;
+    try {
+      r = await call({ type: 'simulate', request });
+    } catch (e) {
+      if (id === runId) showCoreError(e);
+      return;
+    } finally {
+      if (id === runId) $('sim-run').removeAttribute('aria-busy');
+    }
+    if (id !== runId) return;
+    const keep = selectedPoint()?.concurrency; // the timeline stays at the same concurrency if it is still there
+    shown = { request, result: r.result, ms: performance.now() - t0, workerMs: r.ms };
+    render(keep);
+  }
+
+  function renderTable(result) {
+    const head1 = document.createElement('tr');
+    const head2 = document.createElement('tr');
+    for (let i = 0; i < COLUMNS.length;) {
+      const group = COLUMNS[i][0];
+      let n = 1;
+      while (i + n < COLUMNS.length && group && COLUMNS[i + n][0] === group) n++;
+      const th = Object.assign(document.createElement('th'), { scope: 'colgroup', colSpan: n, textContent: group });
+      head1.append(th);
+      i += n;
+    }
+    for (const [, header] of COLUMNS)
+      head2.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: header }));
+    table.tHead.replaceChildren(head1, head2);
+    const rows = result.points.map((pt, i) => {
+      const tr = document.createElement('tr');
+      tr.dataset.index = String(i);
+      for (const [, , pointer, fmt, rangePointer] of COLUMNS) {
+        const v = at(pt, pointer);
+        const td = document.createElement(pointer === '/concurrency' ? 'th' : 'td');
+        if (pointer === '/concurrency') td.scope = 'row';
+        td.dataset.field = `/points/${i}${pointer}`;
+        td.dataset.value = v === null || v === undefined ? 'null' : String(v);
+        td.textContent = fmt(v ?? null);
+        const range = rangePointer ? at(pt, rangePointer) : null;
+        if (Array.isArray(range))
+          td.append(
+            Object.assign(document.createElement('small'), {
+              className: 'range',
+              title: 'range over the residuals of the engine’s fit to public measurements',
+              textContent: `${fmt(range[0])} – ${fmt(range[1])}`,
+            }),
+          );
+        tr.append(td);
+      }
+      return tr;
+    });
+    table.tBodies[0].replaceChildren(...rows);
+    table.dataset.request = JSON.stringify(shown.request);
+  }
+
+  function selectedPoint() {
+    const pts = shown?.result.points ?? [];
+    return pts[Number(pointSel.value)] ?? pts[pts.length - 1] ?? null;
+  }
+
+  function draw() {
+    if (!charts || !shown) return;
+    const metric = metricSel.value;
+    const w = shown.result.workload ?? {};
+    const slo = metric === 'ttft_s' ? w.slo_ttft_s : metric === 'tpot_s' ? w.slo_tpot_s : null;
+    charts.latency({ points: shown.result.points, metric, slo: slo ?? null });
+    charts.timeline(selectedPoint());
+  }
+
+  function markSelected() {
+    for (const tr of table.tBodies[0].rows)
+      tr.setAttribute('aria-selected', String(tr.dataset.index === pointSel.value));
+  }
+
+  function render(keep) {
+    const { result, request } = shown;
+    labelEl.textContent = result.label;
+    labelEl.hidden = !result.label;
+    const kind = result.engine
+      ? `${result.engine}, ${result.engine_fitted ? `fitted to ${result.engine_fit_rows} measurements` : 'plain roofline (not fitted)'}`
+      : 'no engine, plain roofline';
+    kindEl.textContent = kind;
+    kindEl.title = result.method ?? '';
+    renderTable(result);
+    pointSel.replaceChildren(
+      ...result.points.map((pt, i) =>
+        Object.assign(document.createElement('option'), { value: String(i), textContent: String(pt.concurrency) }),
+      ),
+    );
+    const again = result.points.findIndex((pt) => pt.concurrency === keep);
+    pointSel.value = String(again >= 0 ? again : result.points.length - 1);
+    markSelected();
+    results.hidden = false;
+    results.classList.remove('stale');
+    const n = request.simulation.concurrency.length;
+    summary.textContent = `${n} ${n === 1 ? 'run' : 'runs'} of ${result.model ?? request.model} on ${result.gpu ?? request.gpu} in ${shown.ms.toFixed(0)} ms (in the background worker).`;
+    draw();
+  }
+
+  pointSel.addEventListener('change', () => {
+    markSelected();
+    if (charts && shown) charts.timeline(selectedPoint());
+  });
+  metricSel.addEventListener('change', draw);
+  table.tBodies[0].addEventListener('click', (e) => {
+    const tr = e.target.closest('tr[data-index]');
+    if (!tr) return;
+    pointSel.value = tr.dataset.index;
+    pointSel.dispatchEvent(new Event('change'));
+  });
+
+  return {
+    run,
+    /** The inputs changed since the table was computed: dim it until the next run. */
+    stale() {
+      if (shown) results.classList.add('stale');
+    },
+    clearError: (id) => IDS.includes(id) && setError(id, ''),
+    charts: () => chartsLoading,
+  };
+}
