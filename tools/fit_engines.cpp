@@ -6,8 +6,9 @@
 //  - shared by every device: per_step_s, per_layer_s (fixed costs of an iteration),
 //    gemm_half_tokens (the tokens in a step at which GEMMs reach half their efficiency) and
 //    kv_read_efficiency (decode attention's cache reads relative to the weights' bandwidth);
-//  - per device family (vendor and memory type, hardware_spec::family()): compute_efficiency
-//    and mem_efficiency;
+//  - per device family (vendor and memory type, hardware_spec::family()): mem_efficiency, and
+//    compute_efficiency where the family has fit rows on at least two devices or the most rows
+//    (the others borrow the latter's);
 // chosen to minimise the mean over sources of the mean |log(predicted / measured)| of their rows
 // (every source weighs the same, however many rows it has), by a bounded pattern search in log
 // space. The predictions are validation.cpp's, the ones `flopcast validate` reports. The pooled
@@ -59,8 +60,9 @@ struct engine_fit {
   std::string engine;
   std::vector<const row*> rows;  // fit rows the model predicts
   std::vector<std::string> families;
-  std::vector<std::size_t> row_family;  // index into families
-  std::vector<parameter> params;        // per_step_s, per_layer_s, gemm_half_tokens, then (ce, me) per family
+  std::vector<std::size_t> row_family;    // index into families
+  std::vector<std::size_t> ce_at, me_at;  // per family: its compute and memory efficiencies in x
+  std::vector<parameter> params;          // per_step_s, per_layer_s, gemm_half_tokens, then (ce, me) per family
 };
 
 constexpr std::size_t k_shared = 4;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency
@@ -72,9 +74,8 @@ model_choice choice_for(const engine_fit& f, const std::vector<double>& x, std::
   c.costs.per_layer_s = x[1];
   c.costs.gemm_half_tokens = x[2];
   c.costs.kv_read_efficiency = x[3];
-  c.compute_efficiency = x[k_shared + 2 * family];
-  c.mem_efficiency = x[k_shared + 1 + 2 * family];
-  (void)f;
+  c.compute_efficiency = x[f.ce_at[family]];
+  c.mem_efficiency = x[f.me_at[family]];
   return c;
 }
 
@@ -85,7 +86,8 @@ double objective(const engine_fit& f, const std::vector<double>& x) {
     const row& r = *f.rows[i];
     const auto p = predict(r.data, choice_for(f, x, f.row_family[i]));
     const double measured = r.data.at("value").get<double>();
-    const double e = p.value && *p.value > 0 && std::isfinite(*p.value) ? std::fabs(std::log(*p.value / measured)) : 2.0;
+    const double e =
+        p.value && *p.value > 0 && std::isfinite(*p.value) ? std::fabs(std::log(*p.value / measured)) : 2.0;
     auto& s = per_source[r.source];
     s.first += e;
     s.second += 1;
@@ -144,6 +146,29 @@ double round6(double v) {
   if (v == 0) return 0;
   const double scale = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(v))));
   return std::round(v * scale) / scale;
+}
+
+// The committed section against a fresh fit: the same keys, strings and arrays, numbers within
+// 1e-4 relative (the committed ones are rounded to 6 digits; prettier may print them shorter).
+bool same(const json& a, const json& b) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return std::fabs(x - y) <= 1e-4 * std::max(std::fabs(x), std::fabs(y)) + 1e-12;
+  }
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(); it != a.end(); ++it)
+      if (!b.contains(it.key()) || !same(*it, b.at(it.key()))) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  return a == b;
 }
 
 }  // namespace
@@ -223,8 +248,29 @@ int main(int argc, char** argv) {
                   {"per_layer_s", 1e-8, 1e-3, 1e-5},
                   {"gemm_half_tokens", 1, 4096, 64},
                   {"kv_read_efficiency", 0.05, 1, 0.8}};
+      // A family gets its own compute efficiency only when at least two of its devices have fit
+      // rows, or it is the family with the most rows; the others borrow the latter's (one
+      // device's compute efficiency would be a fit to that device). Every family has its own
+      // memory efficiency (its memory technology).
+      std::map<std::string, std::set<std::string>> devices;
+      std::map<std::string, std::size_t> family_rows;
+      for (std::size_t i = 0; i < f.rows.size(); ++i) {
+        const std::string& fam = f.families[f.row_family[i]];
+        devices[fam].insert(f.rows[i]->data.at("gpu").get<std::string>());
+        ++family_rows[fam];
+      }
+      std::string main_family;
+      for (const auto& [fam, n] : family_rows)
+        if (main_family.empty() || n > family_rows[main_family]) main_family = fam;
+      std::map<std::string, std::size_t> own_ce;
       for (const std::string& fam : f.families) {
+        if (devices[fam].size() < 2 && fam != main_family) continue;
+        own_ce[fam] = f.params.size();
         f.params.push_back({"compute_efficiency/" + fam, 0.05, 1, 0.6});
+      }
+      for (const std::string& fam : f.families) {
+        f.ce_at.push_back(own_ce.count(fam) ? own_ce[fam] : own_ce[main_family]);
+        f.me_at.push_back(f.params.size());
         f.params.push_back({"mem_efficiency/" + fam, 0.05, 1, 0.8});
       }
       // The most influential first: the objective's change when a parameter alone is halved or
@@ -252,7 +298,7 @@ int main(int argc, char** argv) {
         parameter& q = f.params[priority[i]];
         // flopcast's defaults where not fitted: compute 0.5, memory 0.8 (estimate.hpp settings).
         const std::size_t k = priority[i];
-        const double v = k < k_shared ? neutral[k] : ((k - k_shared) % 2 == 0 ? 0.5 : 0.8);
+        const double v = k < k_shared ? neutral[k] : (q.name.rfind("compute", 0) == 0 ? 0.5 : 0.8);
         q.lo = q.hi = q.value = v;
         held += (held.empty() ? "" : ", ") + q.name;
       }
@@ -268,9 +314,9 @@ int main(int argc, char** argv) {
       double lce = 0, lme = 0, n = 0;
       for (std::size_t k = 0; k < f.families.size(); ++k) {
         families[f.families[k]] = {
-            {"compute_efficiency", x[k_shared + 2 * k]}, {"mem_efficiency", x[k_shared + 1 + 2 * k]}, {"rows", counts[k]}};
-        lce += static_cast<double>(counts[k]) * std::log(x[k_shared + 2 * k]);
-        lme += static_cast<double>(counts[k]) * std::log(x[k_shared + 1 + 2 * k]);
+            {"compute_efficiency", x[f.ce_at[k]]}, {"mem_efficiency", x[f.me_at[k]]}, {"rows", counts[k]}};
+        lce += static_cast<double>(counts[k]) * std::log(x[f.ce_at[k]]);
+        lme += static_cast<double>(counts[k]) * std::log(x[f.me_at[k]]);
         n += static_cast<double>(counts[k]);
       }
       if (!families.contains("all"))
@@ -298,8 +344,7 @@ int main(int argc, char** argv) {
         }
         const auto p = predict(r.data, c);
         if (!p.value || *p.value <= 0) continue;
-        ratios[flopcast::validation::category_of(r.data)].push_back(
-            flopcast::validation::time_ratio(r.data, *p.value));
+        ratios[flopcast::validation::category_of(r.data)].push_back(flopcast::validation::time_ratio(r.data, *p.value));
       }
       json bands = json::object();
       for (const char* cat : {"prefill", "decode", "throughput", "ttft_load"}) {
@@ -328,7 +373,7 @@ int main(int argc, char** argv) {
           {"bands", bands}};
     }
     if (check) {
-      if (profile.at("efficiency").dump() != efficiency.dump()) {
+      if (!same(profile.at("efficiency"), efficiency)) {
         std::cerr << id << ": the committed efficiency section differs from the fit\n  committed: "
                   << profile.at("efficiency").dump() << "\n  fit:       " << efficiency.dump() << "\n";
         ++differences;

@@ -54,6 +54,9 @@ status list_models() {
 status list_gpus() {
   return guarded([] { return status{true, flopcast::gpus_to_json(-1), 0}; });
 }
+status list_engines() {
+  return guarded([] { return status{true, flopcast::engines_to_json(-1), 0}; });
+}
 status defaults() {
   return guarded([] { return status{true, flopcast::defaults_json(-1), 0}; });
 }
@@ -135,6 +138,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("train", &train);
   emscripten::function("listModels", &list_models);
   emscripten::function("listGpus", &list_gpus);
+  emscripten::function("listEngines", &list_engines);
   emscripten::function("defaults", &defaults);
   emscripten::function("version", &version);
   emscripten::function("sweepSize", &sweep_size);

@@ -226,7 +226,7 @@ export interface ServingResultSettings {
   pipeline_parallel: number;
   data_parallel: number;
   expert_parallel: number;
-  /** null: the weights' precision (fp16 for int8/int4). */
+  /** null: the weights' precision (fp8 for nvfp4, fp16 for weight-only and other sub-8-bit formats). */
   kv_cache_precision: PrecisionName | null;
 }
 /** One request of a trace to replay. */
@@ -948,6 +948,26 @@ export interface ModelInfo {
   published_significant_digits: number;
   source: string;
 }
+/** A serving-engine profile (listEngines()): data/engines/, with its fit to the validation table. */
+export interface EngineInfo {
+  id: string;
+  name: string;
+  aliases: string[];
+  version: string;
+  batching: 'continuous' | 'static';
+  /** Whether simulate() runs it (continuous batching). */
+  simulated: boolean;
+  fitted: boolean;
+  /** Measurement rows of the fit (the pooled family "all"); 0 when unfitted. */
+  fit_rows: number;
+  fitted_to: string[];
+  held_out: string[];
+  costs: { per_step_s: number; per_layer_s: number; gemm_half_tokens: number; kv_read_efficiency: number };
+  /** Fitted efficiencies per device family ("nvidia-hbm", "apple-lpddr", "all"). */
+  families: Record<string, { compute_efficiency: number; mem_efficiency: number; rows: number }>;
+  /** measured/predicted time ratios of the engine's rows, p10 and p90, per figure (rows 0: none). */
+  bands: Record<'prefill' | 'decode' | 'throughput' | 'ttft_load', { low: number; high: number; rows: number }>;
+}
 /** An accelerator of the database (listGpus()). */
 export interface GpuInfo {
   name: string;
@@ -1025,7 +1045,7 @@ export interface Defaults {
   request_fields: RequestField[];
   settings: SharedSettings & {
     gpu: string;
-    /** null: the weights' precision (fp16 for int8/int4). */
+    /** null: the weights' precision (fp8 for nvfp4, fp16 for weight-only and other sub-8-bit formats). */
     kv_cache_precision: null;
     /** null: the GPU's. */
     cost_per_hour: null;
@@ -1178,6 +1198,7 @@ export interface Flopcast {
   sweepSize(request: CompareRequest | string): number;
   listModels(): ModelInfo[];
   listGpus(): GpuInfo[];
+  listEngines(): EngineInfo[];
   defaults(): Defaults;
   precisions(): PrecisionName[];
   optimizers(): Optimizer[];

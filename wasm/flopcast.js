@@ -61,7 +61,7 @@ function unwrap(status) {
  */
 export async function createFlopcast(options = {}) {
   const mod = await createFlopcastModule(options);
-  let models, gpus, defaults;
+  let models, gpus, engines, defaults;
   const api = {
     version: () => mod.version(),
     estimate: (request) => JSON.parse(unwrap(mod.estimate(requestText(request))).text),
@@ -78,6 +78,7 @@ export async function createFlopcast(options = {}) {
     calibrate: (request) => JSON.parse(unwrap(mod.calibrate(requestText(request))).text),
     listModels: () => (models ??= JSON.parse(unwrap(mod.listModels()).text)),
     listGpus: () => (gpus ??= JSON.parse(unwrap(mod.listGpus()).text)),
+    listEngines: () => (engines ??= JSON.parse(unwrap(mod.listEngines()).text)),
     defaults: () => (defaults ??= JSON.parse(unwrap(mod.defaults()).text)),
     precisions: () => api.defaults().precisions.map((p) => p.name),
     optimizers: () => api.defaults().optimizers,

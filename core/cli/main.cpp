@@ -2,7 +2,7 @@
 //   flopcast estimate MODEL [options] [--json|--csv]
 //   flopcast compare MODEL... [-b 1,8] [-s 512,2048] [-p bf16,int4] [-g A100,H100] [--json|--csv]
 //   flopcast throughput | serve | train | calibrate | measure MODEL [options]
-//   flopcast list-models [--json] | list-gpus [--json]
+//   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
 // Every command's options come from the core's request table; bad input prints one line on
 // stderr (the error code, the flag and JSON pointer, the message) and exits 2.
 #include <fmt/format.h>
@@ -16,6 +16,7 @@
 #include "calibrate_cmd.hpp"
 #include "checkpoint_cmd.hpp"
 #include "common.hpp"
+#include "flopcast/engine.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/request_json.hpp"
 #include "measure_cmd.hpp"
@@ -88,7 +89,7 @@ int run(int argc, char** argv) {
   compare_cmd->add_option("MODEL", cmp.models, "Registry names or config.json paths")->required()->expected(1, -1);
   add_request_options(*compare_cmd, cmp);
 
-  bool models_json = false, gpus_json = false;
+  bool models_json = false, gpus_json = false, engines_json = false;
   auto* lm = app.add_subcommand("list-models", "List the bundled models");
   lm->add_flag("--json", models_json, "Print JSON");
   std::string min_params, max_params;
@@ -99,6 +100,9 @@ int run(int argc, char** argv) {
   lm->add_option("--max-params", max_params, "At most this many parameters (7e9, 7B, 500M)");
   auto* lg = app.add_subcommand("list-gpus", "List the bundled accelerators");
   lg->add_flag("--json", gpus_json, "Print JSON");
+  auto* le =
+      app.add_subcommand("list-engines", "List the serving-engine profiles and their fits to published measurements");
+  le->add_flag("--json", engines_json, "Print JSON");
   const cli::measure_command measure = cli::add_measure_command(app);
   const cli::train_command train = cli::add_train_command(app);
   const cli::throughput_command throughput = cli::add_throughput_command(app);
@@ -151,6 +155,18 @@ int run(int argc, char** argv) {
       if (filter.matches(r))
         std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
                                  count_parameters(r.spec).total, r.spec.model_type);
+    return 0;
+  }
+  if (*le) {
+    if (engines_json) {
+      std::cout << engines_to_json() << "\n";
+      return 0;
+    }
+    std::cout << fmt::format("{:<14} {:<26} {:<11} {:>9}  {}\n", "id", "name", "batching", "fit rows", "version");
+    for (const auto& e : engine_records())
+      std::cout << fmt::format("{:<14} {:<26} {:<11} {:>9}  {}\n", e.id, e.name, to_string(e.batching),
+                               e.efficiency_fitted ? std::to_string(e.fit_for(hardware_spec{})->rows) : "unfitted",
+                               e.version);
     return 0;
   }
   if (*lg) {

@@ -82,8 +82,7 @@ validate_command add_validate_command(CLI::App& parent) {
     }
     // Summary per engine, metric and split: signed and absolute relative errors of predicted/measured.
     std::map<std::tuple<std::string, std::string, bool>, std::vector<double>> errors;
-    for (const prediction& r : rows)
-      errors[{r.engine, r.metric, r.held_out}].push_back(r.predicted / r.measured - 1.0);
+    for (const prediction& r : rows) errors[{r.engine, r.metric, r.held_out}].push_back(r.predicted / r.measured - 1.0);
     json summary = json::array();
     for (const auto& [key, e] : errors) {
       std::vector<double> abs_e(e.size());

@@ -103,6 +103,7 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
   if (row.contains("expert_parallel") && row.at("expert_parallel").is_null())
     return skip("expert parallelism not stated");
   s.parallel.tensor_parallel = row.value("tensor_parallel", 1);
+  s.parallel.pipeline_parallel = row.value("pipeline_parallel", 1);
   s.parallel.expert_parallel = row.value("expert_parallel", 1);
   const auto isl = std::max<std::int64_t>(row.at("input_tokens").get<std::int64_t>(), 1);
   const auto osl = std::max<std::int64_t>(row.at("output_tokens").get<std::int64_t>(), 1);
@@ -152,10 +153,10 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
       if (!out.value) return skip("a single-stream metric not predicted");
       return out;
     }
-    const bool steady = (kind == "max_throughput" || kind == "batch") &&
-                        (metric == "output_tokens_per_s" || metric == "total_tokens_per_s" ||
-                         metric == "requests_per_s" || metric == "decode_tokens_per_s" ||
-                         metric == "prefill_tokens_per_s");
+    const bool steady =
+        (kind == "max_throughput" || kind == "batch") &&
+        (metric == "output_tokens_per_s" || metric == "total_tokens_per_s" || metric == "requests_per_s" ||
+         metric == "decode_tokens_per_s" || metric == "prefill_tokens_per_s");
     if (steady || !sched) {
       serving_settings v;
       v.base = s;
@@ -205,15 +206,22 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     }
     sim.num_requests = std::min<std::int64_t>(sim.num_requests, 5000);
     sim.max_samples = 2;
-    const std::string key = json{{"m", row.at("model")},       {"g", row.at("gpu")},
-                                 {"p", row.at("precision")},   {"kv", row.value("kv_cache_precision", json())},
-                                 {"tp", row.value("tensor_parallel", 1)},
-                                 {"i", isl},                   {"o", osl},
-                                 {"l", load},                  {"n", sim.num_requests},
-                                 {"e", row.at("engine")},      {"h", static_cast<int>(how.how)},
-                                 {"c", {how.costs.per_step_s, how.costs.per_sequence_s, how.costs.per_layer_s,
-                                        how.costs.gemm_half_tokens, how.compute_efficiency, how.mem_efficiency}}}
-                                .dump();
+    const std::string key = json{
+        {"m", row.at("model")},
+        {"g", row.at("gpu")},
+        {"p", row.at("precision")},
+        {"kv", row.value("kv_cache_precision", json())},
+        {"tp", row.value("tensor_parallel", 1)},
+        {"i", isl},
+        {"o", osl},
+        {"l", load},
+        {"n", sim.num_requests},
+        {"e", row.at("engine")},
+        {"h", static_cast<int>(how.how)},
+        {"c",
+         {how.costs.per_step_s, how.costs.per_sequence_s, how.costs.per_layer_s, how.costs.gemm_half_tokens,
+          how.compute_efficiency,
+          how.mem_efficiency}}}.dump();
     auto it = runs_.find(key);
     if (it == runs_.end()) it = runs_.emplace(key, figures_of(simulate(*model, sim, *gpu))).first;
     const json& f = it->second;

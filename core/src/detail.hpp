@@ -24,8 +24,20 @@ namespace flopcast::detail {
 [[nodiscard]] inline double gemm_factor(const step_costs& c, double tokens) noexcept {
   return c.gemm_half_tokens > 0 ? tokens / (tokens + c.gemm_half_tokens) : 1.0;
 }
+// The extra FLOPs that time a step's expert GEMMs at their own size: each expert multiplies about
+// tokens x k / E of the step's tokens, so its GEMMs sit lower on the curve than the dense ones.
+// Timing a step as (flops + this) / (peak x efficiency x gemm_factor(tokens)) gives dense flops
+// at gemm_factor(tokens) and expert flops at gemm_factor(tokens x k / E). 0 without a curve or
+// experts.
+[[nodiscard]] inline double expert_gemm_extra_flops(const step_costs& c, double expert_flops, double tokens,
+                                                    double experts_per_token, double experts) noexcept {
+  if (c.gemm_half_tokens <= 0 || expert_flops <= 0 || experts <= 0) return 0;
+  const double per_expert = tokens * experts_per_token / experts;
+  return expert_flops * (gemm_factor(c, tokens) / gemm_factor(c, per_expert) - 1.0);
+}
 [[nodiscard]] inline double fixed_step_s(const step_costs& c, double layers, double sequences) noexcept {
-  return c.per_step_s + c.per_sequence_s * sequences + layers * (c.per_layer_s + c.launches_per_layer * c.per_kernel_launch_s);
+  return c.per_step_s + c.per_sequence_s * sequences +
+         layers * (c.per_layer_s + c.launches_per_layer * c.per_kernel_launch_s);
 }
 
 // ASCII lower case (names, aliases, policies: matching is case-insensitive).

@@ -134,7 +134,8 @@ std::vector<std::string> source_ids(const json& e, const char* key) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string() || v[i].get<std::string>().empty())
-      throw error(error_code::config_type, ptr + "/" + std::to_string(i), "expected a source id, got " + describe(v[i]));
+      throw error(error_code::config_type, ptr + "/" + std::to_string(i),
+                  "expected a source id, got " + describe(v[i]));
     out.push_back(v[i].get<std::string>());
   }
   return out;
@@ -149,8 +150,9 @@ residual_band read_band(const json& bands, const char* key) {
   out.low = fitted_number(b, ptr, "low", 1e-3, 1e3);
   out.high = fitted_number(b, ptr, "high", 1e-3, 1e3);
   if (out.low > out.high)
-    throw error(error_code::config_range, ptr, "expected low <= high, got " + detail::format_number(out.low) + " > " +
-                                                   detail::format_number(out.high));
+    throw error(
+        error_code::config_range, ptr,
+        "expected low <= high, got " + detail::format_number(out.low) + " > " + detail::format_number(out.high));
   return out;
 }
 
@@ -391,8 +393,8 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
     // EngineArgs._set_default_args: the API-server budgets (benchmarks run `vllm serve`), the
     // larger ones on GPUs of at least 70 GiB that are not A100s.
     const bool large = gpu.memory_bytes >= 70 * gib && detail::squash_name(gpu.name).find("a100") == std::string::npos;
-    out.max_num_batched_tokens = count(large ? "max_num_batched_tokens_api_server_large_gpu"
-                                             : "max_num_batched_tokens_api_server");
+    out.max_num_batched_tokens =
+        count(large ? "max_num_batched_tokens_api_server_large_gpu" : "max_num_batched_tokens_api_server");
     out.max_num_seqs = std::min(count(large ? "max_num_seqs_large_gpu" : "max_num_seqs"), out.max_num_batched_tokens);
     out.chunked_prefill = flag("enable_chunked_prefill");
     out.block_size = count("block_size");

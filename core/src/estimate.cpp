@@ -83,9 +83,9 @@ void validate(const settings& s) {
   }
   const auto check_cost = [](double v, const char* name, double most) {
     if (!std::isfinite(v) || v < 0 || v > most)
-      throw error(error_code::invalid_argument, std::string("/costs/") + name,
-                  "expected a step cost in [0, " + detail::format_number(most) + "], but got " +
-                      detail::format_number(v));
+      throw error(
+          error_code::invalid_argument, std::string("/costs/") + name,
+          "expected a step cost in [0, " + detail::format_number(most) + "], but got " + detail::format_number(v));
   };
   check_cost(s.costs.per_step_s, "per_step_s", 3600);
   check_cost(s.costs.per_sequence_s, "per_sequence_s", 3600);

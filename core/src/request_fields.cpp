@@ -205,7 +205,7 @@ std::vector<row> make_rows() {
               "Narrow formats leave the embedding, the LM head and a vision tower in bf16")
         .access(set_precision, get_precision),
     def("kv_cache_precision", T::precision).flag("--kv-precision").attr("kv-precision")
-        .commands(k_est | command_throughput | command_calibrate).derived("the weights', fp16 for int8/int4")
+        .commands(k_est | command_throughput | command_calibrate).derived("the weights' (fp8 for nvfp4, fp16 for weight-only and other sub-8-bit formats)")
         .help("KV-cache precision").access(FLOPCAST_MEMBER(s.base.kv_cache_precision)),
     def("gpu", T::gpu).flag("--gpu", "-g").attr("gpu").list()
         .help("GPU name or alias, a GPU object (the CLI: --gpu-file), or none"),

@@ -333,7 +333,7 @@ std::string to_json(const estimate_context& c, int indent) {
                    {"cost_usd", range(p.cost_range)},
                    {"compute_efficiency", json::array({p.compute_efficiency_low, p.compute_efficiency_high})},
                    {"mem_efficiency", json::array({p.mem_efficiency_low, p.mem_efficiency_high})},
-                   {"source", range_source()}};
+                   {"source", p.range_source}};
     pj["ranges"] = ranges;
     details["performance"] = pj;
   } else {
@@ -481,7 +481,7 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
               {"ranges", ok ? json{{"tokens_per_second", range(r.output_tokens_per_second_range)},
                                    {"ttft_s", range(r.ttft_range)},
                                    {"tpot_s", range(r.tpot_range)},
-                                   {"source", range_source()}}
+                                   {"source", r.range_source}}
                             : json(nullptr)}};
   if (r.speculative)
     out["speculative"] = {{"draft_model", s.draft ? json(s.draft->name) : json(nullptr)},
@@ -686,6 +686,45 @@ json hardware_json(const hardware_spec& g) {
 }  // namespace
 
 std::string hardware_to_json(const hardware_spec& g, int indent) { return hardware_json(g).dump(indent); }
+
+static json band_json(const engine_bands& b) {
+  const auto one = [](const residual_band& r) { return json{{"low", r.low}, {"high", r.high}, {"rows", r.rows}}; };
+  return {{"prefill", one(b.prefill)},
+          {"decode", one(b.decode)},
+          {"throughput", one(b.throughput)},
+          {"ttft_load", one(b.ttft_load)}};
+}
+
+std::string engines_to_json(int indent) {
+  json out = json::array();
+  for (const engine_profile& e : engine_records()) {
+    json families = json::object();
+    std::int64_t rows = 0;
+    for (const engine_family_fit& f : e.families) {
+      families[f.family] = {
+          {"compute_efficiency", f.compute_efficiency}, {"mem_efficiency", f.mem_efficiency}, {"rows", f.rows}};
+      if (f.family == "all") rows = f.rows;
+    }
+    out.push_back({{"id", e.id},
+                   {"name", e.name},
+                   {"aliases", e.aliases},
+                   {"version", e.version},
+                   {"batching", to_string(e.batching)},
+                   {"simulated", e.batching == engine_batching::continuous},
+                   {"fitted", e.efficiency_fitted},
+                   {"fit_rows", rows},
+                   {"fitted_to", e.fitted_to},
+                   {"held_out", e.held_out},
+                   {"costs",
+                    {{"per_step_s", e.costs.per_step_s},
+                     {"per_layer_s", e.costs.per_layer_s},
+                     {"gemm_half_tokens", e.costs.gemm_half_tokens},
+                     {"kv_read_efficiency", e.costs.kv_read_efficiency}}},
+                   {"families", families},
+                   {"bands", band_json(e.bands)}});
+  }
+  return detail::dump_result(out, indent);
+}
 
 std::string gpus_to_json(int indent) {
   json out = json::array();

@@ -231,12 +231,18 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     kv_timed_bytes = by.at(m, c0);
     // The step's dequantisation, as the matmul FLOPs that take as long at the compute peak.
     fl.base += p.dequant_flops_step * p.peak_flops_per_s / dequant_peak;
+    // Expert GEMMs at their own token counts (step_costs' curve).
+    fl.base += expert_gemm_extra_flops(s.costs, 2 * traffic.experts_per_token * traffic.expert_params * B, B,
+                                       traffic.experts_per_token, traffic.experts);
     p.decode_steps = std::max<std::int64_t>(s.num_generated_tokens - 1, 0);
     p.decode_ceiling_tokens_per_second = B * gpu.memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
   }
 
   double layers = 0;
   for (const auto& g : m.groups) layers += d(g.count);
+  const double prefill_expert_extra =
+      expert_gemm_extra_flops(s.costs, 2 * traffic.experts_per_token * traffic.expert_params * B * S, B * S,
+                              traffic.experts_per_token, traffic.experts);
   // Every time-derived figure at one pair of efficiencies.
   struct timing {
     double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps,
@@ -248,7 +254,8 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     // The engine's GEMM curve at the step's tokens, and its fixed cost per step (step_costs).
     const double ce_pre = ce * gemm_factor(s.costs, B * S), ce_dec = ce * gemm_factor(s.costs, B);
     const double fixed = fixed_step_s(s.costs, layers, B);
-    t.prefill_compute = p.prefill_flops / (p.peak_flops_per_s * ce_pre) + p.dequant_flops_prefill / (dequant_peak * ce_pre);
+    t.prefill_compute = (p.prefill_flops + prefill_expert_extra) / (p.peak_flops_per_s * ce_pre) +
+                        p.dequant_flops_prefill / (dequant_peak * ce_pre);
     t.prefill_memory = p.prefill_bytes / pm;
     t.prefill = std::max(t.prefill_compute, t.prefill_memory) + fixed;
     t.total = t.prefill;
@@ -305,21 +312,38 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   p.training_step_range = {fast.training, slow.training};
   p.energy_total_range = {fast.energy, slow.energy};
   p.cost_range = {fast.cost, slow.cost};
-  // An engine fitted to the validation table: its ranges are the residual spread of its rows
-  // (measured / predicted, p10-p90), not the efficiency spread. A calibration narrows them.
+  // An engine fitted to the validation table: a figure whose category has residual rows takes
+  // their spread (measured / predicted, p10-p90) instead of the efficiency spread. A
+  // calibration (origin calibrated) keeps its own +-10%.
+  p.range_source = range_source();
   const engine_bands& eb = s.bands;
-  if (s.compute_efficiency_origin == efficiency_origin::fitted && eb.prefill.rows > 0 && eb.decode.rows > 0) {
+  const bool fitted =
+      s.compute_efficiency_origin == efficiency_origin::fitted || s.mem_efficiency_origin == efficiency_origin::fitted;
+  if (fitted && (eb.prefill.rows > 0 || eb.decode.rows > 0)) {
     const auto band = [](double v, const residual_band& b) { return figure_range{v * b.low, v * b.high}; };
-    p.prefill_latency_range = band(t.prefill, eb.prefill);
-    p.decode_latency_range = band(t.per_token, eb.decode);
-    p.decode_tokens_per_second_range = {B / p.decode_latency_range.high, B / p.decode_latency_range.low};
-    const double decode_part = s.num_generated_tokens > 0 ? t.decode_total : 0.0;
-    p.total_request_latency_range = {t.prefill * eb.prefill.low + decode_part * eb.decode.low,
-                                     t.prefill * eb.prefill.high + decode_part * eb.decode.high};
+    std::string used;
+    if (eb.prefill.rows > 0) {
+      p.prefill_latency_range = band(t.prefill, eb.prefill);
+      used = "prefill " + std::to_string(eb.prefill.rows) + " rows";
+    }
+    if (eb.decode.rows > 0 && !encoder_only) {
+      p.decode_latency_range = band(t.per_token, eb.decode);
+      p.decode_tokens_per_second_range = {B / p.decode_latency_range.high, B / p.decode_latency_range.low};
+      used += (used.empty() ? "" : ", ") + std::string("decode ") + std::to_string(eb.decode.rows) + " rows";
+    }
+    const double decode_part = !encoder_only && s.num_generated_tokens > 0 ? t.decode_total : 0.0;
+    const double pre_lo = p.prefill_latency_range.low / t.prefill, pre_hi = p.prefill_latency_range.high / t.prefill;
+    const double dec_lo = t.per_token > 0 ? p.decode_latency_range.low / t.per_token : 1.0;
+    const double dec_hi = t.per_token > 0 ? p.decode_latency_range.high / t.per_token : 1.0;
+    p.total_request_latency_range = {t.prefill * pre_lo + decode_part * dec_lo,
+                                     t.prefill * pre_hi + decode_part * dec_hi};
     const double lo = t.total > 0 ? p.total_request_latency_range.low / t.total : 1.0;
     const double hi = t.total > 0 ? p.total_request_latency_range.high / t.total : 1.0;
     p.energy_total_range = {t.energy * lo, t.energy * hi};
     p.cost_range = {t.cost * lo, t.cost * hi};
+    p.range_source = "residual spread of engine " + s.engine +
+                     "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
+                     "; other figures: " + range_source();
   }
 }
 

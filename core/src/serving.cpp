@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "detail.hpp"
+#include "estimate_parts.hpp"
 #include "flopcast/engine.hpp"
 #include "flopcast/error.hpp"
 
@@ -77,7 +78,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   // The requested load fits when its sequences' caches do (the one fit rule: weights, cache and
   // activations against detail::usable_memory); beyond that the engine queues the rest, so the
   // figures below are at the most that fit, and say so.
-  const std::int64_t most = s.max_running ? std::min(*s.max_running * replicas, out.max_concurrency) : out.max_concurrency;
+  const std::int64_t most =
+      s.max_running ? std::min(*s.max_running * replicas, out.max_concurrency) : out.max_concurrency;
   const std::int64_t requested = s.concurrency.value_or(std::max<std::int64_t>(most, 1));
   out.fits = per_replica_max >= 1 && requested <= out.max_concurrency;
   out.concurrency_capped = per_replica_max >= 1 && requested > out.max_concurrency;
@@ -91,7 +93,12 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   const estimate_result rp = estimate(m, pre, &gpu);
   out.prefill_s = rp.parallel.prefill_latency_s;
   settings dec = replica;
-  dec.batch_size = c;
+  // Pipeline parallelism runs pp micro-batches in flight (vLLM, TensorRT-LLM): every stage works
+  // on one of them at a time, so all c sequences advance one token per pass of a c / pp
+  // micro-batch through the pp stages.
+  const std::int64_t pp = replica.parallel.pipeline_parallel;
+  const std::int64_t micro = (c + pp - 1) / pp;
+  dec.batch_size = micro;
   dec.sequence_length = P + O / 2;
   dec.num_generated_tokens = 1;
   const estimate_result rd = estimate(m, dec, &gpu);
@@ -107,11 +114,15 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
   if (s.chunked_prefill_tokens > 0) {
     // Prefill tokens ride along the decode steps: c x P of them per O steps; the step's GEMMs run
     // over its decode and prefill tokens, and it pays the engine's fixed cost once.
-    const double prefill_tokens_per_step = d(c) * d(P) / d(O);
+    const double prefill_tokens_per_step = d(micro) * d(P) / d(O);
     const double flops = rd.perf.decode_first_step_flops + rp.perf.prefill_flops / d(P) * prefill_tokens_per_step;
-    const double gemm = detail::gemm_factor(replica.costs, d(c) + prefill_tokens_per_step);
-    const double step = std::max(flops / (pc * gemm) / tp, rd.perf.decode_first_step_memory_s / tp) + comm_step +
-                        detail::fixed_step_s(replica.costs, layers, d(c));
+    const double tokens = d(micro) + prefill_tokens_per_step;
+    const double gemm = detail::gemm_factor(replica.costs, tokens);
+    const weight_traffic tr = detail::weight_traffic_of(m, rd);
+    const double expert_extra = detail::expert_gemm_extra_flops(
+        replica.costs, 2 * tr.experts_per_token * tr.expert_params * tokens, tokens, tr.experts_per_token, tr.experts);
+    const double step = std::max((flops + expert_extra) / (pc * gemm) / tp, rd.perf.decode_first_step_memory_s / tp) +
+                        comm_step + detail::fixed_step_s(replica.costs, layers, d(micro));
     out.cycle_s = d(O) * step;
     out.ttft_s = std::ceil(d(P) / d(s.chunked_prefill_tokens)) * step;
     out.tpot_s = step;
@@ -186,6 +197,33 @@ serving_result serve(const model_spec& m, const serving_settings& in, const hard
   r.output_tokens_per_second_range = {slow.output_tokens_per_second, fast.output_tokens_per_second};
   r.ttft_range = {fast.ttft_s, slow.ttft_s};
   r.tpot_range = {fast.tpot_s, slow.tpot_s};
+  r.range_source = range_source();
+  // A fitted engine: the residual spread of its rows per figure (throughput as a time ratio).
+  const engine_bands& eb = s.base.bands;
+  if (s.base.compute_efficiency_origin == efficiency_origin::fitted ||
+      s.base.mem_efficiency_origin == efficiency_origin::fitted) {
+    std::string used;
+    const auto note = [&](const char* what, const residual_band& b) {
+      used += (used.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(b.rows) + " rows";
+    };
+    if (eb.throughput.rows > 0) {
+      r.output_tokens_per_second_range = {r.output_tokens_per_second / eb.throughput.high,
+                                          r.output_tokens_per_second / eb.throughput.low};
+      note("throughput", eb.throughput);
+    }
+    if (eb.ttft_load.rows > 0) {
+      r.ttft_range = {r.ttft_s * eb.ttft_load.low, r.ttft_s * eb.ttft_load.high};
+      note("TTFT under load", eb.ttft_load);
+    }
+    if (eb.decode.rows > 0) {
+      r.tpot_range = {r.tpot_s * eb.decode.low, r.tpot_s * eb.decode.high};
+      note("decode", eb.decode);
+    }
+    if (!used.empty())
+      r.range_source = "residual spread of engine " + s.base.engine +
+                       "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
+                       "; other figures: " + range_source();
+  }
   return r;
 }
 

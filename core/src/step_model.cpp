@@ -184,7 +184,10 @@ step_time step_model::time(const batch& b) const noexcept {
   const double weights = weight_bytes_read(T, params);
   t.bytes = (b.bytes + b.kv_read_bytes + weights) / tp_;
   const double dequant = weight_only_ ? 2 * params : 0.0;
-  t.compute_s = (b.flops / peak_c_ + dequant / peak_dequant_) / (tp_ * detail::gemm_factor(costs_, T));
+  const double expert_extra =
+      detail::expert_gemm_extra_flops(costs_, 2 * traffic_.experts_per_token * traffic_.expert_params * T, T,
+                                      traffic_.experts_per_token, traffic_.experts);
+  t.compute_s = ((b.flops + expert_extra) / peak_c_ + dequant / peak_dequant_) / (tp_ * detail::gemm_factor(costs_, T));
   t.memory_s = (b.bytes + weights + b.kv_read_bytes / costs_.kv_read_efficiency) / tp_ / bw_m_;
   if (tp_ > 1)
     t.communication_s = allreduces_ * detail::ring_allreduce_s(T * allreduce_msg_per_token_,

@@ -1,6 +1,6 @@
 // The validation table (data/measurements/, schema in its README): every file and row is
 // well-formed, cites its source, quotes the figure, is in SI units, and names a device (and, where
-// it is bundled, a model) that flopcast resolves. Rows are not fitted yet (issue 12).
+// it is bundled, a model) that flopcast resolves, and that whole sources are held out of the fit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -90,7 +90,8 @@ test('whole sources are held out of the fit: at least 30% of rows, and of every 
     for (const r of d.rows) by[d.source.split].set(r.engine, (by[d.source.split].get(r.engine) ?? 0) + 1);
   }
   const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
-  const held = sum(by.held_out), all = held + sum(by.fit);
+  const held = sum(by.held_out),
+    all = held + sum(by.fit);
   assert.ok(held >= 0.3 * all, `${held} of ${all} rows held out`);
   // An engine fitted on some sources keeps others out, so its held-out error is measurable.
   for (const engine of by.fit.keys()) assert.ok(by.held_out.get(engine) > 0, `${engine}: no held-out rows`);

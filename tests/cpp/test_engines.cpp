@@ -99,8 +99,7 @@ TEST_CASE("every engine default has a source and the source states its value", "
     } else {
       INFO(p.id);
       CHECK_FALSE(p.fitted_to.empty());
-      for (const auto& f : p.fitted_to)
-        CHECK(std::find(p.held_out.begin(), p.held_out.end(), f) == p.held_out.end());
+      for (const auto& f : p.fitted_to) CHECK(std::find(p.held_out.begin(), p.held_out.end(), f) == p.held_out.end());
       CHECK(p.fit_for(flopcast::hardware_spec{}) != nullptr);  // "all" for a device of no family
     }
     for (const auto& d : p.defaults) {
@@ -268,17 +267,18 @@ TEST_CASE("bad engine profiles give specific errors", "[engines]") {
     p["efficiency"]["costs"] = {{"per_step_s", 1e-3}};  // an unfitted constant
     require_error(p, error_code::config_range, "/efficiency/costs");
   }
-  const j fitted = {{"fitted", true},
-                    {"fitted_by", "tools/fit_engines.cpp"},
-                    {"fitted_to", {"a"}},
-                    {"held_out", {"b"}},
-                    {"costs", {{"per_step_s", 1e-3}, {"per_sequence_s", 0}, {"per_layer_s", 1e-5}, {"gemm_half_tokens", 64}}},
-                    {"families", {{"all", {{"compute_efficiency", 0.6}, {"mem_efficiency", 0.7}, {"rows", 10}}}}},
-                    {"bands",
-                     {{"prefill", {{"low", 0.8}, {"high", 1.2}, {"rows", 5}}},
-                      {"decode", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
-                      {"throughput", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
-                      {"ttft_load", {{"low", 0.5}, {"high", 2}, {"rows", 5}}}}}};
+  const j fitted = {
+      {"fitted", true},
+      {"fitted_by", "tools/fit_engines.cpp"},
+      {"fitted_to", {"a"}},
+      {"held_out", {"b"}},
+      {"costs", {{"per_step_s", 1e-3}, {"per_sequence_s", 0}, {"per_layer_s", 1e-5}, {"gemm_half_tokens", 64}}},
+      {"families", {{"all", {{"compute_efficiency", 0.6}, {"mem_efficiency", 0.7}, {"rows", 10}}}}},
+      {"bands",
+       {{"prefill", {{"low", 0.8}, {"high", 1.2}, {"rows", 5}}},
+        {"decode", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
+        {"throughput", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
+        {"ttft_load", {{"low", 0.5}, {"high", 2}, {"rows", 5}}}}}};
   {
     j p = good_profile();
     p["efficiency"] = fitted;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/serving.hpp"
 #include "flopcast/simulator.hpp"
 #include "helpers.hpp"
 
@@ -198,6 +199,40 @@ TEST_CASE("simulator: a fixed batch at t=0 without chunking is estimate's reques
     CHECK(close(r.tpot.mean, est.perf.decode_latency_per_token_s, 1e-9));
     CHECK(r.steps == 64);
     CHECK(r.preemptions == 0);
+  }
+}
+
+TEST_CASE("simulator: a long run of a fixed batch at t=0 reaches serve()'s closed-form steady state") {
+  // Many more requests than fit at once, all at t = 0, fixed lengths, prompts batched up to the
+  // token budget without chunking (TensorRT-LLM's max-throughput runs): the simulated output
+  // rate approaches serve()'s cycle (O decode steps at the mean context plus the batched
+  // prefills), which validate uses for such rows.
+  const auto& m = test::model("llama-3-8b");
+  const auto& gpu = flopcast::find_gpu("H100");
+  for (const std::int64_t osl : {128, 1024}) {
+    simulation_settings s;
+    s.arrivals = arrival_kind::batch;
+    s.num_requests = 4096;
+    s.input_tokens = {128, 128};
+    s.output_tokens = {osl, osl};
+    s.chunked_prefill = false;
+    s.max_num_seqs = 128;
+    s.max_num_batched_tokens = 8192;
+    const auto r = simulate(m, s, gpu);
+    flopcast::serving_settings v;
+    v.base = s.base;
+    v.prompt_tokens = 128;
+    v.output_tokens = osl;
+    v.max_running = 128;
+    v.prefill_batch_tokens = 8192;
+    const auto c = flopcast::serve(m, v, gpu);
+    REQUIRE(c.concurrency == 128);
+    INFO("osl " << osl << ": simulated " << r.output_tokens_per_s << " closed form " << c.output_tokens_per_second);
+    CHECK(close(r.output_tokens_per_s, c.output_tokens_per_second, 0.05));
+    // One prefill per step instead (the old closed form) is far slower at short outputs: the
+    // batching is what the agreement rests on.
+    v.prefill_batch_tokens = 0;
+    if (osl == 128) CHECK(flopcast::serve(m, v, gpu).output_tokens_per_second < 0.9 * r.output_tokens_per_s);
   }
 }
 

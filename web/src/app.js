@@ -546,9 +546,11 @@ function engineList() {
   const field = D.request_fields.find((f) => f.part === '' && f.key === 'engine');
   const list = typeof fc.listEngines === 'function' ? fc.listEngines() : (D.engines ?? field?.choices);
   if (!Array.isArray(list)) return [];
-  return list.map((e) =>
-    typeof e === 'string' ? { id: e, name: e } : { ...e, id: e.id ?? e.engine, name: e.name ?? e.id ?? e.engine },
-  );
+  return list
+    .filter((e) => e.simulated !== false)
+    .map((e) =>
+      typeof e === 'string' ? { id: e, name: e } : { ...e, id: e.id ?? e.engine, name: e.name ?? e.id ?? e.engine },
+    );
 }
 $('sim-engine').append(
   option('', 'None (roofline)'),

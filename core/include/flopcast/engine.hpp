@@ -1,16 +1,17 @@
 #pragma once
 // Serving-engine profiles (data/engines/*.json), compiled into the library: each engine's
 // scheduler and KV-cache defaults as its own documentation or argument parser states them, every
-// value with its source. The efficiency section stays unfitted until it is fitted to the
-// validation table (data/measurements/); nothing here is a tuned constant.
+// value with its source, and the efficiency section tools/fit_engines.cpp fits to the validation
+// table (data/measurements/, its fit part): step costs, efficiencies per device family and the
+// residual bands that set the ranges. No constant here is tuned by hand.
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "flopcast/estimate.hpp"
 #include "flopcast/hardware.hpp"
 #include "flopcast/simulator.hpp"
-#include <string_view>
-#include <vector>
 
 namespace flopcast {
 

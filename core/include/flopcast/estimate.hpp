@@ -75,7 +75,7 @@ struct settings {
   std::int64_t sequence_length = 2048;  // prompt (encoder input) tokens
   std::int64_t num_generated_tokens = 128;
   precision weight_precision = precision::bf16;
-  std::optional<precision> kv_cache_precision;  // default: weights', fp16 for int8/int4
+  std::optional<precision> kv_cache_precision;  // default: default_kv_precision(weights) (precision.hpp)
   // A precision per part of the model (experts=mxfp4, attention=bf16); unset parts use
   // weight_precision. Index: weight_component.
   std::array<std::optional<precision>, weight_component_count> component_precision{};
@@ -221,6 +221,7 @@ struct performance {
   double decode_first_step_s = 0;  // step at context = sequence_length
   // Its memory time (bytes at the achieved bandwidth, the cache's reads at the KV-read efficiency).
   double decode_first_step_memory_s = 0;
+  std::string range_source;  // what the ranges below come from
   double decode_first_step_flops = 0;
   double decode_first_step_bytes = 0;
   bound decode_bound = bound::memory;           // of the first step

@@ -92,6 +92,9 @@ struct simulation_result;
 struct model_filter;
 [[nodiscard]] std::string models_to_json(const model_filter& filter, int indent = 2);
 [[nodiscard]] std::string gpus_to_json(int indent = 2);
+// Every bundled engine profile (data/engines/): id, name, version, whether the simulator runs it
+// (continuous batching), and its fit: costs, families, the measurement sources fitted and held out.
+[[nodiscard]] std::string engines_to_json(int indent = 2);
 // One accelerator in data/gpus.json's record format (read back by read_hardware / --gpu-file).
 [[nodiscard]] std::string hardware_to_json(const hardware_spec& g, int indent = 2);
 

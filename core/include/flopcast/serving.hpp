@@ -24,9 +24,9 @@ struct serving_settings {
   std::int64_t prefill_batch_tokens = 0;
   // The most sequences the engine runs at once (max_num_seqs); unset: the engine's, or none.
   std::optional<std::int64_t> max_running;
-  const model_spec* draft = nullptr;        // speculative decoding: the draft model
-  std::int64_t speculative_tokens = 4;      // draft tokens per verification step
-  double acceptance_rate = 0.7;             // chance each draft token is accepted (i.i.d.)
+  const model_spec* draft = nullptr;    // speculative decoding: the draft model
+  std::int64_t speculative_tokens = 4;  // draft tokens per verification step
+  double acceptance_rate = 0.7;         // chance each draft token is accepted (i.i.d.)
 };
 
 struct serving_result {
@@ -57,6 +57,7 @@ struct serving_result {
   double speculative_tpot_s = 0;
   double speculative_output_tokens_per_second = 0;
   double speedup = 0;
+  std::string range_source;  // what the ranges come from
 };
 
 // Errors name the field ("/concurrency", "/acceptance_rate", ...).

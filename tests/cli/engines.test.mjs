@@ -1,0 +1,75 @@
+// Engine profiles as users meet them: list-engines, --engine on estimate, throughput and serve.
+// A fitted engine changes the figures (its costs and efficiencies) and sets the ranges from the
+// residual spread of its rows; explicit efficiencies win; without an engine the plain roofline.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'build/flopcast');
+const json = (args) => {
+  const r = spawnSync(bin, [...args, '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+const close = (a, b, rel = 1e-9) => Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b));
+
+const engines = json(['list-engines']);
+const byId = Object.fromEntries(engines.map((e) => [e.id, e]));
+
+test('list-engines: every profile, fits that name their sources, held-out sources kept apart', () => {
+  assert.deepEqual(Object.keys(byId).sort(), ['llama.cpp', 'mlx', 'sglang', 'tensorrt-llm', 'transformers', 'vllm']);
+  const fitted = engines.filter((e) => e.fitted);
+  assert.ok(fitted.length >= 3, `${fitted.length} fitted engines`);
+  for (const e of fitted) {
+    assert.ok(e.fitted_to.length > 0 && e.held_out.length > 0, e.id);
+    for (const s of e.fitted_to) assert.ok(!e.held_out.includes(s), `${e.id}: ${s} both fitted and held out`);
+    assert.ok(e.families.all, `${e.id}: no pooled family`);
+    for (const f of Object.values(e.families)) {
+      assert.ok(f.compute_efficiency > 0 && f.compute_efficiency <= 1, e.id);
+      assert.ok(f.mem_efficiency > 0 && f.mem_efficiency <= 1, e.id);
+    }
+  }
+  for (const e of engines.filter((e) => !e.fitted)) assert.deepEqual(e.families, {}, e.id);
+  assert.equal(byId.transformers.simulated, false);
+});
+
+test('estimate --engine: the fitted efficiencies and costs, ranges from the residual bands', () => {
+  const args = ['estimate', 'llama-3-8b', '-g', 'H100', '-s', '1024', '-n', '256'];
+  const plain = json(args).details.performance;
+  const e = byId.vllm;
+  const r = json([...args, '--engine', 'vllm']).details.performance;
+  assert.notEqual(r.decode_latency_per_token_s, plain.decode_latency_per_token_s);
+  // The decode range is the point times the decode band (measured/predicted p10, p90).
+  assert.ok(e.bands.decode.rows > 0);
+  const [lo, hi] = r.ranges.decode_latency_per_token_s;
+  assert.ok(close(lo, r.decode_latency_per_token_s * e.bands.decode.low));
+  assert.ok(close(hi, r.decode_latency_per_token_s * e.bands.decode.high));
+  assert.match(r.ranges.source, /residual spread of engine vllm/);
+  assert.match(plain.ranges.source, /^efficiency spread/);
+  // The engine's family on this device (nvidia-hbm) sets the memory efficiency; an explicit one wins.
+  const fam = e.families['nvidia-hbm'] ?? e.families.all;
+  const explicit = json([...args, '--engine', 'vllm', '--mem-efficiency', '0.5']).details.performance;
+  assert.ok(explicit.decode_latency_per_token_s > r.decode_latency_per_token_s * (fam.mem_efficiency / 0.5) * 0.5);
+  assert.notEqual(explicit.decode_latency_per_token_s, r.decode_latency_per_token_s);
+  // An unfitted engine is the plain roofline.
+  const mlx = json([...args, '--engine', 'mlx']).details.performance;
+  assert.equal(mlx.decode_latency_per_token_s, plain.decode_latency_per_token_s);
+});
+
+test('throughput and serve --engine: the engine scheduler and ranges from its bands', () => {
+  const tp = json('throughput llama-3-8b -g H100 --prompt 1024 --output 256 --engine trtllm'.split(' '));
+  const band = byId['tensorrt-llm'].bands.throughput;
+  assert.ok(band.rows > 0);
+  const [lo, hi] = tp.ranges.tokens_per_second;
+  assert.ok(close(lo, tp.tokens_per_second / band.high) && close(hi, tp.tokens_per_second / band.low));
+  const s = json(['serve', 'llama-3-8b', '-g', 'H100', '--engine', 'trtllm', '--concurrency', '1,64', '--isl', '512']);
+  assert.equal(s.engine, 'tensorrt-llm');
+  assert.equal(s.engine_fitted, true);
+  assert.equal(s.scheduler.max_num_seqs, 2048);
+  for (const p of s.points) {
+    const [a, b] = p.tpot_s_range;
+    assert.ok(a <= p.tpot_s.mean && p.tpot_s.mean <= b * (1 + 1e-12), 'the range holds the mean');
+  }
+});
