@@ -1,17 +1,128 @@
 // <flopcast-estimate>: an estimate card any HTML page can show with one script tag:
 //   <script type="module" src="flopcast-widget.js"></script>
 //   <flopcast-estimate model="llama-3-8b" gpu="H100" precision="bf16"></flopcast-estimate>
-// Rendered in a Shadow DOM, styled by the page's color scheme; every number from the core.
-import { engine } from './engine.js';
+// Rendered in a Shadow DOM; every number from the core. Theming: theme="auto|light|dark" (auto
+// follows the color-scheme the host page declares on the element's parent), CSS custom properties
+// --fc-* and ::part() names (listed in embed.html).
+import createFlopcast from '@flopcast/wasm';
+import wasmUrl from '@flopcast/wasm/flopcast_core.wasm?url';
 import { formatBytes, formatCount, formatFlops, formatJoules, formatRate, formatSeconds } from './format.js';
 
+// ---- The engine -------------------------------------------------------------------------------
+// The widget fetches the .wasm itself (then hands the bytes to the module) so that a failure says
+// in plain words what failed: an HTTP status, a blocked cross-origin request, a timeout, or bytes
+// that are no WebAssembly module. Without that the card would wait forever.
+const LOAD_TIMEOUT_MS = 30000;
+
+/** The engine could not be loaded; `code` is one of "engine.fetch", "engine.http", "engine.timeout", "engine.start". */
+class EngineLoadError extends Error {
+  constructor(code, message, url) {
+    super(message);
+    this.name = 'EngineLoadError';
+    this.code = code;
+    this.url = url;
+  }
+}
+
+let loading;
+let loaded = false;
+const startupMessages = [];
+function engine() {
+  loading ??= loadEngine();
+  return loading;
+}
+async function loadEngine() {
+  const url = new URL(wasmUrl, import.meta.url).href;
+  const crossOrigin = new URL(url).origin !== globalThis.location?.origin;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), LOAD_TIMEOUT_MS);
+  let bytes;
+  try {
+    let response;
+    try {
+      response = await fetch(url, { signal: controller.signal, credentials: 'same-origin' });
+    } catch (e) {
+      if (controller.signal.aborted)
+        throw new EngineLoadError(
+          'engine.timeout',
+          `Could not load the flopcast engine: ${url} did not answer within ${LOAD_TIMEOUT_MS / 1000} s.`,
+          url,
+        );
+      throw new EngineLoadError(
+        'engine.fetch',
+        crossOrigin
+          ? `Could not load the flopcast engine: the request for ${url} failed. The widget's script is on another ` +
+              `origin than this page, so that server must send the .wasm with an Access-Control-Allow-Origin ` +
+              `header (CORS); the server may also be unreachable.`
+          : `Could not load the flopcast engine: the request for ${url} failed (the server is unreachable or offline).`,
+        url,
+      );
+    }
+    if (!response.ok)
+      throw new EngineLoadError(
+        'engine.http',
+        `Could not load the flopcast engine: ${url} answered HTTP ${response.status}` +
+          `${response.statusText ? ` ${response.statusText}` : ''}. Copy the .wasm file beside the widget's script.`,
+        url,
+      );
+    bytes = await response.arrayBuffer();
+  } catch (e) {
+    if (e instanceof EngineLoadError) throw e;
+    throw new EngineLoadError('engine.fetch', `Could not load the flopcast engine from ${url}: ${e.message}`, url);
+  } finally {
+    clearTimeout(timer);
+  }
+  try {
+    const fc = await createFlopcast({
+      wasmBinary: bytes,
+      print: (text) => console.log(text),
+      // The module's own start-up complaints go into the card's message, not the console.
+      printErr: (text) => (loaded ? console.error(text) : startupMessages.push(text)),
+    });
+    loaded = true;
+    return fc;
+  } catch (e) {
+    const why = String(e?.message ?? e).replace(/^Aborted\((.*)\)$/s, '$1');
+    const detail = startupMessages.find((m) => /CompileError|LinkError|wasm/i.test(m)) ?? why;
+    throw new EngineLoadError(
+      'engine.start',
+      `The flopcast engine could not start: ${url} is not a WebAssembly module this widget can run` +
+        ` (${detail}). If the page has a Content-Security-Policy, its script-src needs 'wasm-unsafe-eval'.`,
+      url,
+    );
+  }
+}
+
+// ---- Attributes -------------------------------------------------------------------------------
 // Attribute -> request field, from the core's request table (each field's `attribute`, the
 // same names the page's URL uses). Values are passed to the core as typed: it validates them.
 let ATTRIBUTES = null;
+
+// Boolean attributes by HTML convention: present (training, training="", training="training") is
+// true, and so are "true", "yes", "on", "1"; "false", "no", "off", "0" are false. An absent
+// attribute leaves the field to the core's default (false, except checkpointing and
+// flash-attention, which are on unless set to "false").
+const TRUE = new Set(['', 'true', 'yes', 'on', '1']);
+const FALSE = new Set(['false', 'no', 'off', '0']);
+function booleanOf(value, attribute, pointer) {
+  const v = value.trim().toLowerCase();
+  if (TRUE.has(v) || v === attribute) return true;
+  if (FALSE.has(v)) return false;
+  throw new AttributeError(
+    `[flopcast.invalid_argument] (${pointer}) the ${attribute} attribute is a boolean: present (or "true") ` +
+      `turns it on, "false" (or "no", "0") off, but got "${value}"`,
+  );
+}
+class AttributeError extends Error {
+  constructor(message) {
+    super(message);
+    this.code = 'invalid_argument';
+  }
+}
 const CONVERT = {
   integer: Number,
   number: Number,
-  boolean: (v) => v !== 'false',
+  boolean: booleanOf,
   gpu: (v) => (v === 'none' ? null : v),
 };
 function attributesOf(fc) {
@@ -19,22 +130,58 @@ function attributesOf(fc) {
     fc
       .defaults()
       .request_fields.filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'))
-      .map((f) => [f.attribute, [f.key, CONVERT[f.type] ?? String]]),
+      .map((f) => [f.attribute, [f.key, CONVERT[f.type] ?? String, f.pointer]]),
   ));
 }
 
+// ---- Style ------------------------------------------------------------------------------------
+// Colours: each --fc-* property the host sets wins; unset ones come from the theme (light-dark(),
+// which follows the used color-scheme: inherited from the host page in theme="auto", forced by
+// theme="light" / "dark"). A host that sets only --fc-bg gets text derived from that background:
+// a grey of the contrast the defaults have where it can, black or white where it cannot, so
+// it stays at WCAG AA (4.5:1) or better for any opaque grey or mildly coloured background.
+// (`--_y` is the background's relative luminance, read in srgb-linear inside color(from ...).)
+const Y = 'calc(0.2126 * r + 0.7152 * g + 0.0722 * b)';
+const LIGHT_BG = `clamp(0, (${Y} - 0.1791288) * 1e9, 1)`; // 1 where black text contrasts more than white
+const grey = (light, dark) =>
+  `calc(${LIGHT_BG} * max(0, (${Y} + 0.05) / ${light} - 0.05) + (1 - ${LIGHT_BG}) * min(1, (${Y} + 0.05) * ${dark} - 0.05))`;
+const derived = (light, dark) => {
+  const t = grey(light, dark);
+  return `color(from var(--fc-bg) srgb-linear ${t} ${t} ${t} / 1)`;
+};
+
 const STYLE = `
-:host { display: block; font: 14px/1.4 system-ui, sans-serif; color: var(--fc-fg, CanvasText);
-  --fc-bg: Canvas; --fc-border: color-mix(in srgb, CanvasText 20%, transparent); --fc-muted: color-mix(in srgb, CanvasText 65%, transparent);
-  color-scheme: light dark; max-width: 34rem; }
-.card { border: 1px solid var(--fc-border); border-radius: 8px; padding: 12px 14px; background: var(--fc-bg); }
+:host { display: block; font: 14px/1.4 system-ui, sans-serif; max-width: 34rem; }
+:host([hidden]) { display: none; }
+:host([theme="light" i]) .card { color-scheme: light; }
+:host([theme="dark" i]) .card { color-scheme: dark; }
+.card {
+  --_bg: var(--fc-bg, light-dark(#ffffff, #161b22));
+  --_fg-from-bg: ${derived(12, 13)};
+  --_muted-from-bg: ${derived(5.5, 6)};
+  --_fg: var(--fc-fg, var(--_fg-from-bg, light-dark(#1f2328, #e6edf3)));
+  --_muted: var(--fc-muted, var(--_muted-from-bg, light-dark(#59636e, #9198a1)));
+  --_border: var(--fc-border, color-mix(in srgb, var(--_fg) 22%, var(--_bg)));
+  --_accent: var(--fc-accent, light-dark(#0969da, #4493f8));
+  --_ok: var(--fc-ok, #1a7f37);
+  --_bad: var(--fc-bad, #cf222e);
+  --_on-badge: var(--fc-on-badge, #ffffff);
+  --_error: var(--fc-error, light-dark(#cf222e, #ff7b72));
+  --_radius: var(--fc-radius, 8px);
+  background: var(--_bg); color: var(--_fg);
+  border: 1px solid var(--_border); border-top: 3px solid var(--_accent);
+  border-radius: var(--_radius); padding: 12px 14px;
+}
 h3 { margin: 0 0 2px; font-size: 15px; }
-.sub { color: var(--fc-muted); font-size: 12px; margin-bottom: 8px; }
+.sub { color: var(--_muted); font-size: 12px; margin-bottom: 8px; }
+.note { color: var(--_fg); font-size: 12px; margin: 0 0 8px; padding: 4px 8px; border-radius: 4px;
+  border-left: 3px solid var(--_accent); background: color-mix(in srgb, var(--_accent) 8%, var(--_bg)); }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0; }
-dt { color: var(--fc-muted); } dd { margin: 0; font-variant-numeric: tabular-nums; }
-.fits { display: inline-block; padding: 0 6px; border-radius: 4px; font-weight: 600; font-size: 12px; }
-.yes { background: #1a7f37; color: #fff; } .no { background: #cf222e; color: #fff; }
-.error { color: #cf222e; } .foot { margin-top: 8px; font-size: 11px; color: var(--fc-muted); }
+dt { color: var(--_muted); } dd { margin: 0; font-variant-numeric: tabular-nums; }
+.fits { display: inline-block; padding: 0 6px; border-radius: 4px; font-weight: 600; font-size: 12px; color: var(--_on-badge); }
+.yes { background: var(--_ok); } .no { background: var(--_bad); }
+.error { color: var(--_error); margin: 0; overflow-wrap: anywhere; }
+.foot { margin-top: 8px; font-size: 11px; color: var(--_muted); }
 `;
 
 let SHEET;
@@ -50,6 +197,15 @@ function sheet() {
   return SHEET;
 }
 
+const make = (tag, { className, part, text } = {}) => {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (part) el.setAttribute('part', part);
+  if (text !== undefined) el.textContent = text;
+  return el;
+};
+
+// ---- The element ------------------------------------------------------------------------------
 class FlopcastEstimate extends HTMLElement {
   constructor() {
     super();
@@ -58,26 +214,48 @@ class FlopcastEstimate extends HTMLElement {
     // page's Content-Security-Policy (style-src). Browsers without it get the <style> element.
     if (sheet()) this.shadowRoot.adoptedStyleSheets = [sheet()];
     else this.shadowRoot.append(Object.assign(document.createElement('style'), { textContent: STYLE }));
-    const card = Object.assign(document.createElement('div'), { className: 'card' });
-    card.setAttribute('part', 'card');
+    const card = make('div', { className: 'card', part: 'card' });
     card.setAttribute('role', 'group');
     card.setAttribute('aria-label', 'flopcast estimate');
-    card.append(Object.assign(document.createElement('div'), { className: 'sub', textContent: 'loading…' }));
+    card.setAttribute('aria-busy', 'true');
+    card.append(make('div', { className: 'sub', part: 'status', text: 'loading…' }));
     this.shadowRoot.append(card);
     this._pending = false;
-    // Any attribute may name a request field (the table decides which), so watch them all.
-    new MutationObserver(() => this._schedule()).observe(this, { attributes: true });
+    // Any attribute may name a request field (the table decides which), so watch them all;
+    // theme (and class, style, ...) only restyle, they do not re-estimate.
+    new MutationObserver((records) => {
+      if (!ATTRIBUTES || records.some((r) => Object.hasOwn(ATTRIBUTES, r.attributeName))) this._schedule();
+    }).observe(this, { attributes: true });
   }
 
   connectedCallback() {
     this._schedule();
   }
 
-  /** The request this element's attributes describe. */
+  /** The theme attribute as used: "light", "dark", or "auto" (the default, and any other value). */
+  get theme() {
+    const t = (this.getAttribute('theme') ?? '').toLowerCase();
+    return t === 'light' || t === 'dark' ? t : 'auto';
+  }
+  set theme(value) {
+    this.setAttribute('theme', value);
+  }
+
+  /** The colour scheme the card is drawn in now: "light" or "dark". */
+  get colorScheme() {
+    if (this.theme !== 'auto') return this.theme;
+    const scheme = getComputedStyle(this).colorScheme.split(/\s+/);
+    const dark = scheme.includes('dark');
+    if (dark && !scheme.includes('light')) return 'dark';
+    if (dark && scheme.includes('light')) return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+    return 'light';
+  }
+
+  /** The request this element's attributes describe (throws on a boolean attribute it cannot read). */
   get request() {
     const req = {};
-    for (const [attr, [field, convert]] of Object.entries(ATTRIBUTES ?? {}))
-      if (this.hasAttribute(attr)) req[field] = convert(this.getAttribute(attr));
+    for (const [attr, [field, convert, pointer]] of Object.entries(ATTRIBUTES ?? {}))
+      if (this.hasAttribute(attr)) req[field] = convert(this.getAttribute(attr), attr, pointer);
     return req;
   }
 
@@ -88,29 +266,31 @@ class FlopcastEstimate extends HTMLElement {
       this._pending = false;
       engine().then(
         (fc) => this._render(fc),
-        (e) => this._fail(e),
+        (e) => this._fail(e, 'engine'),
       );
     });
   }
 
-  _fail(e) {
+  _fail(e, stage) {
     const card = this.shadowRoot.querySelector('.card');
-    card.innerHTML = '';
-    const p = document.createElement('p');
-    p.className = 'error';
+    card.removeAttribute('aria-busy');
+    card.replaceChildren();
+    const p = make('p', { className: 'error', part: 'error', text: e.message });
     p.setAttribute('role', 'alert');
-    p.textContent = e.message;
     card.append(p);
-    this.dispatchEvent(new CustomEvent('flopcast-error', { detail: { message: e.message } }));
+    this.result = undefined;
+    const detail = { message: e.message, code: e.code ?? 'internal', stage, url: e.url };
+    this.dispatchEvent(new CustomEvent('error', { detail }));
+    this.dispatchEvent(new CustomEvent('flopcast-error', { detail }));
   }
 
   _render(fc) {
-    attributesOf(fc);
+    const attributes = attributesOf(fc);
     let r;
     try {
       r = fc.estimate(this.request);
     } catch (e) {
-      this._fail(e);
+      this._fail(e, 'request');
       return;
     }
     this.result = r;
@@ -149,34 +329,51 @@ class FlopcastEstimate extends HTMLElement {
       ]);
     }
     const card = this.shadowRoot.querySelector('.card');
-    card.innerHTML = '';
-    const h = document.createElement('h3');
-    h.textContent = r.model;
-    const sub = document.createElement('div');
-    sub.className = 'sub';
-    sub.textContent = `${r.precision} · ${r.gpu ?? 'no GPU'} · batch ${r.batch_size} · ${r.sequence_length} tokens`;
+    card.removeAttribute('aria-busy');
+    card.replaceChildren();
+    const h = make('h3', { part: 'title', text: r.model });
+    const sub = make('div', {
+      className: 'sub',
+      part: 'subtitle',
+      text: `${r.precision} · ${r.gpu ?? 'no GPU'} · batch ${r.batch_size} · ${r.sequence_length} tokens`,
+    });
     if (mem.fits_on_gpu !== null) {
-      const badge = document.createElement('span');
-      badge.className = `fits ${mem.fits_on_gpu ? 'yes' : 'no'}`;
+      const badge = make('span', {
+        className: `fits ${mem.fits_on_gpu ? 'yes' : 'no'}`,
+        part: `badge ${mem.fits_on_gpu ? 'badge-fits' : 'badge-no-fit'}`,
+        text: mem.fits_on_gpu ? 'fits' : 'does not fit',
+      });
       badge.dataset.field = '/details/memory/fits_on_gpu';
       badge.dataset.value = String(mem.fits_on_gpu);
-      badge.textContent = mem.fits_on_gpu ? 'fits' : 'does not fit';
       sub.append(' · ', badge);
     }
-    const dl = document.createElement('dl');
+    card.append(h, sub);
+    // No gpu attribute: the core used its default GPU; say which (the core's name for it).
+    const gpuAttribute = Object.keys(attributes).find((a) => attributes[a][0] === 'gpu');
+    if (gpuAttribute && !this.hasAttribute(gpuAttribute)) {
+      const fallback = fc.defaults().settings.gpu;
+      const note = make('p', {
+        className: 'note',
+        part: 'note',
+        text: `No ${gpuAttribute} attribute: latency and energy are for the default GPU, ${fallback}. Set ${gpuAttribute}="…" for another one, or ${gpuAttribute}="none".`,
+      });
+      note.dataset.defaultGpu = fallback;
+      card.append(note);
+    }
+    const dl = make('dl', { part: 'figures' });
     for (const [label, text, field, value] of rows) {
-      const dt = document.createElement('dt');
-      dt.textContent = label;
-      const dd = document.createElement('dd');
-      dd.textContent = text;
+      const dt = make('dt', { part: 'label', text: label });
+      const dd = make('dd', { part: 'value', text });
       dd.dataset.field = field;
       dd.dataset.value = String(value);
       dl.append(dt, dd);
     }
-    const foot = document.createElement('div');
-    foot.className = 'foot';
-    foot.textContent = `Latency and energy ESTIMATED (roofline) · flopcast ${fc.version()}`;
-    card.append(h, sub, dl, foot);
+    const foot = make('div', {
+      className: 'foot',
+      part: 'footer',
+      text: `Latency and energy ESTIMATED (roofline) · flopcast ${fc.version()}`,
+    });
+    card.append(dl, foot);
     this.dispatchEvent(new CustomEvent('flopcast-estimate', { detail: r }));
   }
 }
