@@ -441,3 +441,63 @@ test('a .wasm that is not WebAssembly (an HTML error page with 200) is reported,
     await broken.close();
   }
 });
+
+test('embed.html lists every attribute of the core, shows the three themes, and logs events live', async () => {
+  const defaults = await coreDefaults();
+  const expected = defaults.request_fields
+    .filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'))
+    .map((f) => f.attribute);
+  const {
+    page: p,
+    context,
+    errors,
+    violations,
+  } = await openPage(browser, `${site.url}/embed.html`, {
+    context: { colorScheme: 'dark' },
+  });
+  await p.waitForFunction(() => document.querySelector('#attribute-rows tr[data-attribute]'));
+  const listed = await p.$$eval('#attribute-rows tr[data-attribute]', (rows) => rows.map((r) => r.dataset.attribute));
+  assert.deepEqual(listed, [...expected, 'theme']);
+  for (const id of ['theme-auto', 'theme-light', 'theme-dark', 'custom-cream', 'custom-brand', 'example-default-gpu'])
+    await ready(p, id);
+  // The page declares "light dark" and the OS prefers dark: auto is dark until the section says light.
+  assert.ok(!isLight((await colours(p, 'theme-auto')).bg));
+  assert.ok(isLight((await colours(p, 'theme-light')).bg));
+  assert.ok(!isLight((await colours(p, 'theme-dark')).bg));
+  await p.click('#scheme-buttons button[data-scheme="light"]');
+  assert.ok(isLight((await colours(p, 'theme-auto')).bg));
+  assert.ok(!isLight((await colours(p, 'theme-dark')).bg));
+  for (const id of ['theme-auto', 'theme-light', 'theme-dark', 'custom-cream', 'custom-brand'])
+    assertReadable(await colours(p, id), id);
+  assert.match(
+    await p.evaluate(
+      () => document.getElementById('example-default-gpu').shadowRoot.querySelector('.note').textContent,
+    ),
+    new RegExp(defaults.settings.gpu),
+  );
+  // The event log: estimates and the bad example's error, then a playground edit.
+  await p.waitForFunction(() =>
+    document.querySelector('#event-log li[data-source="example-error"][data-event="error"]'),
+  );
+  assert.ok(await p.$('#event-log li[data-source="example-llama"][data-event="flopcast-estimate"]'));
+  await p.fill('#pg-batch', '4');
+  await p.dispatchEvent('#pg-batch', 'change');
+  await p.waitForFunction(() => document.getElementById('playground-widget').result?.batch_size === 4);
+  await p.selectOption('#pg-training', 'present');
+  await p.waitForFunction(
+    () => document.getElementById('playground-widget').result?.details.settings.training === true,
+  );
+  assert.match(
+    await p.textContent('#playground-markup'),
+    /batch="4" training><\/flopcast-estimate>|batch="4".* training/,
+  );
+  await p.fill('#pg-batch', '0');
+  await p.dispatchEvent('#pg-batch', 'change');
+  await p.waitForFunction(() =>
+    document.querySelector('#event-log li[data-source="playground-widget"][data-event="error"]'),
+  );
+  assert.match(await p.textContent('#event-log li[data-source="playground-widget"]'), /request .*\/batch_size/);
+  assert.deepEqual(violations, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

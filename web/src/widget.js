@@ -379,4 +379,33 @@ class FlopcastEstimate extends HTMLElement {
 }
 
 if (!customElements.get('flopcast-estimate')) customElements.define('flopcast-estimate', FlopcastEstimate);
-export { FlopcastEstimate };
+export { FlopcastEstimate, EngineLoadError };
+
+/**
+ * The attributes the element reads, from the core's request table: {attribute, field, type, default,
+ * help, choices} each (plus `theme`, which only styles). Rejects as the element does when the engine
+ * cannot load.
+ */
+export async function widgetAttributes() {
+  const fc = await engine();
+  const defaults = fc.defaults();
+  const fields = defaults.request_fields.filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'));
+  return [
+    ...fields.map((f) => ({
+      attribute: f.attribute,
+      field: f.key,
+      type: f.type,
+      default: f.key === 'gpu' ? defaults.settings.gpu : (f.default ?? defaults.settings[f.key] ?? null),
+      help: f.help,
+      choices: f.choices,
+    })),
+    {
+      attribute: 'theme',
+      field: null,
+      type: 'choice',
+      default: 'auto',
+      help: "light or dark force the card's colours; auto follows the color-scheme of the page around the element",
+      choices: ['auto', 'light', 'dark'],
+    },
+  ];
+}
