@@ -62,7 +62,7 @@ function colours(p, id) {
       return n ? rgb(getComputedStyle(n)[prop]) : null;
     };
     return {
-      scheme: el.colorScheme,
+      scheme: el.resolvedTheme,
       bg: of('.card', 'backgroundColor'),
       title: of('h3'),
       label: of('dt'),
@@ -335,7 +335,7 @@ const eventPage = (scriptSrc) =>
   </script>
   <script type="module" src="${scriptSrc}"></script></body></html>`;
 
-async function failedLoad(url, expected) {
+async function failedLoad(url, expected, then = async () => {}) {
   const { page: p, context, errors } = await openPage(browser, url);
   await p.waitForFunction(() => window.events?.length === 2, null, { timeout: 15000 });
   const got = await p.evaluate(() => ({
@@ -365,22 +365,31 @@ async function failedLoad(url, expected) {
     errors.filter((m) => !expected.some((re) => re.test(m))),
     [],
   );
+  await then(p);
   await context.close();
   return got;
 }
 
 test('a widget whose .wasm answers 404 shows what failed in the card and fires error', async () => {
-  const broken = await serve(dist, {
-    routes: {
-      '/favicon.ico': [204, 'image/x-icon', ''],
-      [wasmPath]: [404, 'text/plain', 'not found'],
-      '/docs.html': [200, 'text/html', eventPage('/flopcast-widget.js')],
-    },
-  });
+  const routes = {
+    '/favicon.ico': [204, 'image/x-icon', ''],
+    [wasmPath]: [404, 'text/plain', 'not found'],
+    '/docs.html': [200, 'text/html', eventPage('/flopcast-widget.js')],
+  };
+  const broken = await serve(dist, { routes });
+  // Once the server is fixed, the next attribute change loads the engine (a failure is not cached).
+  const retry = async (p) => {
+    delete routes[wasmPath];
+    await p.evaluate(() => document.getElementById('a').setAttribute('batch', '2'));
+    await p.waitForFunction(() => document.getElementById('a').result?.batch_size === 2);
+    assert.equal(await p.evaluate(() => document.getElementById('a').shadowRoot.querySelector('.error')), null);
+  };
   try {
-    const got = await failedLoad(`${broken.url}/docs.html`, [
-      /Failed to load resource: the server responded with a status of 404/,
-    ]);
+    const got = await failedLoad(
+      `${broken.url}/docs.html`,
+      [/Failed to load resource: the server responded with a status of 404/],
+      retry,
+    );
     for (const card of got.cards) {
       assert.match(card.error, /Could not load the flopcast engine/);
       assert.match(card.error, /HTTP 404/);

@@ -28,7 +28,11 @@ let loading;
 let loaded = false;
 const startupMessages = [];
 function engine() {
-  loading ??= loadEngine();
+  // A failed load is not cached: the next render (an attribute change, a new element) tries again.
+  loading ??= loadEngine().catch((e) => {
+    loading = undefined;
+    throw e;
+  });
   return loading;
 }
 async function loadEngine() {
@@ -242,7 +246,7 @@ class FlopcastEstimate extends HTMLElement {
   }
 
   /** The colour scheme the card is drawn in now: "light" or "dark". */
-  get colorScheme() {
+  get resolvedTheme() {
     if (this.theme !== 'auto') return this.theme;
     const scheme = getComputedStyle(this).colorScheme.split(/\s+/);
     const dark = scheme.includes('dark');
