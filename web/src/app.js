@@ -48,6 +48,13 @@ const FIELDS = D.request_fields.flatMap((f) => {
   return [{ id: el.id, q: f.attribute, key: f.key, type, unset }];
 });
 const POINTER_FIELD = Object.fromEntries(FIELDS.map((f) => [f.key, f.id]));
+// The parallel layout's numeric inputs: the request table's parallelism fields whose query name is
+// an input's id (tp, pp, dp, ep).
+const LAYOUT = D.request_fields.flatMap((f) =>
+  f.part === 'parallelism' && f.attribute && $(f.attribute)?.type === 'number'
+    ? [{ id: f.attribute, q: f.attribute, key: f.key }]
+    : [],
+);
 const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
   .map((el) => el.id.slice(0, -'-error'.length))
   .filter((id) => $(id) && !id.startsWith('sweep-') && !id.startsWith('sim-'));
@@ -68,7 +75,10 @@ initPicker({
   list: $('model-options'),
   count: $('model-options-count'),
   models,
-  onPick: () => update(),
+  onPick: () => {
+    update();
+    scheduleUrl(true);
+  },
 });
 $('gpu').append(
   ...gpus.map((g) => option(g.name, `${g.name} · ${si(g.memory_bytes, 'B')}`)),
@@ -96,35 +106,20 @@ function setSelect(el, value) {
   }
 }
 
-// ---------- initial values: the core's defaults, then the query string ----------
+// ---------- initial values: the core's defaults (the query string is applied by applyQuery) ----------
 const q = new URLSearchParams(location.search);
 for (const f of FIELDS) {
   const el = $(f.id);
   const d = S[f.key];
-  const has = q.has(f.q);
-  const v = has ? q.get(f.q) : d === null || d === undefined || f.unset === '' ? f.unset : d;
-  if (f.type === 'bool') el.checked = has ? v === '1' || v === 'true' : Boolean(v);
+  const v = d === null || d === undefined || f.unset === '' ? f.unset : d;
+  if (f.type === 'bool') el.checked = Boolean(v);
   else if (f.type === 'select') setSelect(el, v);
-  else el.value = String(v);
+  else el.value = String(v ?? '');
 }
 $('compute-eff').placeholder = `default ${S.compute_efficiency}`;
 $('mem-eff').placeholder = `default ${S.mem_efficiency}`;
-for (const [id, key] of [
-  ['tp', 'tp'],
-  ['pp', 'pp'],
-  ['dp', 'dp'],
-  ['ep', 'ep'],
-])
-  if (q.has(key)) $(id).value = q.get(key);
-const source = ['registry', 'config', 'hub'].includes(q.get('src')) ? q.get('src') : 'registry';
-form.querySelector(`input[name="model-source"][value="${source}"]`).checked = true;
-$('model').value =
-  q.get('model') ?? (models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id);
-if (q.has('cfg')) $('config').value = pretty(q.get('cfg'));
-if (q.has('hf')) $('hf-id').value = q.get('hf');
-if (q.has('hfbase')) $('hf-base').value = q.get('hfbase');
-setSelect($('gpu'), gpuName(q.get('gpu') ?? S.gpu));
-if (q.has('gpuspec')) $('gpu-custom').value = pretty(q.get('gpuspec'));
+$('model').value = models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id;
+setSelect($('gpu'), gpuName(S.gpu));
 let lastGpu = $('gpu').value;
 
 function pretty(text) {
@@ -214,12 +209,7 @@ function buildRequest(raw, errors) {
     }
   }
   const layout = {};
-  for (const [id, key] of [
-    ['tp', 'tensor_parallel'],
-    ['pp', 'pipeline_parallel'],
-    ['dp', 'data_parallel'],
-    ['ep', 'expert_parallel'],
-  ]) {
+  for (const { id, key } of LAYOUT) {
     const v = $(id).value.trim();
     if (v === '') continue;
     const n = Number(v);
@@ -240,7 +230,7 @@ function fieldFor(pointer, raw) {
   if (seg === 'gpu') return raw.gpu === 'custom' ? 'gpu-custom' : 'gpu';
   if (seg === 'parallelism') {
     const sub = (pointer || '').split('/')[2] ?? '';
-    return { tensor_parallel: 'tp', pipeline_parallel: 'pp', data_parallel: 'dp', expert_parallel: 'ep' }[sub] ?? '';
+    return LAYOUT.find((f) => f.key === sub)?.id ?? '';
   }
   return POINTER_FIELD[seg] ?? '';
 }
@@ -301,10 +291,17 @@ function syncVisibility(raw) {
 }
 
 // ---------- URL state ----------
-const sweepIds = { sm: 'sweep-models', sb: 'sweep-batch', ss: 'sweep-seq', sp: 'sweep-precision', sg: 'sweep-gpu' };
-for (const [k, id] of Object.entries(sweepIds)) if (q.has(k)) $(id).value = q.get(k);
-// The serving-simulation panel's fields (its code loads on first use; its inputs are in the page).
-const simIds = {
+// The URL holds every input: the request-table fields (FIELDS, by the table's query names), the
+// layout (LAYOUT), the model source and GPU, and the panels' inputs below (PAGE_INPUTS, by query
+// name). A fresh load and a Back/Forward step both go through applyQuery, so they agree.
+const PAGE_INPUTS = {
+  // the compare & sweep panel
+  sm: 'sweep-models',
+  sb: 'sweep-batch',
+  ss: 'sweep-seq',
+  sp: 'sweep-precision',
+  sg: 'sweep-gpu',
+  // the serving-simulation panel (its code loads on first use; its inputs are in the page)
   engine: 'sim-engine',
   conc: 'sim-concurrency',
   isl: 'sim-isl',
@@ -313,9 +310,60 @@ const simIds = {
   slottft: 'sim-slo-ttft',
   slotpot: 'sim-slo-tpot',
   simy: 'sim-metric',
+  // the serving-throughput panel (app/system.js)
+  'srv-prompt': 'srv-prompt',
+  'srv-output': 'srv-output',
+  'srv-concurrency': 'srv-concurrency',
+  'srv-chunk': 'srv-chunk',
 };
+const URL_IDS = [
+  'model',
+  'config',
+  'hf-id',
+  'hf-base',
+  'gpu',
+  'gpu-custom',
+  ...FIELDS.map((f) => f.id),
+  ...LAYOUT.map((f) => f.id),
+  ...Object.values(PAGE_INPUTS),
+];
+const inputValue = (el) => (el.type === 'checkbox' ? el.checked : el.value);
+let pristine = null; // every URL input's value on a load without a query (set once the page has its defaults)
 
-function writeUrl(raw) {
+/** Puts the inputs in the state the query `p` describes: a fresh load's defaults, then p's values. */
+function applyQuery(p) {
+  pristine ??= Object.fromEntries(URL_IDS.map((id) => [id, inputValue($(id))]));
+  for (const [id, v] of Object.entries(pristine)) {
+    if (typeof v === 'boolean') $(id).checked = v;
+    else $(id).value = v;
+  }
+  for (const f of FIELDS) {
+    if (!p.has(f.q)) continue;
+    const el = $(f.id);
+    const v = p.get(f.q);
+    if (f.type === 'bool') el.checked = v === '1' || v === 'true';
+    else if (f.type === 'select') setSelect(el, v);
+    else el.value = v;
+  }
+  for (const f of LAYOUT) if (p.has(f.q)) $(f.id).value = p.get(f.q);
+  const src = ['registry', 'config', 'hub'].includes(p.get('src')) ? p.get('src') : 'registry';
+  form.querySelector(`input[name="model-source"][value="${src}"]`).checked = true;
+  if (p.has('model')) $('model').value = p.get('model');
+  if (p.has('cfg')) $('config').value = pretty(p.get('cfg'));
+  if (p.has('hf')) $('hf-id').value = p.get('hf');
+  if (p.has('hfbase')) $('hf-base').value = p.get('hfbase');
+  if (p.has('gpu')) setSelect($('gpu'), gpuName(p.get('gpu')));
+  if (p.has('gpuspec')) $('gpu-custom').value = pretty(p.get('gpuspec'));
+  for (const [k, id] of Object.entries(PAGE_INPUTS)) {
+    if (!p.has(k)) continue;
+    if ($(id).tagName === 'SELECT') setSelect($(id), p.get(k));
+    else $(id).value = p.get(k);
+  }
+  lastGpu = $('gpu').value;
+}
+
+/** The page's address for the inputs `raw` (readRaw()) and the panels' inputs. */
+function urlFor(raw) {
   const p = new URLSearchParams();
   // A checkpoint file cannot travel in a URL: its config does (without the exact bytes).
   if (raw.source !== 'registry') p.set('src', raw.source === 'checkpoint' ? 'config' : raw.source);
@@ -332,21 +380,100 @@ function writeUrl(raw) {
     if (spec && spec.length < 4000) p.set('gpuspec', spec);
   }
   for (const f of FIELDS) p.set(f.q, f.type === 'bool' ? (raw[f.id] ? '1' : '0') : raw[f.id]);
-  for (const [k, id] of Object.entries(sweepIds)) p.set(k, $(id).value);
-  for (const [k, id] of Object.entries(simIds)) if ($(id).value !== '') p.set(k, $(id).value);
-  for (const id of ['tp', 'pp', 'dp', 'ep']) if ($(id).value !== '1') p.set(id, $(id).value);
-  const url = `${location.pathname}?${p}${location.hash}`;
-  if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, '', url);
+  // The layout and the panels' inputs only where they differ from a fresh load's.
+  for (const f of LAYOUT) if ($(f.id).value !== pristine?.[f.id]) p.set(f.q, $(f.id).value);
+  for (const [k, id] of Object.entries(PAGE_INPUTS)) if ($(id).value !== pristine?.[id]) p.set(k, $(id).value);
+  return `${location.pathname}?${p}${location.hash}`;
 }
 
-// history.replaceState costs milliseconds in Chromium: one write per task, however many inputs changed.
+// History: typing replaces the current entry's address (a reload keeps what is typed); a committed
+// change (a select, an input's change event, blur or Enter, a Run button) adds an entry, so Back and
+// Forward step between committed states. history.replaceState costs milliseconds in Chromium: one
+// write per task, however many inputs changed.
 let urlTimer = 0;
-function scheduleUrl() {
-  urlTimer ||= setTimeout(() => {
-    urlTimer = 0;
-    writeUrl(readRaw());
-  }, 0);
+let urlCommit = false;
+let committedUrl = null; // the current entry's committed address (null until the first write)
+const here = () => location.pathname + location.search + location.hash;
+function scheduleUrl(commit = false) {
+  urlCommit ||= commit;
+  urlTimer ||= setTimeout(flushUrl, 0);
 }
+function flushUrl() {
+  clearTimeout(urlTimer);
+  urlTimer = 0;
+  const commit = urlCommit;
+  urlCommit = false;
+  const url = urlFor(readRaw());
+  if (commit && committedUrl !== null && url !== committedUrl) {
+    if (here() !== committedUrl) history.replaceState(history.state, '', committedUrl); // the entry typing began from
+    history.pushState(null, '', url);
+    committedUrl = url;
+  } else {
+    if (url !== here()) history.replaceState(history.state, '', url);
+    committedUrl ??= url;
+  }
+  if (!$('share-url').hidden) $('share-url').value = location.href;
+}
+
+// Back/Forward: the inputs as the entry's address says, and the estimate for them (no reload).
+addEventListener('popstate', () => {
+  clearTimeout(urlTimer);
+  urlTimer = 0;
+  urlCommit = false;
+  committedUrl = null;
+  hubError = hubBaseError = '';
+  applyQuery(new URLSearchParams(location.search));
+  update(true);
+});
+document.addEventListener('input', () => scheduleUrl());
+document.addEventListener('change', (e) => {
+  if (e.target.type !== 'file') scheduleUrl(true);
+});
+document.addEventListener('focusout', (e) => {
+  if (e.target.matches?.('input, select, textarea')) scheduleUrl(true);
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && e.target instanceof HTMLInputElement) scheduleUrl(true);
+});
+
+// ---------- share: copy the link, export the result ----------
+let shareTimer = 0;
+function sayShared(text) {
+  $('share-status').textContent = text;
+  clearTimeout(shareTimer);
+  shareTimer = setTimeout(() => ($('share-status').textContent = ''), 4000);
+}
+$('copy-link').addEventListener('click', async () => {
+  flushUrl();
+  const url = location.href;
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+    await navigator.clipboard.writeText(url);
+    $('share-url').hidden = true;
+    sayShared('Copied');
+  } catch {
+    // Refused (no permission, not a secure context): the link in a selected field to copy by hand.
+    const field = $('share-url');
+    field.value = url;
+    field.hidden = false;
+    field.focus();
+    field.select();
+    sayShared('Copy the selected link (Ctrl+C or ⌘C)');
+  }
+});
+const fileSafe = (s) => String(s).replace(/[^\w.-]+/g, '_');
+$('export-json').addEventListener('click', () => {
+  if (!lastGood) return;
+  const r = lastGood.result; // the object fc.estimate() returned, as it came
+  const name = `flopcast-${fileSafe(r.model)}-${fileSafe(r.gpu ?? 'none')}.json`;
+  const url = URL.createObjectURL(new Blob([`${JSON.stringify(r, null, 2)}\n`], { type: 'application/json' }));
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  sayShared(`Saved ${name}`);
+});
 
 // ---------- the update loop ----------
 // Chart.js loads after the first estimate is on screen (it is not needed for the numbers).
@@ -366,7 +493,7 @@ function update(force = false) {
   if (!['custom', 'none'].includes($('gpu').value)) lastGpu = $('gpu').value;
   const raw = readRaw();
   scheduleUrl();
-  const key = JSON.stringify([raw, ...['tp', 'pp', 'dp', 'ep'].map((id) => $(id).value)]);
+  const key = JSON.stringify([raw, ...LAYOUT.map((f) => $(f.id).value)]);
   if (key === lastKey && !force) return;
   lastKey = key;
   syncVisibility(raw);
@@ -394,6 +521,7 @@ function update(force = false) {
       : `(exact, from ${checkpoint.file().name}: ${ck.mix ? `${ck.mix} mix, ` : ''}${ck.bits_per_weight.toFixed(2)} bits/weight)`;
     system.update(req, result);
     lastGood = { result, req };
+    $('export-json').disabled = false;
     charts?.schedule(result, req);
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
@@ -457,6 +585,7 @@ async function readFile(file) {
     useConfigText(await file.text());
     setStatus(`Read ${file.name}.`, 'ok');
     update(true);
+    scheduleUrl(true);
   } catch (e) {
     err.textContent = `Could not read ${file.name}: ${e.message}`;
   }
@@ -496,6 +625,7 @@ $('hf-fetch').addEventListener('click', async () => {
     if (ctl !== hubFetch) return;
     $('config').value = pretty(text);
     update(true);
+    scheduleUrl(true);
   } catch (e) {
     if (ctl !== hubFetch) return;
     hubError = e instanceof HubError ? e.message : `Could not fetch ${url}: ${e.message}`;
@@ -522,7 +652,8 @@ function sweepBase() {
 const system = initSystem({ fc, FlopcastError, onCalibrated: () => update(true) });
 // One worker for the sweeps and the serving simulations (app/worker.js).
 const work = workerClient(() => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
-initSweep({ fc, sweepBase, call: work, onInput: scheduleUrl });
+initSweep({ fc, sweepBase, call: work, onInput: () => scheduleUrl() });
+$('sweep-form').addEventListener('submit', () => scheduleUrl(true)); // a Run click commits
 
 // ---------- the serving-simulation panel (app/serve.js, loaded on first use) ----------
 /** The simulation's base: the throughput request of the inputs above (fc.simulate adds engine and simulation). */
@@ -565,8 +696,6 @@ for (const [id, key] of [
   const d = D.request_fields.find((f) => f.part === 'simulation' && f.key === key)?.default;
   if (typeof d === 'number') $(id).value = String(d);
 }
-if (q.has('engine')) setSelect($('sim-engine'), q.get('engine'));
-for (const [k, id] of Object.entries(simIds)) if (k !== 'engine' && q.has(k)) $(id).value = q.get(k);
 let serve = null;
 function loadServe() {
   serve ??= import('./app/serve.js').then(({ initServe }) => initServe({ fc, call: work, base: serveBase, labelOf }));
@@ -575,17 +704,15 @@ function loadServe() {
 const simForm = $('sim-form');
 simForm.addEventListener('submit', (e) => {
   e.preventDefault();
+  scheduleUrl(true); // a Run click commits
   loadServe().then((panel) => panel.run());
 });
 simForm.addEventListener('input', (e) => {
-  scheduleUrl();
   serve?.then((panel) => {
     panel.clearError(e.target.id);
     panel.stale();
   });
 });
-simForm.addEventListener('change', scheduleUrl);
-$('sim-metric').addEventListener('change', scheduleUrl);
 // Load the panel's code when it comes near the viewport or gets focus (not on a first visit's load).
 simForm.addEventListener('focusin', loadServe, { once: true });
 if ('IntersectionObserver' in window) {
@@ -598,7 +725,8 @@ if ('IntersectionObserver' in window) {
   seen.observe($('serve'));
 }
 
-// The first estimate.
+// The first estimate, for the inputs the address gives.
+applyQuery(q);
 update(true);
 import('./charts.js').then(
   ({ createCharts }) => {
