@@ -70,6 +70,7 @@ function colours(p, id) {
       subtitle: of('.sub'),
       footer: of('.foot'),
       note: of('.note'),
+      noteBg: of('.note', 'backgroundColor'),
       error: of('.error'),
       badge: of('.fits'),
       badgeBg: of('.fits', 'backgroundColor'),
@@ -92,6 +93,7 @@ const assertReadable = (c, what) => {
   for (const k of ['title', 'label', 'value', 'subtitle', 'footer', 'note', 'error'])
     if (c[k])
       assert.ok(contrast(c[k], c.bg) >= 4.5, `${what}: ${k} ${c[k]} on ${c.bg}: ${contrast(c[k], c.bg).toFixed(2)}`);
+  if (c.note && c.noteBg[3] > 0) assert.ok(contrast(c.note, c.noteBg) >= 4.5, `${what}: note on its own background`);
   if (c.badge) assert.ok(contrast(c.badge, c.badgeBg) >= 4.5, `${what}: badge ${c.badge} on ${c.badgeBg}`);
 };
 
@@ -173,14 +175,31 @@ const bgPage = page('bg', {
     #cream { --fc-bg: #fdf6e3; } #navy { --fc-bg: #1e1e3f; } #grey { --fc-bg: #777777; }
     #greyer { --fc-bg: #808080; } #mint { --fc-bg: #c8f7dc; } #wine { --fc-bg: #5a1030; }
     #black { --fc-bg: #000; } #white { --fc-bg: #fff; }
+    #cream-error { --fc-bg: #fdf6e3; } #grey-error { --fc-bg: #777777; } #navy-error { --fc-bg: #1e1e3f; }
     #parts::part(label) { color: rgb(1, 2, 3); } #parts::part(card) { border-radius: 0px; }
     #custom { --fc-bg: #101010; --fc-fg: #fafafa; --fc-muted: #c0c0c0; }
   </style>`,
-  body: ['cream', 'navy', 'grey', 'greyer', 'mint', 'wine', 'black', 'white', 'parts', 'custom']
+  body: [
+    'cream',
+    'navy',
+    'grey',
+    'greyer',
+    'mint',
+    'wine',
+    'black',
+    'white',
+    'parts',
+    'custom',
+    'cream-error',
+    'grey-error',
+    'navy-error',
+  ]
     .map((id) =>
-      id === 'parts'
-        ? `<flopcast-estimate id="parts" model="llama-3-8b"></flopcast-estimate>` // the note and a badge
-        : `<flopcast-estimate id="${id}" model="mixtral-8x7b" gpu="A100"></flopcast-estimate>`,
+      id.endsWith('-error')
+        ? `<flopcast-estimate id="${id}" model="no-such-model"></flopcast-estimate>`
+        : id === 'parts'
+          ? `<flopcast-estimate id="parts" model="llama-3-8b"></flopcast-estimate>` // the note and a badge
+          : `<flopcast-estimate id="${id}" model="mixtral-8x7b" gpu="A100"></flopcast-estimate>`,
     )
     .join('\n'),
 });
@@ -205,6 +224,9 @@ test('a host that sets only --fc-bg gets text of WCAG AA contrast against it, in
       ['wine', [0x5a, 0x10, 0x30]],
       ['black', [0, 0, 0]],
       ['white', [255, 255, 255]],
+      ['cream-error', [0xfd, 0xf6, 0xe3]],
+      ['grey-error', [0x77, 0x77, 0x77]],
+      ['navy-error', [0x1e, 0x1e, 0x3f]],
     ]) {
       await ready(p, id);
       const c = await colours(p, id);

@@ -170,7 +170,7 @@ const STYLE = `
   --_ok: var(--fc-ok, #1a7f37);
   --_bad: var(--fc-bad, #cf222e);
   --_on-badge: var(--fc-on-badge, #ffffff);
-  --_error: var(--fc-error, light-dark(#cf222e, #ff7b72));
+  --_error: var(--fc-error, var(--_fg-from-bg, light-dark(#cf222e, #ff7b72))); /* on a host's --fc-bg: its text colour */
   --_radius: var(--fc-radius, 8px);
   background: var(--_bg); color: var(--_fg);
   border: 1px solid var(--_border); border-top: 3px solid var(--_accent);
@@ -179,12 +179,12 @@ const STYLE = `
 h3 { margin: 0 0 2px; font-size: 15px; }
 .sub { color: var(--_muted); font-size: 12px; margin-bottom: 8px; }
 .note { color: var(--_fg); font-size: 12px; margin: 0 0 8px; padding: 4px 8px; border-radius: 4px;
-  border-left: 3px solid var(--_accent); background: color-mix(in srgb, var(--_accent) 8%, var(--_bg)); }
+  border-left: 3px solid var(--_accent); }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0; }
 dt { color: var(--_muted); } dd { margin: 0; font-variant-numeric: tabular-nums; }
 .fits { display: inline-block; padding: 0 6px; border-radius: 4px; font-weight: 600; font-size: 12px; color: var(--_on-badge); }
 .yes { background: var(--_ok); } .no { background: var(--_bad); }
-.error { color: var(--_error); margin: 0; overflow-wrap: anywhere; }
+.error { color: var(--_error); margin: 0; padding-left: 8px; border-left: 3px solid var(--_bad); overflow-wrap: anywhere; }
 .foot { margin-top: 8px; font-size: 11px; color: var(--_muted); }
 `;
 
