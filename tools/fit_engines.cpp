@@ -134,14 +134,6 @@ std::vector<double> search(const engine_fit& f) {
   return x;
 }
 
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
-}
-
 double round6(double v) {
   if (v == 0) return 0;
   const double scale = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(v))));
@@ -352,7 +344,9 @@ int main(int argc, char** argv) {
         if (v.size() < 3)
           bands[cat] = {{"low", 1}, {"high", 1}, {"rows", 0}};
         else
-          bands[cat] = {{"low", round6(quantile(v, 0.1))}, {"high", round6(quantile(v, 0.9))}, {"rows", v.size()}};
+          bands[cat] = {{"low", round6(flopcast::validation::quantile(v, 0.1))},
+                        {"high", round6(flopcast::validation::quantile(v, 0.9))},
+                        {"rows", v.size()}};
       }
       efficiency = {
           {"fitted", true},

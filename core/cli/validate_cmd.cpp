@@ -35,14 +35,6 @@ struct prediction {
   double measured = 0, predicted = 0;
 };
 
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
-}
-
 }  // namespace
 
 validate_command add_validate_command(CLI::App& parent) {
@@ -91,9 +83,9 @@ validate_command add_validate_command(CLI::App& parent) {
                          {"metric", std::get<1>(key)},
                          {"split", std::get<2>(key) ? "held_out" : "fit"},
                          {"rows", e.size()},
-                         {"median_error", quantile(e, 0.5)},
-                         {"median_abs_error", quantile(abs_e, 0.5)},
-                         {"p90_abs_error", quantile(abs_e, 0.9)}});
+                         {"median_error", validation::quantile(e, 0.5)},
+                         {"median_abs_error", validation::quantile(abs_e, 0.5)},
+                         {"p90_abs_error", validation::quantile(abs_e, 0.9)}});
     }
     const std::string what = o->plain ? "plain roofline (no engine costs or fitted efficiencies)"
                                       : "engine profiles as fitted (data/engines/), plain roofline where unfitted";

@@ -63,6 +63,14 @@ std::string category_of(const json& row) {
   return "throughput";  // output / total tokens per second, requests per second, end-to-end latency
 }
 
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
 double time_ratio(const json& row, double predicted) {
   const double measured = row.at("value").get<double>();
   return is_rate(row.at("metric").get<std::string>()) ? predicted / measured : measured / predicted;

@@ -44,6 +44,8 @@ struct model_choice {
 // The figure category a row's metric and load fall in, for the residual bands (estimate.hpp
 // engine_bands): "prefill", "decode", "throughput", "ttft_load".
 [[nodiscard]] std::string category_of(const nlohmann::json& row);
+// The q-quantile of v (linear between order statistics); v non-empty.
+[[nodiscard]] double quantile(std::vector<double> v, double q);
 // measured / predicted as a time ratio (rates inverted), the band's convention.
 [[nodiscard]] double time_ratio(const nlohmann::json& row, double predicted);
 
