@@ -216,8 +216,8 @@ const model_record& find_model(std::string_view name) {
     if (slash != std::string::npos && lower(r.id.substr(slash + 1)) == key) return r;
   }
   throw error(error_code::unknown_model, "/model",
-              "unknown model \"" + std::string(name) + "\"" + did_you_mean(suggest_models(name)) +
-                  " (flopcast list-models shows all; a path to a config.json also works)");
+              "unknown model \"" + std::string(name) + "\": expected a registry model name or alias" +
+                  did_you_mean(suggest_models(name)));
 }
 
 const hardware_spec& find_gpu(std::string_view name) {
@@ -228,8 +228,8 @@ const hardware_spec& find_gpu(std::string_view name) {
       if (squash(a) == key) return g;
   }
   throw error(error_code::unknown_gpu, "/gpu",
-              "unknown GPU \"" + std::string(name) + "\"" + did_you_mean(suggest_gpus(name)) +
-                  " (flopcast list-gpus shows all; --gpu-file reads a custom one)");
+              "unknown GPU \"" + std::string(name) + "\": expected a GPU name or alias from the accelerator database" +
+                  did_you_mean(suggest_gpus(name)));
 }
 
 std::vector<std::string> suggest_models(std::string_view name, std::size_t limit) {

@@ -124,7 +124,7 @@ test('a bad config.json shows an error at the field and the page keeps working',
   await page.waitForFunction(() => /hidden_size/.test(document.getElementById('config-error').textContent));
   assert.match(
     await page.textContent('#config-error'),
-    /\(\/model\/hidden_size\) expected a positive integer \(at most 2\^30\), but got string "4096"/,
+    /: hidden_size: expected a positive integer \(at most 2\^30\), but got string "4096"$/,
   );
   await page.fill('#config', JSON.stringify(config));
   await page.waitForFunction(() => document.getElementById('config-error').textContent === '');

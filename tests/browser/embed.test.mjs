@@ -67,7 +67,7 @@ test('the documentation page renders each widget in a Shadow DOM with the CLI nu
   assertSame(figures(moe), moeCli, { min: 8, strict: true });
 
   const bad = await widgetValues(page, 'example-error');
-  assert.match(bad.error, /\[flopcast\.unknown_model\] \(\/model\) unknown model "no-such-model"/);
+  assert.match(bad.error, /^model attribute: unknown model "no-such-model": expected a registry model name or alias/);
   await page.screenshot({ path: join(outDir, 'embed.png'), fullPage: true });
   // The page's CSP (style-src 'self', no 'unsafe-inline'): the widget styles its shadow root with a
   // constructed style sheet, so nothing is blocked, and it is styled.
@@ -110,7 +110,7 @@ test('one script tag on a foreign page; attributes re-render', async () => {
     await page.evaluate(() => document.getElementById('w').setAttribute('batch', '0'));
     await page.waitForFunction(() => document.getElementById('w').shadowRoot.querySelector('.error'));
     v = await widgetValues(page, 'w');
-    assert.match(v.error, /\(\/batch_size\) expected a positive integer/);
+    assert.match(v.error, /^batch attribute: expected a positive integer/);
     assert.deepEqual(errors, []);
     await context.close();
   } finally {

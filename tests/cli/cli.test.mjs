@@ -146,7 +146,10 @@ test('human report names parameters, FLOPs, memory, fit, latency with bound, dec
 
 test('bad input: one clear line on stderr and exit 2', () => {
   // The request fields' errors are the shared fixture's (bad_inputs.test.mjs); these are the CLI's own.
-  fails(['estimate', 'lama-3-8b'], /\(MODEL, \/model\) unknown model "lama-3-8b"; did you mean "llama-3-8b"/);
+  fails(
+    ['estimate', 'lama-3-8b'],
+    /\(MODEL, \/model\) unknown model "lama-3-8b": expected a registry model name or alias; did you mean "llama-3-8b"/,
+  );
   fails(
     ['estimate', 'llama-3-8b', '-b', '0'],
     /\(--batch, \/batch_size\) expected a positive integer \(at most 2\^40\), but got 0$/,
@@ -259,6 +262,17 @@ test('single estimate as CSV uses the same row schema', () => {
   assert.equal(rest.length, 0);
   assert.equal(head.split(',').length, row.split(',').length);
   assert.match(row, /^Qwen\/Qwen2\.5-7B,bf16,A100-80GB-SXM,1,2048,128,7615616512,/);
+});
+
+test('unknown model or GPU: the CLI adds where to look (the core’s message does not)', () => {
+  fails(
+    ['estimate', 'nope-model'],
+    /unknown model "nope-model": .*\(flopcast list-models shows all; a path to a config\.json also works\)$/,
+  );
+  fails(
+    ['estimate', 'llama-3-8b', '-g', 'nope'],
+    /\(--gpu, \/gpu\) unknown GPU "nope": .*\(flopcast list-gpus shows all; --gpu-file reads a custom one\)$/,
+  );
 });
 
 test('list-models and list-gpus', () => {

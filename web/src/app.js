@@ -58,6 +58,15 @@ const LAYOUT = D.request_fields.flatMap((f) =>
 const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
   .map((el) => el.id.slice(0, -'-error'.length))
   .filter((id) => $(id) && !id.startsWith('sweep-') && !id.startsWith('sim-'));
+// A field's error goes under its row of the form, at the row's full width (a narrow grid column
+// would wrap it into many short lines); it keeps its id, so aria-describedby still finds it.
+for (const grid of form.querySelectorAll('.grid2, .grid3')) {
+  const errs = [...grid.querySelectorAll(':scope > .field > .error')];
+  if (!errs.length) continue;
+  const box = Object.assign(document.createElement('div'), { className: 'row-errors' });
+  box.append(...errs);
+  grid.after(box);
+}
 const HUB_DEFAULT = $('hf-base').value;
 const EXAMPLE_MODEL = 'llama-3-8b'; // the first model shown; any registry name works
 
@@ -152,6 +161,10 @@ function readRaw() {
   return raw;
 }
 
+// URL values that a number input cannot hold ("seq=abc" leaves it empty): kept to hand to the core
+// as typed (its error names them) and to keep in the URL, until the field is edited.
+const urlRaw = new Map();
+
 let hubError = ''; // the last Hub fetch's failure, shown at the id (or, for the address, at hf-base)
 let hubBaseError = '';
 
@@ -199,21 +212,26 @@ function buildRequest(raw, errors) {
     if (f.type === 'bool') req[f.key] = v;
     else if (f.type === 'select') {
       if (v !== f.unset) req[f.key] = v;
+    } else if (v.trim() === '' && urlRaw.has(f.id)) {
+      req[f.key] = urlRaw.get(f.id); // the core judges it (and names what it expects)
     } else if (v.trim() === '') {
-      if (el.validity?.badInput) errors.set(f.id, 'Not a number: enter a number.');
-      else if (f.unset === undefined) errors.set(f.id, 'Required: enter a number.');
+      if (el.validity?.badInput) errors.set(f.id, fieldError('not a number: enter a number.'));
+      else if (f.unset === undefined) errors.set(f.id, fieldError('required: enter a number.'));
     } else {
       const n = Number(v);
       if (Number.isFinite(n)) req[f.key] = n;
-      else errors.set(f.id, `Not a number: "${v}".`);
+      else errors.set(f.id, fieldError(`not a number: "${v}".`));
     }
   }
   const layout = {};
   for (const { id, key } of LAYOUT) {
     const v = $(id).value.trim();
-    if (v === '') continue;
+    if (v === '') {
+      if (urlRaw.has(id)) layout[key] = urlRaw.get(id);
+      continue;
+    }
     const n = Number(v);
-    if (!Number.isFinite(n)) errors.set(id, `Not a number: "${v}".`);
+    if (!Number.isFinite(n)) errors.set(id, fieldError(`not a number: "${v}".`));
     else if (n !== 1) layout[key] = n;
   }
   if (Object.keys(layout).length) req.parallelism = layout;
@@ -235,15 +253,77 @@ function fieldFor(pointer, raw) {
   return POINTER_FIELD[seg] ?? '';
 }
 
-const labelOf = (id) => document.querySelector(`label[for="${id}"]`)?.textContent.trim() ?? id;
+const labelOf = (id) => document.querySelector(`label[for="${id}"]`)?.textContent.trim().replace(/\s+/g, ' ') ?? id;
+
+// An error for a field: the page's own words (a string, shown as is) or a value error, shown after
+// the field's label ({text, code, pointer}: a core error, in plain words, its code and pointer kept
+// for the data- attributes and the title).
+const fieldError = (text, code = '', pointer = '') => ({ text, code, pointer });
+const CORE_PREFIX = /^\[flopcast\.[\w.]+\](?: \([^)]*\))? /;
+// In a pasted JSON object (a config.json, a GPU spec), the key inside it: "hidden_size: expected ...".
+const IN_OBJECT = new Set(['config', 'gpu-custom']);
+function coreError(e, id = '') {
+  if (!(e instanceof FlopcastError)) return e.message;
+  let text = e.message.replace(CORE_PREFIX, '');
+  const inner = (e.pointer || '').split('/').slice(2).join('/');
+  if (IN_OBJECT.has(id) && inner) text = `${inner}: ${text}`;
+  return fieldError(text, e.code, e.pointer);
+}
+function errorText(id, err) {
+  if (typeof err === 'string') return err;
+  return id ? `${labelOf(id)}: ${err.text}` : err.text;
+}
 
 function showErrors(errors) {
   for (const id of ERROR_IDS) {
-    const msg = errors.get(id) ?? '';
-    const err = $(`${id}-error`);
-    if (err.textContent !== msg) err.textContent = msg;
+    const e = errors.get(id);
+    const msg = e === undefined ? '' : errorText(id, e);
+    const el = $(`${id}-error`);
+    if (el.textContent !== msg) el.textContent = msg;
+    const code = typeof e === 'object' ? e.code : '';
+    const pointer = typeof e === 'object' ? e.pointer : '';
+    if (code) {
+      el.dataset.code = code;
+      el.dataset.pointer = pointer;
+      el.title = `flopcast.${code}${pointer ? ` at ${pointer}` : ''}`;
+    } else {
+      delete el.dataset.code;
+      delete el.dataset.pointer;
+      el.removeAttribute('title');
+    }
     if (msg) $(id).setAttribute('aria-invalid', 'true');
     else $(id).removeAttribute('aria-invalid');
+  }
+}
+
+// Every bad value at once: each field of `req` is tried on its own through the core, on top of a
+// request made of the values already found good (a known model when the model itself is bad), so
+// an error names its own field and a URL with several bad values shows them all.
+function checkEach(req, raw, errors) {
+  const fails = (r) => {
+    try {
+      fc.estimate(r);
+      return null;
+    } catch (e) {
+      return e;
+    }
+  };
+  const add = (e) => {
+    const id = e instanceof FlopcastError ? fieldFor(e.pointer, raw) : '';
+    if (!errors.has(id)) errors.set(id, coreError(e, id));
+  };
+  const base = {};
+  if (req.model !== undefined) {
+    const e = fails({ model: req.model });
+    if (e) add(e);
+    else base.model = req.model;
+  }
+  base.model ??= EXAMPLE_MODEL;
+  for (const [k, v] of Object.entries(req)) {
+    if (k === 'model') continue;
+    const e = fails({ ...base, [k]: v });
+    if (e) add(e);
+    else base[k] = v;
   }
 }
 
@@ -330,9 +410,16 @@ const URL_IDS = [
 const inputValue = (el) => (el.type === 'checkbox' ? el.checked : el.value);
 let pristine = null; // every URL input's value on a load without a query (set once the page has its defaults)
 
+/** Sets a number input; a value it cannot hold is kept in urlRaw for the core to judge. */
+function setNumber(el, v) {
+  el.value = v;
+  if (el.value === '' && v.trim() !== '') urlRaw.set(el.id, v);
+}
+
 /** Puts the inputs in the state the query `p` describes: a fresh load's defaults, then p's values. */
 function applyQuery(p) {
   pristine ??= Object.fromEntries(URL_IDS.map((id) => [id, inputValue($(id))]));
+  urlRaw.clear();
   for (const [id, v] of Object.entries(pristine)) {
     if (typeof v === 'boolean') $(id).checked = v;
     else $(id).value = v;
@@ -343,9 +430,9 @@ function applyQuery(p) {
     const v = p.get(f.q);
     if (f.type === 'bool') el.checked = v === '1' || v === 'true';
     else if (f.type === 'select') setSelect(el, v);
-    else el.value = v;
+    else setNumber(el, v);
   }
-  for (const f of LAYOUT) if (p.has(f.q)) $(f.id).value = p.get(f.q);
+  for (const f of LAYOUT) if (p.has(f.q)) setNumber($(f.id), p.get(f.q));
   const src = ['registry', 'config', 'hub'].includes(p.get('src')) ? p.get('src') : 'registry';
   form.querySelector(`input[name="model-source"][value="${src}"]`).checked = true;
   if (p.has('model')) $('model').value = p.get('model');
@@ -379,9 +466,10 @@ function urlFor(raw) {
     const spec = compact(raw.gpuCustom);
     if (spec && spec.length < 4000) p.set('gpuspec', spec);
   }
-  for (const f of FIELDS) p.set(f.q, f.type === 'bool' ? (raw[f.id] ? '1' : '0') : raw[f.id]);
+  const typed = (id, v) => (v === '' && urlRaw.has(id) ? urlRaw.get(id) : v);
+  for (const f of FIELDS) p.set(f.q, f.type === 'bool' ? (raw[f.id] ? '1' : '0') : typed(f.id, raw[f.id]));
   // The layout and the panels' inputs only where they differ from a fresh load's.
-  for (const f of LAYOUT) if ($(f.id).value !== pristine?.[f.id]) p.set(f.q, $(f.id).value);
+  for (const f of LAYOUT) if (typed(f.id, $(f.id).value) !== pristine?.[f.id]) p.set(f.q, typed(f.id, $(f.id).value));
   for (const [k, id] of Object.entries(PAGE_INPUTS)) if ($(id).value !== pristine?.[id]) p.set(k, $(id).value);
   return `${location.pathname}?${p}${location.hash}`;
 }
@@ -506,9 +594,14 @@ function update(force = false) {
     try {
       result = fc.estimate({ ...req, layer_table: true }); // the layer chart needs the per-layer rows
     } catch (e) {
-      errors.set(e instanceof FlopcastError ? fieldFor(e.pointer, raw) : '', e.message);
+      checkEach(req, raw, errors);
+      // A problem of the combination (no single field is wrong on its own): where the core points.
+      if (errors.size === 0) {
+        const id = e instanceof FlopcastError ? fieldFor(e.pointer, raw) : '';
+        errors.set(id, coreError(e, id));
+      }
     }
-  }
+  } else checkEach(req, raw, errors); // the page found some; the core judges the rest
   showErrors(errors);
   serve?.then((panel) => panel.stale());
   if (result) {
@@ -532,9 +625,15 @@ function update(force = false) {
   } else {
     resultsEl.classList.add('stale');
     charts?.stale(true);
-    const list = [...errors].map(([id, msg]) => (id ? `${labelOf(id)}: ${msg}` : msg).replace(/\.$/, ''));
+    const list = [...errors].map(([id, e]) => {
+      const text = errorText(id, e);
+      return (id && typeof e === 'string' ? `${labelOf(id)}: ${text}` : text).replace(/\.$/, '');
+    });
+    const what = list.length === 1 ? 'Invalid input' : `${list.length} invalid inputs`;
     setStatus(
-      `${list.length === 1 ? 'Invalid input' : `${list.length} invalid inputs`} — ${list.join(' · ')}${lastGood ? ' (showing the last valid estimate, dimmed)' : ''}.`,
+      lastGood
+        ? `${what} — ${list.join(' · ')} (showing the last valid estimate, dimmed).`
+        : `No estimate yet: ${what.toLowerCase().replace(/^invalid input$/, 'an invalid input')}, marked at ${list.length === 1 ? 'its field' : 'their fields'} — ${list.join(' · ')}. The figures appear once ${list.length === 1 ? 'it is' : 'they are'} fixed.`,
       'bad',
     );
   }
@@ -547,6 +646,7 @@ function update(force = false) {
 
 form.addEventListener('submit', (e) => e.preventDefault());
 form.addEventListener('input', (e) => {
+  urlRaw.delete(e.target.id); // edited: what the field holds now
   if (e.target.id === 'hf-id' || e.target.id === 'hf-base') hubError = hubBaseError = '';
   if (e.target.id !== 'config-file' && e.target.id !== 'checkpoint-file') update();
 });

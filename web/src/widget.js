@@ -117,6 +117,7 @@ function booleanOf(value, attribute, pointer) {
       `turns it on, "false" (or "no", "0") off, but got "${value}"`,
   );
 }
+const CORE_PREFIX = /^\[flopcast\.([\w.]+)\](?: \(([^)]*)\))? /;
 class AttributeError extends Error {
   constructor(message) {
     super(message);
@@ -279,13 +280,30 @@ class FlopcastEstimate extends HTMLElement {
     const card = this.shadowRoot.querySelector('.card');
     card.removeAttribute('aria-busy');
     card.replaceChildren();
-    const p = make('p', { className: 'error', part: 'error', text: e.message });
+    // Plain words: the attribute the core's pointer names, then what is wrong and what is allowed;
+    // the code and the pointer stay on the element (data-code, data-pointer, title) for scripts.
+    const m = CORE_PREFIX.exec(e.message);
+    const pointer = e.pointer ?? m?.[2] ?? '';
+    const code = e.code ?? m?.[1] ?? 'internal';
+    let text = m ? e.message.slice(m[0].length) : e.message;
+    const attribute = stage === 'request' ? this._attributeAt(pointer) : '';
+    if (attribute) text = `${attribute} attribute: ${text}`;
+    const p = make('p', { className: 'error', part: 'error', text });
+    p.dataset.code = code;
+    if (pointer) p.dataset.pointer = pointer;
+    if (m) p.title = `flopcast.${code}${pointer ? ` at ${pointer}` : ''}`;
     p.setAttribute('role', 'alert');
     card.append(p);
     this.result = undefined;
-    const detail = { message: e.message, code: e.code ?? 'internal', stage, url: e.url };
+    const detail = { message: e.message, code, stage, url: e.url };
     this.dispatchEvent(new CustomEvent('error', { detail }));
     this.dispatchEvent(new CustomEvent('flopcast-error', { detail }));
+  }
+
+  /** The attribute whose request field a JSON pointer names ("/batch_size/..." -> "batch"), or ''. */
+  _attributeAt(pointer) {
+    const top = `/${(pointer || '').split('/')[1] ?? ''}`;
+    return Object.entries(ATTRIBUTES ?? {}).find(([, [, , p]]) => p === top)?.[0] ?? '';
   }
 
   _render(fc) {

@@ -85,3 +85,23 @@ export function show(fmt, v) {
 }
 
 export { formatByKind, formatCount };
+
+// ---- errors for people ----
+// The core's messages start with "[flopcast.code] (pointer) ", for programs; the page shows the
+// words after it and keeps the code and the pointer on the element (data-code, data-pointer, title).
+const CORE_PREFIX = /^\[flopcast\.[\w.]+\](?: \([^)]*\))? /;
+/** A core error's message without its "[flopcast.code] (pointer)" prefix (any other error: its message). */
+export const plainMessage = (e) => String(e?.message ?? e).replace(CORE_PREFIX, '');
+/** Shows `text` in `el` with the error's code and pointer (if a core error) as data- attributes and title. */
+export function showError(el, text, e) {
+  el.textContent = text;
+  if (e?.code && e.code !== 'internal') {
+    el.dataset.code = e.code;
+    el.dataset.pointer = e.pointer ?? '';
+    el.title = `flopcast.${e.code}${e.pointer ? ` at ${e.pointer}` : ''}`;
+  } else {
+    delete el.dataset.code;
+    delete el.dataset.pointer;
+    el.removeAttribute('title');
+  }
+}

@@ -3,6 +3,7 @@
 // worker, and shows the core's figures as they came: a table of percentiles per concurrency, the
 // latency-throughput curve and one point's timeline. Formatting only here (../format.js); every
 // cell keeps its raw value (data-value) at its JSON pointer in the result (data-field).
+import { plainMessage, showError } from './fmt.js';
 import { formatInteger, formatPercent, formatPerSecond, formatRate, formatSeconds } from '../format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -70,14 +71,14 @@ export function initServe({ fc, call, base, labelOf }) {
   let shown = null; // {request, result, ms}
   let runId = 0;
 
-  function setError(id, msg) {
-    $(`${id}-error`).textContent = msg;
+  function setError(id, msg, e = null) {
+    showError($(`${id}-error`), msg, e);
     if (msg) $(id).setAttribute('aria-invalid', 'true');
     else $(id).removeAttribute('aria-invalid');
   }
   function clearErrors() {
     for (const id of IDS) setError(id, '');
-    errorEl.textContent = '';
+    showError(errorEl, '');
   }
 
   /** The simulation part of the request; JS-side problems (not a number, empty) go to `errors`. */
@@ -111,8 +112,9 @@ export function initServe({ fc, call, base, labelOf }) {
   function showCoreError(e) {
     const [, top, sub] = (e.pointer || '').split('/');
     const id = top === 'engine' ? 'sim-engine' : top === 'simulation' ? FIELD_OF[sub] : undefined;
-    if (id) setError(id, e.message);
-    else errorEl.textContent = e.message;
+    if (id) {
+      setError(id, `${labelOf(id)}: ${plainMessage(e)}`, e);
+    } else showError(errorEl, plainMessage(e), e);
     summary.textContent = 'Simulation failed.';
     results.classList.add('stale');
   }

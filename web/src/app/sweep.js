@@ -3,6 +3,7 @@
 // Cartesian order: model, precision, gpu, batch, sequence, generated tokens), sorts indices
 // and renders the top MAX_ROWS (200) rows. Downloads hold every point.
 import { formatByKind } from '../format.js';
+import { plainMessage, showError } from './fmt.js';
 
 const MAX_ROWS = 200;
 const MAX_POINTS = 2_000_000; // the page keeps every point in memory (a double per sweep field: 18 today)
@@ -33,14 +34,14 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
   };
 
   // ---- inputs ----
-  function setError(id, msg) {
-    $(`${id}-error`).textContent = msg;
+  function setError(id, msg, e = null) {
+    showError($(`${id}-error`), msg, e);
     if (msg) $(id).setAttribute('aria-invalid', 'true');
     else $(id).removeAttribute('aria-invalid');
   }
   function clearErrors() {
     for (const l of LISTS) setError(l.id, '');
-    errorEl.textContent = '';
+    showError(errorEl, '');
   }
   function parseLists() {
     const out = {};
@@ -71,8 +72,10 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
   function showCoreError(e) {
     const seg = (e.pointer || '').split('/')[1];
     const list = LISTS.find((l) => l.key === seg);
-    if (list) setError(list.id, e.message);
-    else errorEl.textContent = e.message;
+    const label = (id) => document.querySelector(`label[for="${id}"]`)?.textContent.trim().replace(/\s+/g, ' ') ?? id;
+    if (list) {
+      setError(list.id, `${label(list.id)}: ${plainMessage(e)}`, e);
+    } else showError(errorEl, plainMessage(e), e);
     countEl.textContent = 'Sweep failed.';
   }
 

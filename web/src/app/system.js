@@ -1,6 +1,6 @@
 // Serving throughput, the training-step analysis and calibration: each panel asks the core
 // (fc.throughput, fc.train, fc.calibrate) for the same request as the estimate above.
-import { show } from './fmt.js';
+import { show, plainMessage, showError } from './fmt.js';
 
 const $ = (id) => document.getElementById(id);
 const STORE = 'flopcast.calibration';
@@ -72,7 +72,7 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
           'Does not fit: weights leave no room for one sequence’s KV cache (try tensor parallel or a lower precision).';
     } catch (e) {
       fill('data-serving', null);
-      err.textContent = e instanceof FlopcastError ? e.message : String(e);
+      showError(err, plainMessage(e), e instanceof FlopcastError ? e : null);
     }
   }
 
@@ -96,7 +96,7 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
     } catch (e) {
       fill('data-train', null);
       list.replaceChildren();
-      err.textContent = e instanceof FlopcastError ? e.message : String(e);
+      showError(err, plainMessage(e), e instanceof FlopcastError ? e : null);
     }
   }
 
@@ -133,7 +133,7 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       renderEntries();
       onCalibrated();
     } catch (ex) {
-      err.textContent = ex instanceof FlopcastError ? ex.message : String(ex);
+      showError(err, plainMessage(ex), ex instanceof FlopcastError ? ex : null);
     }
   });
   $('cal-reset').addEventListener('click', () => {
