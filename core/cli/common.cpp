@@ -379,12 +379,15 @@ std::string cli_message(const error& e) {
   std::string where = e.pointer();
   std::string message = e.message();
   // The core's lookup errors say what is allowed in neutral words; the CLI adds where to look.
-  if (e.code() == error_code::unknown_model && e.pointer() == "/model")
-    message += " (flopcast list-models shows all; a path to a config.json also works)";
-  else if (e.code() == error_code::unknown_model)
-    message += " (flopcast list-models shows all)";
-  else if (e.code() == error_code::unknown_gpu)
-    message += " (flopcast list-gpus shows all; --gpu-file reads a custom one)";
+  // (Once: a message that already carries a hint, an inner error quoted, gets none.)
+  if (message.find("(flopcast list-") == std::string::npos) {
+    if (e.code() == error_code::unknown_model && e.pointer() == "/model")
+      message += " (flopcast list-models shows all; a path to a config.json also works)";
+    else if (e.code() == error_code::unknown_model)
+      message += " (flopcast list-models shows all)";
+    else if (e.code() == error_code::unknown_gpu)
+      message += " (flopcast list-gpus shows all; --gpu-file reads a custom one)";
+  }
   const request_field* f = find_request_field(e.pointer());
   // An element of a [min, max] range ("/simulation/input_tokens_range/1"): the range's flag.
   if (f == nullptr && e.pointer().size() > 2) {

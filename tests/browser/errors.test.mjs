@@ -4,12 +4,14 @@
 // on the element; the error sits under its row at the row's width; the widget says the same.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve, launch, openPage, dist, outDir } from './harness.mjs';
 
 let site, browser;
 before(async () => {
-  site = await serve(dist);
+  site = await serve(dist, { headers: { 'Access-Control-Allow-Origin': '*' } }); // the widget from another origin
+  mkdirSync(outDir, { recursive: true });
   browser = await launch();
 });
 after(async () => {
@@ -71,6 +73,9 @@ test('a URL with three bad values shows three errors at three fields at once, in
   const status = await page.textContent('#status');
   assert.match(status, /^No estimate yet: 3 invalid inputs/);
   for (const e of Object.values(shown)) assert.ok(status.includes(e.label), status);
+  assert.ok(await page.isVisible('#no-estimate'), 'the results say why they are placeholders');
+  const why = await page.textContent('#no-estimate');
+  for (const e of Object.values(shown)) assert.ok(why.includes(e.label), why);
   // The URL keeps what was typed (seq=abc is not lost because a number input cannot hold it).
   assert.equal(new URL(page.url()).searchParams.get('seq'), 'abc');
   await page.screenshot({ path: join(outDir, 'errors.png'), fullPage: true });
@@ -82,6 +87,7 @@ test('a URL with three bad values shows three errors at three fields at once, in
   await page.fill('#seq', '512');
   await page.selectOption('#gpu', 'H100-SXM');
   await page.waitForFunction(() => document.getElementById('status').classList.contains('ok'));
+  assert.equal(await page.isVisible('#no-estimate'), false);
   assert.deepEqual(await shownErrors(page), {});
   assert.deepEqual(errors, []);
   await context.close();

@@ -301,7 +301,7 @@ test('boolean attributes: present, "" and "true" are on; "no", "false", "0" and 
   assert.ok((await memory('on-bare')) > (await memory('off-no')));
   await ready(p, 'bad');
   const bad = await p.evaluate(() => document.getElementById('bad').shadowRoot.querySelector('.error')?.textContent);
-  assert.match(bad, /\(\/training\) the training attribute is a boolean.*got "maybe"/);
+  assert.match(bad, /^training attribute: expected a boolean: present .*got "maybe"$/);
   // Toggling at run time re-estimates.
   await p.evaluate(() => document.getElementById('on-bare').setAttribute('training', 'no'));
   await p.waitForFunction(() => document.getElementById('on-bare').result?.details.settings.training === false);

@@ -1,6 +1,7 @@
 // The shared bad-input fixture through the real CLI: each case that has an argv must exit 2
 // with one line, "flopcast: error: [flopcast.<code>] (<flag>, <pointer>) <message>", where the
-// code, pointer and message are exactly the C++ API's and WASM's (the CLI adds only the flag).
+// code, pointer and message are exactly the C++ API's and WASM's (the CLI adds only the flag, and
+// for an unknown model or GPU where to look).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +13,20 @@ const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
 const { cases } = JSON.parse(readFileSync(join(root, 'tests/fixtures/bad_inputs.json'), 'utf8'));
 
+// The one thing the CLI adds to a message: where to look, for an unknown model or GPU (the core's
+// message, shown as is by the page and the widget, names no command or flag).
+function cliHint(c) {
+  if (c.code === 'unknown_model')
+    return c.pointer === '/model'
+      ? ' (flopcast list-models shows all; a path to a config.json also works)'
+      : ' (flopcast list-models shows all)';
+  if (c.code === 'unknown_gpu') return ' (flopcast list-gpus shows all; --gpu-file reads a custom one)';
+  return '';
+}
+
 test('the bad-input fixture gives the same code, pointer and message through the CLI', () => {
+  for (const c of cases)
+    assert.doesNotMatch(c.message, /flopcast list-|--gpu-file/, `${c.name}: the core's message has no CLI hint`);
   const home = mkdtempSync(join(tmpdir(), 'flopcast-bad-'));
   try {
     const withArgv = cases.filter((c) => c.argv);
@@ -32,7 +46,7 @@ test('the bad-input fixture gives the same code, pointer and message through the
       const where = m[2].split(', ');
       assert.equal(where.at(-1), c.pointer, `${c.name}: pointer`);
       if (c.pointer.startsWith('/') && where.length === 2) assert.match(where[0], /^(--[a-z-]+|MODEL)$/, c.name);
-      assert.equal(m[3], c.message, `${c.name}: message`);
+      assert.equal(m[3], c.message + cliHint(c), `${c.name}: message`);
     }
   } finally {
     rmSync(home, { recursive: true, force: true });

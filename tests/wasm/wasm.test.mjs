@@ -244,7 +244,11 @@ test('errors are FlopcastError with the CLI message, and the module keeps workin
         .replace(/^flopcast: error: /, '')
         .replace(/^\[[^\]]+\] (\([^)]*\) )?/, '')
         .trim();
-    assert.equal(body(caught.message), body(native.err), JSON.stringify(req));
+    // ... and, for an unknown model or GPU, where to look: the CLI's commands, not the API's.
+    const hint = / \(flopcast list-(models|gpus) shows all[^)]*\)$/;
+    if (code.startsWith('unknown_') && code !== 'unknown_precision') assert.match(body(native.err), hint);
+    assert.doesNotMatch(caught.message, /flopcast list-|--gpu-file/);
+    assert.equal(body(caught.message), body(native.err).replace(hint, ''), JSON.stringify(req));
     assert.equal(fc.estimate({ model: 'llama-3-8b' }).parameters, 8030261248);
   }
   // Config errors name the field under /model.

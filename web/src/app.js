@@ -67,6 +67,10 @@ for (const grid of form.querySelectorAll('.grid2, .grid3')) {
   box.append(...errs);
   grid.after(box);
 }
+// Before a first valid estimate the figures are placeholders ("…"): a line above them says why.
+const noEstimate = Object.assign(document.createElement('p'), { id: 'no-estimate', className: 'no-estimate' });
+noEstimate.hidden = true;
+resultsEl.querySelector('.summary').before(noEstimate);
 const HUB_DEFAULT = $('hf-base').value;
 const EXAMPLE_MODEL = 'llama-3-8b'; // the first model shown; any registry name works
 
@@ -604,6 +608,7 @@ function update(force = false) {
   } else checkEach(req, raw, errors); // the page found some; the core judges the rest
   showErrors(errors);
   serve?.then((panel) => panel.stale());
+  noEstimate.hidden = Boolean(result || lastGood);
   if (result) {
     render(result);
     const ws = $('weights-source');
@@ -630,6 +635,8 @@ function update(force = false) {
       return (id && typeof e === 'string' ? `${labelOf(id)}: ${text}` : text).replace(/\.$/, '');
     });
     const what = list.length === 1 ? 'Invalid input' : `${list.length} invalid inputs`;
+    const fields = [...errors.keys()].filter(Boolean).map(labelOf);
+    noEstimate.textContent = `No figures yet: ${fields.length ? `fix ${fields.join(', ')} (marked in red)` : 'fix the inputs'} to see the estimate.`;
     setStatus(
       lastGood
         ? `${what} — ${list.join(' · ')} (showing the last valid estimate, dimmed).`

@@ -113,7 +113,7 @@ function booleanOf(value, attribute, pointer) {
   if (TRUE.has(v) || v === attribute) return true;
   if (FALSE.has(v)) return false;
   throw new AttributeError(
-    `[flopcast.invalid_argument] (${pointer}) the ${attribute} attribute is a boolean: present (or "true") ` +
+    `[flopcast.invalid_argument] (${pointer}) expected a boolean: present (or "true") ` +
       `turns it on, "false" (or "no", "0") off, but got "${value}"`,
   );
 }
