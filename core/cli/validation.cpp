@@ -189,11 +189,9 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     // The queue: simulate the run the row measured (once for all its metrics).
     simulation_settings sim;
     sim.base = s;
-    sim.max_num_seqs = sched->max_num_seqs;
-    sim.max_num_batched_tokens = std::max(sched->max_num_batched_tokens, sched->chunked_prefill ? 1 : isl);
-    sim.chunked_prefill = sched->chunked_prefill;
-    sim.policy = sched->prefill_first ? batching_policy::prefill_first : batching_policy::mixed;
-    sim.block_size = sched->block_size;
+    apply_scheduler(*sched, sim);
+    // Without chunking a prompt runs in one step: the budget holds at least the row's prompt.
+    sim.max_num_batched_tokens = std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl);
     sim.input_tokens = {isl, isl};
     sim.output_tokens = {osl, osl};
     const double value = load.at("value").is_number() ? load.at("value").get<double>() : 0.0;

@@ -35,6 +35,12 @@ namespace flopcast::detail {
   const double per_expert = tokens * experts_per_token / experts;
   return expert_flops * (gemm_factor(c, tokens) / gemm_factor(c, per_expert) - 1.0);
 }
+// Layers of every group: what step_costs' per-layer costs multiply.
+[[nodiscard]] inline double layer_count(const model_spec& m) noexcept {
+  double n = 0;
+  for (const auto& g : m.groups) n += d(g.count);
+  return n;
+}
 [[nodiscard]] inline double fixed_step_s(const step_costs& c, double layers, double sequences) noexcept {
   return c.per_step_s + c.per_sequence_s * sequences +
          layers * (c.per_layer_s + c.launches_per_layer * c.per_kernel_launch_s);

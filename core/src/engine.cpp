@@ -9,6 +9,7 @@
 
 #include "detail.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/request.hpp"
 #include "json_reader.hpp"
 
 namespace flopcast {
@@ -388,7 +389,7 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
   };
   constexpr double gib = 1073741824.0;
   // A default the engine computes at start-up from memory (null): the KV blocks bound it.
-  constexpr std::int64_t unbounded = 1000000;  // the simulator's most sequences
+  constexpr std::int64_t unbounded = max_simulation_requests;
   if (e.id == "vllm") {
     // EngineArgs._set_default_args: the API-server budgets (benchmarks run `vllm serve`), the
     // larger ones on GPUs of at least 70 GiB that are not A100s.
@@ -437,15 +438,18 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
   return out;
 }
 
-void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s) {
-  apply_engine(e, gpu, s.base);
-  const engine_scheduler k = scheduler_of(e, gpu);
+void apply_scheduler(const engine_scheduler& k, simulation_settings& s) {
   s.max_num_seqs = k.max_num_seqs;
   s.max_num_batched_tokens = k.max_num_batched_tokens;
   s.chunked_prefill = k.chunked_prefill;
   s.policy = k.prefill_first ? batching_policy::prefill_first : batching_policy::mixed;
   s.block_size = k.block_size;
   if (!s.base.gpu_memory_utilization) s.base.gpu_memory_utilization = k.gpu_memory_utilization;
+}
+
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s) {
+  apply_engine(e, gpu, s.base);
+  apply_scheduler(scheduler_of(e, gpu), s);
 }
 
 }  // namespace flopcast

@@ -321,9 +321,6 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   if (!s.base.engine.empty()) {
     const engine_profile& e = find_engine(s.base.engine);
     apply_engine(e, *p.gpu, s);
-    // An engine whose running-request limit is computed from memory at start-up (SGLang's
-    // max_running_requests) is bounded by the KV blocks only: the simulator's largest limit.
-    s.max_num_seqs = std::min<std::int64_t>(s.max_num_seqs, max_simulation_requests);
     q.scheduler_source = "engine " + e.id + " defaults";
   } else {
     q.scheduler_source = "simulator defaults (vLLM-like)";

@@ -238,8 +238,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     p.decode_ceiling_tokens_per_second = B * gpu.memory_bandwidth_bytes_per_s / p.decode_first_step_bytes;
   }
 
-  double layers = 0;
-  for (const auto& g : m.groups) layers += d(g.count);
+  const double layers = layer_count(m);
   const double prefill_expert_extra =
       expert_gemm_extra_flops(s.costs, 2 * traffic.experts_per_token * traffic.expert_params * B * S, B * S,
                               traffic.experts_per_token, traffic.experts);

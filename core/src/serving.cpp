@@ -109,8 +109,7 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
                            rd.parallel.ep_alltoall_decode_step_s;
   const double pc = rd.perf.peak_flops_per_s * ce, pm = rd.perf.memory_bandwidth_bytes_per_s * me;
 
-  double layers = 0;
-  for (const auto& g : m.groups) layers += d(g.count);
+  const double layers = detail::layer_count(m);
   if (s.chunked_prefill_tokens > 0) {
     // Prefill tokens ride along the decode steps: c x P of them per O steps; the step's GEMMs run
     // over its decode and prefill tokens, and it pays the engine's fixed cost once.

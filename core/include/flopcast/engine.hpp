@@ -112,8 +112,11 @@ struct engine_scheduler {
 // (static batching: transformers' generate()).
 [[nodiscard]] engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu);
 
-// A simulation with the engine's scheduler (scheduler_of) and apply_engine() on its base
-// settings; a gpu_memory_utilization already set is kept.
+// Puts a scheduler into a simulation (max_num_seqs, token budget, chunking, policy, blocks; a
+// gpu_memory_utilization already set is kept).
+void apply_scheduler(const engine_scheduler& k, simulation_settings& s);
+// A simulation with the engine's scheduler (scheduler_of, apply_scheduler) and apply_engine() on
+// its base settings.
 void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s);
 
 }  // namespace flopcast
