@@ -124,17 +124,20 @@ test('the serving panels’ fields are restored from the URL, by Back and by a f
   await ready(page);
   await page.waitForFunction(() => new URLSearchParams(location.search).has('model'));
   const pristine = await page.inputValue('#sim-concurrency');
+  const h0 = await historyLength(page);
+  // Blur commits: each change is its own entry (typing alone only rewrites the current one, so the
+  // query having the value is not enough; the entry count says the commit happened).
+  const commit = async (id, key, value, n) => {
+    await page.fill(id, value);
+    await page.press(id, 'Tab');
+    await page.waitForFunction((len) => history.length === len, h0 + n);
+    await waitQuery(page, key, value);
+  };
 
-  await page.fill('#sim-concurrency', '2,8');
-  await page.press('#sim-concurrency', 'Tab'); // blur commits
-  await waitQuery(page, 'conc', '2,8');
+  await commit('#sim-concurrency', 'conc', '2,8', 1);
   const urlConc = page.url();
-  await page.fill('#sim-isl', '300');
-  await page.press('#sim-isl', 'Tab');
-  await waitQuery(page, 'isl', '300');
-  await page.fill('#srv-concurrency', '16');
-  await page.press('#srv-concurrency', 'Tab');
-  await waitQuery(page, 'srv-concurrency', '16');
+  await commit('#sim-isl', 'isl', '300', 2);
+  await commit('#srv-concurrency', 'srv-concurrency', '16', 3);
 
   await page.goBack();
   await page.goBack();

@@ -480,15 +480,17 @@ function urlFor(raw) {
 
 // History: typing replaces the current entry's address (a reload keeps what is typed); a committed
 // change (a select, an input's change event, blur or Enter, a Run button) adds an entry, so Back and
-// Forward step between committed states. history.replaceState costs milliseconds in Chromium: one
-// write per task, however many inputs changed.
+// Forward step between committed states. history.replaceState costs milliseconds in Chromium: typing
+// writes once per task, however many inputs changed.
 let urlTimer = 0;
 let urlCommit = false;
 let committedUrl = null; // the current entry's committed address (null until the first write)
 const here = () => location.pathname + location.search + location.hash;
 function scheduleUrl(commit = false) {
   urlCommit ||= commit;
-  urlTimer ||= setTimeout(flushUrl, 0);
+  // A commit writes now, so that a Back pressed right after it finds its entry; typing waits.
+  if (commit) flushUrl();
+  else urlTimer ||= setTimeout(flushUrl, 0);
 }
 function flushUrl() {
   clearTimeout(urlTimer);
