@@ -656,7 +656,15 @@ export interface Performance {
   energy_total_wh: number;
   energy_total_kwh: number;
   co2_grams: number;
+  /** One GPU's price. */
   cost_per_hour_usd: number;
+  /**
+   * GPUs of the configuration. With a layout, the latencies, tokens/s, training step, energy, CO2
+   * and cost above (and their ranges) are the layout's, for all its GPUs; the roofline breakdown
+   * (FLOPs, bytes, compute and memory times, first step, bounds, ceiling) stays one device's.
+   */
+  gpus: number;
+  /** All the configuration's GPUs. */
   cost_usd: number;
   latency_is_estimate: true;
 }
@@ -846,10 +854,18 @@ export interface EstimateResult {
   embedding_flops: number;
   layernorm_flops: number;
   output_head_flops: number;
+  /** The whole model's memory (inference, or training state in training mode), all GPUs together. */
   memory: number;
+  /** The fullest GPU of the configuration (the layout's; = memory on one GPU); null without a GPU. */
+  memory_per_gpu: number | null;
+  /** GPUs of the configuration (the layout's total); null without a GPU. */
+  gpus: number | null;
+  /** Whether every GPU of the configuration holds its share (details.memory.fits_on_gpu). */
+  fits: boolean | null;
   kv_cache: number;
-  /** Time to first token (prefill), or one training step in training mode; null without a GPU. */
+  /** Time to first token (prefill), or one training step in training mode, on the configuration's GPUs; null without a GPU. */
   latency: number | null;
+  /** Energy of that prefill (training: of the step), all GPUs; null without a GPU. */
   energy: number | null;
   model: string;
   precision: string;
@@ -900,6 +916,11 @@ export interface EstimateResult {
       total: number;
       inference_total: number;
       gpu_memory: number | null;
+      /** What one GPU may hold: the fit rule's share of gpu_memory after the reserve. */
+      usable_gpu_memory: number | null;
+      /** The fullest GPU's bytes on the configuration (the layout's, else total). */
+      per_gpu: number | null;
+      /** Whether each GPU of the configuration holds its share (per_gpu <= usable_gpu_memory). */
       fits_on_gpu: boolean | null;
       training: TrainingMemory | null;
     };

@@ -200,13 +200,31 @@ std::string report(const estimate_context& c) {
            format_bytes(mem.recurrent_state) + "  (constant per sequence: SSM / linear layers)");
     line("    - activations", format_bytes(mem.activations) + "  (ESTIMATED)");
   }
-  if (r.has_performance)
-    line("  Fits on GPU",
-         fmt::format("{}  ({} on {})", yes_no(mem.fits_on_gpu), format_bytes(mem.gpu_memory), c.gpu->name));
+  const std::int64_t gpus = r.has_performance ? r.parallel.total_gpus : 1;
+  const double usable = mem.usable_gpu_memory;
+  if (r.has_performance && gpus == 1)
+    line("  Fits on GPU", fmt::format("{}  (usable {} of {} on {})", yes_no(mem.fits_on_gpu), format_bytes(usable),
+                                      format_bytes(mem.gpu_memory), c.gpu->name));
+  if (r.has_performance && gpus > 1) {
+    // The layout asked for: every figure below is its own (per GPU, or all GPUs together).
+    const parallel_result& q = r.parallel;
+    const parallel_layout& l = q.layout;
+    o += thin + "\n";
+    o += fmt::format(" Layout: {} x {} (TP={} PP={} DP={} EP={})\n", gpus, c.gpu->name, l.tensor_parallel,
+                     l.pipeline_parallel, l.data_parallel, l.expert_parallel);
+    line("  Memory per GPU", format_bytes(q.memory_per_gpu));
+    line(s.training ? "    - train state" : "    - weights",
+         format_bytes(s.training ? q.training_state_per_gpu : q.weights_per_gpu));
+    if (!s.training) line("    - kv cache", format_bytes(q.kv_cache_per_gpu));
+    line("    - activations", format_bytes(q.activations_per_gpu) + "  (ESTIMATED)");
+    line("  Fits per GPU", fmt::format("{}  (usable {} of {} on each {})", yes_no(mem.fits_on_gpu),
+                                       format_bytes(usable), format_bytes(mem.gpu_memory), c.gpu->name));
+  }
   if (r.has_performance) {
     o += thin + "\n";
-    o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {:.0f}% , bandwidth at {:.0f}%)\n",
-                     to_string(p.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100);
+    o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {:.0f}% , bandwidth at {:.0f}%{})\n",
+                     to_string(p.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100,
+                     gpus > 1 ? fmt::format("; {} GPUs with their communication", gpus) : std::string());
     if (!s.calibration_store.empty())
       o += fmt::format("   calibrated efficiencies applied from {}{}\n", s.calibration_store,
                        s.calibration_source.empty() ? "" : " (" + s.calibration_source + ")");
@@ -221,7 +239,9 @@ std::string report(const estimate_context& c) {
     line("  Energy", fmt::format("{:.2f} J ({:.4f} Wh), prefill {:.2f} J", p.energy_total_joules,
                                  p.energy_total_joules / 3600.0, p.energy_prefill_joules));
     line("  CO2", fmt::format("{:.3f} g", p.co2_grams));
-    line("  Cost", fmt::format("${:.6f} at ${:.2f}/h", p.cost_usd, p.cost_per_hour_usd));
+    line("  Cost", gpus > 1
+                       ? fmt::format("${:.6f} for {} GPUs at ${:.2f}/h each", p.cost_usd, gpus, p.cost_per_hour_usd)
+                       : fmt::format("${:.6f} at ${:.2f}/h", p.cost_usd, p.cost_per_hour_usd));
   }
   for (std::uint32_t bit = 1; bit != 0 && bit <= r.notes; bit <<= 1)
     if (r.notes & bit) o += fmt::format(" note: {}\n", note_text(static_cast<note>(bit)));

@@ -334,6 +334,7 @@ function checkEach(req, raw, errors) {
 // ---------- rendering ----------
 const fieldEls = [...resultsEl.querySelectorAll('[data-field]')];
 const modeLabels = [...document.querySelectorAll('.mode-label')];
+const perLabels = [...document.querySelectorAll('.per-label')];
 const at = (obj, pointer) =>
   pointer
     .split('/')
@@ -355,7 +356,11 @@ function render(r) {
   resultsEl.classList.toggle('no-gpu', r.details.performance === null);
   const training = r.details.memory.training !== null;
   $('training-card').hidden = !training;
+  // The configuration asked for: training rows or inference rows, the layout's GPUs.
+  resultsEl.classList.toggle('training', training);
+  resultsEl.classList.toggle('multi', (r.gpus ?? 1) > 1);
   for (const el of modeLabels) el.textContent = training ? '(training)' : '(inference)';
+  for (const el of perLabels) el.textContent = training ? 'per training step' : 'per request';
   const notes = $('notes');
   if (notes.dataset.text !== r.note.join('\n')) {
     notes.dataset.text = r.note.join('\n');
