@@ -6,7 +6,16 @@
 // --fc-* and ::part() names (listed in embed.html).
 import createFlopcast from '@flopcast/wasm';
 import wasmUrl from '@flopcast/wasm/flopcast_core.wasm?url';
-import { formatBytes, formatCount, formatFlops, formatJoules, formatRate, formatSeconds } from './format.js';
+import {
+  formatBytes,
+  formatCount,
+  formatFlops,
+  formatInteger,
+  formatJoules,
+  formatRate,
+  formatSeconds,
+  plural,
+} from './format.js';
 
 // ---- The engine -------------------------------------------------------------------------------
 // The widget fetches the .wasm itself (then hands the bytes to the module) so that a failure says
@@ -357,7 +366,7 @@ class FlopcastEstimate extends HTMLElement {
     const sub = make('div', {
       className: 'sub',
       part: 'subtitle',
-      text: `${r.precision} · ${r.gpu ?? 'no GPU'} · batch ${r.batch_size} · ${r.sequence_length} tokens`,
+      text: `${r.precision} · ${r.gpu ?? 'no GPU'} · batch ${formatInteger(r.batch_size)} · ${plural(r.sequence_length, 'token')}`,
     });
     if (mem.fits_on_gpu !== null) {
       const badge = make('span', {
