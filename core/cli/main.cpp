@@ -154,7 +154,8 @@ int run(int argc, char** argv) {
     for (const auto& r : model_records())
       if (filter.matches(r))
         std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
-                                 count_parameters(r.spec).total, r.spec.model_type);
+                                 cli::format_count(static_cast<double>(count_parameters(r.spec).total)),
+                                 r.spec.model_type);
     return 0;
   }
   if (*le) {
