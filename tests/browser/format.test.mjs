@@ -7,15 +7,10 @@ import assert from 'node:assert/strict';
 import { serve, launch, openPage, dist } from './harness.mjs';
 import { show } from '../../web/src/app/fmt.js';
 
-let site, browser;
-before(async () => {
-  site = await serve(dist);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+// One static server and one browser for the three pages.
+const up = {};
+before(async () => Object.assign(up, { site: await serve(dist), browser: await launch() }));
+after(() => Promise.all([up.browser?.close(), up.site?.close()]));
 
 /** Every [data-field] element under #results: its format, raw value and shown text. */
 const figures = (page) =>
@@ -31,7 +26,7 @@ for (const [what, query, gpus] of [
   ['training', 'model=llama-3-8b&gpu=H100-SXM&training=1', null],
 ]) {
   test(`every figure follows the display rules: ${what}`, async () => {
-    const { page, context, errors } = await openPage(browser, `${site.url}/index.html?${query}`);
+    const { page, context, errors } = await openPage(up.browser, `${up.site.url}/index.html?${query}`);
     await page.waitForFunction(() => document.body.dataset.ready === '1');
     const all = await figures(page);
     assert.ok(all.length >= 40, `${all.length} figures`);
