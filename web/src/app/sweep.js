@@ -404,7 +404,7 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
     } finally {
       if (active === job) setActive(null);
     }
-    countEl.textContent = `${what} written: ${st.total} rows.`;
+    countEl.textContent = `${what} written: ${formatInteger(st.total)} rows.`;
     if (kind === 'csv') save('flopcast-sweep.csv', 'text/csv', parts);
     else save('flopcast-sweep.json', 'application/json', parts);
   }
