@@ -154,7 +154,8 @@ int run(int argc, char** argv) {
     for (const auto& r : model_records())
       if (filter.matches(r))
         std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
-                                 count_parameters(r.spec).total, r.spec.model_type);
+                                 cli::format_count(static_cast<double>(count_parameters(r.spec).total)),
+                                 r.spec.model_type);
     return 0;
   }
   if (*le) {
@@ -180,9 +181,10 @@ int run(int argc, char** argv) {
       const auto half = g.peak(precision::bf16) ? g.peak(precision::bf16) : g.peak(precision::fp16);
       std::string aliases;
       for (const auto& a : g.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
-      std::cout << fmt::format("{:<22} {:>10} {:>13} {:>12} {:>5} W {:>8.2f}  {}\n", g.name,
+      std::cout << fmt::format("{:<22} {:>10} {:>13} {:>12} {:>7} {:>8}  {}\n", g.name,
                                cli::format_bytes(g.memory_bytes), cli::format_bandwidth(g.memory_bandwidth_bytes_per_s),
-                               half ? cli::format_flops(*half) + "/s" : "-", g.tdp_watts, g.cost_per_hour_usd, aliases);
+                               half ? cli::format_flop_rate(*half) : std::string(cli::none_text),
+                               cli::format_watts(g.tdp_watts), cli::format_usd(g.cost_per_hour_usd), aliases);
     }
     return 0;
   }

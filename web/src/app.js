@@ -2,7 +2,7 @@
 // app/sweep.js and its worker. Every number shown comes from the core; this file only moves
 // inputs into requests and formats results (data-field = JSON pointer, data-value = raw value).
 import { engine, FlopcastError } from './engine.js';
-import { show, si } from './app/fmt.js';
+import { show } from './app/fmt.js';
 import { initSweep } from './app/sweep.js';
 import { workerClient } from './app/worker.js';
 import { initSystem, loadCalibration } from './app/system.js';
@@ -94,7 +94,7 @@ initPicker({
   },
 });
 $('gpu').append(
-  ...gpus.map((g) => option(g.name, `${g.name} · ${si(g.memory_bytes, 'B')}`)),
+  ...gpus.map((g) => option(g.name, `${g.name} · ${show('bytes', g.memory_bytes)}`)),
   option('none', 'No GPU (counts and memory only)'),
   option('custom', 'Custom GPU (JSON)…'),
 );
@@ -623,7 +623,7 @@ function update(force = false) {
     ws.hidden = !(ck && req.weight_bytes !== undefined);
     ws.textContent = ws.hidden
       ? ''
-      : `(exact, from ${checkpoint.file().name}: ${ck.mix ? `${ck.mix} mix, ` : ''}${ck.bits_per_weight.toFixed(2)} bits/weight)`;
+      : `(exact, from ${checkpoint.file().name}: ${ck.mix ? `${ck.mix} mix, ` : ''}${show('bits', ck.bits_per_weight)}/weight)`;
     system.update(req, result);
     lastGood = { result, req };
     $('export-json').disabled = false;
@@ -631,7 +631,7 @@ function update(force = false) {
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
     setStatus(
-      `Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${ms.toFixed(1)} ms.`,
+      `Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${show('seconds', ms / 1000)}.`,
       'ok',
     );
   } else {

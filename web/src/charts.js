@@ -18,7 +18,7 @@ import {
 } from 'chart.js';
 import { FlopcastError } from './engine.js';
 import { show, si, tick } from './app/fmt.js';
-import { formatSeconds } from './format.js';
+import { formatInteger, formatPercent, formatSeconds } from './format.js';
 
 Chart.register(
   BarController,
@@ -480,11 +480,11 @@ function timelineConfig(p) {
     {
       x: axis(p, { fmt: tick('s'), title: 'time since the first request' }),
       y: axis(p, { fmt: (v) => String(v), title: 'requests', position: 'left' }),
-      y1: axis(p, { fmt: (v) => `${Math.round(v * 100)} %`, title: 'KV cache in use', position: 'right', grid: false }),
+      y1: axis(p, { fmt: formatPercent, title: 'KV cache in use', position: 'right', grid: false }),
     },
     {
       label: (ctx) =>
-        `${ctx.dataset.label}: ${ctx.dataset.yAxisID === 'y1' ? `${(ctx.parsed.y * 100).toFixed(1)} %` : ctx.parsed.y} at ${formatSeconds(ctx.parsed.x)}`,
+        `${ctx.dataset.label}: ${ctx.dataset.yAxisID === 'y1' ? formatPercent(ctx.parsed.y) : formatInteger(ctx.parsed.y)} at ${formatSeconds(ctx.parsed.x)}`,
     },
   );
 }

@@ -6,7 +6,17 @@
 // --fc-* and ::part() names (listed in embed.html).
 import createFlopcast from '@flopcast/wasm';
 import wasmUrl from '@flopcast/wasm/flopcast_core.wasm?url';
-import { formatBytes, formatCount, formatFlops, formatJoules, formatRate, formatSeconds, formatUsd } from './format.js';
+import {
+  formatBytes,
+  formatCount,
+  formatFlops,
+  formatInteger,
+  formatJoules,
+  formatRate,
+  formatSeconds,
+  formatUsd,
+  plural,
+} from './format.js';
 
 // ---- The engine -------------------------------------------------------------------------------
 // The widget fetches the .wasm itself (then hands the bytes to the module) so that a failure says
@@ -332,7 +342,7 @@ class FlopcastEstimate extends HTMLElement {
     if (gpus > 1)
       rows.push([
         'Memory per GPU',
-        `${formatBytes(r.memory_per_gpu)} × ${gpus} GPUs`,
+        `${formatBytes(r.memory_per_gpu)} × ${plural(gpus, 'GPU')}`,
         '/memory_per_gpu',
         r.memory_per_gpu,
       ]);
@@ -371,7 +381,7 @@ class FlopcastEstimate extends HTMLElement {
       ]);
       rows.push([
         `Cost ${per}`,
-        `${formatUsd(perf.cost_usd)}${gpus > 1 ? ` (${gpus} GPUs)` : ''}`,
+        `${formatUsd(perf.cost_usd)}${gpus > 1 ? ` (${plural(gpus, 'GPU')})` : ''}`,
         '/details/performance/cost_usd',
         perf.cost_usd,
       ]);
@@ -383,7 +393,7 @@ class FlopcastEstimate extends HTMLElement {
     const sub = make('div', {
       className: 'sub',
       part: 'subtitle',
-      text: `${r.precision} · ${r.gpu === null ? 'no GPU' : gpus > 1 ? `${gpus} × ${r.gpu}` : r.gpu} · batch ${r.batch_size} · ${r.sequence_length} tokens`,
+      text: `${r.precision} · ${r.gpu === null ? 'no GPU' : gpus > 1 ? `${gpus} × ${r.gpu}` : r.gpu} · batch ${formatInteger(r.batch_size)} · ${plural(r.sequence_length, 'token')}`,
     });
     if (mem.fits_on_gpu !== null) {
       const badge = make('span', {

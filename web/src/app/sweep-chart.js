@@ -4,7 +4,7 @@
 // points); this file only draws them, on log axes where the values span decades.
 import { Chart } from 'chart.js';
 import '../charts.js'; // registers the controllers, scales and plugins the page's charts use (line, log axes, legend)
-import { formatByKind } from '../format.js';
+import { formatByKind, formatNumber } from '../format.js';
 
 const SPAN_FOR_LOG = 16; // a positive axis whose max / min reaches this is drawn logarithmic
 
@@ -47,7 +47,8 @@ export function drawSweepChart(chart, canvas, data, { x, y, headerOf, kinds }) {
     borderWidth: 1.5,
     spanGaps: false,
   }));
-  const fmt = (key) => (v) => formatByKind(kinds[key] === 'boolean' ? 'number' : kinds[key], v);
+  // A yes/no field's axis (0..1) reads as plain numbers (the core's "number" kind is cost in USD).
+  const fmt = (key) => (v) => (kinds[key] === 'boolean' ? formatNumber(v) : formatByKind(kinds[key], v));
   // A log axis labels 1, 2 and 5 of each decade only (Chart.js would label every tick).
   const logTick = (key) => (v) => {
     const m = Math.round((v / 10 ** Math.floor(Math.log10(v) + 1e-9)) * 1000) / 1000;

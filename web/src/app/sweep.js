@@ -3,7 +3,7 @@
 // downloads as Blob parts; this thread only renders those, so that a sweep of millions of points
 // never blocks the page. Columns: the core's compare row fields, with a picker remembered in
 // localStorage; the chart (app/sweep-chart.js, Chart.js) loads with the first finished sweep.
-import { formatByKind } from '../format.js';
+import { formatByKind, formatInteger, formatSeconds } from '../format.js';
 import { plainMessage, showError } from './fmt.js';
 import { SWEPT_INPUTS } from './sweep-data.js';
 
@@ -358,7 +358,7 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
       sortKey: null,
       dir: 1,
       offset: 0,
-      summary: `${r.total} points in ${ms.toFixed(0)} ms`,
+      summary: `${formatInteger(r.total)} points in ${formatSeconds(ms / 1000)}`,
     };
     table.dataset.points = String(r.total);
     table.dataset.request = JSON.stringify(request); // what the worker computed (for tests)
@@ -392,7 +392,7 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
       parts.push(msg.part);
       progress.max = Math.max(1, total);
       progress.value = done;
-      countEl.textContent = `Writing ${what}: ${done} of ${total} rows…`;
+      countEl.textContent = `Writing ${what}: ${formatInteger(done)} of ${formatInteger(total)} rows…`;
     });
     setActive(job);
     try {
@@ -404,7 +404,7 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
     } finally {
       if (active === job) setActive(null);
     }
-    countEl.textContent = `${what} written: ${st.total} rows.`;
+    countEl.textContent = `${what} written: ${formatInteger(st.total)} rows.`;
     if (kind === 'csv') save('flopcast-sweep.csv', 'text/csv', parts);
     else save('flopcast-sweep.json', 'application/json', parts);
   }
