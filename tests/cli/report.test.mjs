@@ -50,7 +50,19 @@ test('report writes one self-contained file whose data is the estimate of the sa
   assert.deepEqual(data.row, row);
   assert.equal(data.serving, null, 'no serving curve unless asked');
   // Batch series: compare over the same batch sizes.
-  const rows = JSON.parse(run(['compare', 'llama-3-8b', '-g', 'H100-SXM', '-s', '1024', '-b', data.series.batch_size.values.join(','), '--json']).stdout);
+  const rows = JSON.parse(
+    run([
+      'compare',
+      'llama-3-8b',
+      '-g',
+      'H100-SXM',
+      '-s',
+      '1024',
+      '-b',
+      data.series.batch_size.values.join(','),
+      '--json',
+    ]).stdout,
+  );
   assert.deepEqual(data.series.batch_size.rows, rows);
 });
 
@@ -83,7 +95,10 @@ test('bad flags, a missing runtime and a missing output are exit 2 with a clear 
   assert.match(r.stderr, /serving simulation needs one/);
   r = run(['report', ...request, '-o', out], { FLOPCAST_REPORT_RUNTIME: join(tmp, 'nothing.html') });
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /report runtime \(report-runtime\.html\) was not found at .*nothing\.html: build it with `npm run build:web`/);
+  assert.match(
+    r.stderr,
+    /report runtime \(report-runtime\.html\) was not found at .*nothing\.html: build it with `npm run build:web`/,
+  );
   assert.ok(!existsSync(out));
 });
 

@@ -49,7 +49,8 @@ test('cmake --install writes the headers, the library, the CLI and the package c
   // Only the public package: no sources, no measurement library, no tests.
   assert.deepEqual(
     installed.filter(
-      (f) => !/^(include\/flopcast\/[a-z_]+\.hpp|lib(64)?\/.*|bin\/flopcast|share\/flopcast\/report-runtime\.html)$/.test(f),
+      (f) =>
+        !/^(include\/flopcast\/[a-z_]+\.hpp|lib(64)?\/.*|bin\/flopcast|share\/flopcast\/report-runtime\.html)$/.test(f),
     ),
     [],
   );

@@ -93,7 +93,11 @@ function realResults() {
   add('calibrate', 'calibrate', cal);
   add('reportData', 'reportData', fc.reportData({ model: 'llama-3-8b', gpu: 'H100' }));
   add('reportData', 'reportData: no GPU', fc.reportData({ model: 'bert-base', gpu: 'none' }));
-  add('reportData', 'reportData: serving', fc.reportData({ model: 'llama-3-8b', gpu: 'H100', report: { serving: true } }));
+  add(
+    'reportData',
+    'reportData: serving',
+    fc.reportData({ model: 'llama-3-8b', gpu: 'H100', report: { serving: true } }),
+  );
   add(
     'calibrate',
     'calibrate: decode only',

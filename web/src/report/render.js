@@ -32,11 +32,18 @@ function settingsList(d) {
     ['Batch × prompt', `${formatInteger(e.batch_size)} × ${formatInteger(e.sequence_length)} tokens`],
     ['Generated tokens', formatInteger(s.num_generated_tokens)],
     ['Mode', s.training ? `training (${s.optimizer})` : 'inference'],
-    ['Efficiencies', `compute ${s.compute_efficiency} (${s.compute_efficiency_origin}), memory ${s.mem_efficiency} (${s.mem_efficiency_origin})`],
+    [
+      'Efficiencies',
+      `compute ${s.compute_efficiency} (${s.compute_efficiency_origin}), memory ${s.mem_efficiency} (${s.mem_efficiency_origin})`,
+    ],
   ];
   if (par && par.gpus > 1) rows.push(['Layout', `${par.gpus} GPUs`]);
   if (s.calibration_source) rows.push(['Calibration', s.calibration_source]);
-  return el('dl', { class: 'settings' }, ...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: String(v) })]));
+  return el(
+    'dl',
+    { class: 'settings' },
+    ...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: String(v) })]),
+  );
 }
 
 function table(d) {
@@ -52,13 +59,23 @@ function table(d) {
       ),
     );
   }
-  return el('table', { class: 'estimate' }, el('thead', {}, el('tr', {}, el('th', { text: 'Figure' }), el('th', { text: 'Value' }))), body);
+  return el(
+    'table',
+    { class: 'estimate' },
+    el('thead', {}, el('tr', {}, el('th', { text: 'Figure' }), el('th', { text: 'Value' }))),
+    body,
+  );
 }
 
 /** A figure with a caption and a canvas drawn from `cfg` at the report's fixed size. */
 function figure(id, caption, label, cfg, charts) {
   const canvas = el('canvas', { id, role: 'img', 'aria-label': caption, width: String(WIDTH), height: String(HEIGHT) });
-  const fig = el('figure', { 'data-chart': id }, el('figcaption', { text: caption }, label ? badge(label) : null), el('div', { class: 'chart-box' }, canvas));
+  const fig = el(
+    'figure',
+    { 'data-chart': id },
+    el('figcaption', { text: caption }, label ? badge(label) : null),
+    el('div', { class: 'chart-box' }, canvas),
+  );
   cfg.options = { ...cfg.options, responsive: false, maintainAspectRatio: false, devicePixelRatio: 2 };
   charts.push({ fig, canvas, config: cfg });
   return fig;
@@ -78,7 +95,10 @@ export function render(d, root) {
     'section',
     { class: 'sheet' },
     el('h1', { text: `${e.model}${e.gpu ? ` on ${e.gpu}` : ''}` }),
-    el('p', { class: 'meta', text: `flopcast ${d.version} report: figures computed from the architecture (not measured).` }),
+    el('p', {
+      class: 'meta',
+      text: `flopcast ${d.version} report: figures computed from the architecture (not measured).`,
+    }),
     settingsList(d),
     el('h2', { text: 'Estimate' }, badge(perfLabel)),
     table(d),
@@ -90,7 +110,8 @@ export function render(d, root) {
     const cfg = chartConfig(c.id, d, p);
     if (cfg) charts.append(figure(c.id, c.caption, c.perf ? perfLabel : null, cfg, pending));
   }
-  if (d.roofline === null) charts.append(el('p', { class: 'note', text: 'No GPU: the roofline and latency charts need one.' }));
+  if (d.roofline === null)
+    charts.append(el('p', { class: 'note', text: 'No GPU: the roofline and latency charts need one.' }));
   root.replaceChildren(head, charts);
 
   if (d.serving) {
@@ -109,7 +130,15 @@ export function render(d, root) {
       ['ttft_s', w.slo_ttft_s, 'Time to first token'],
       ['tpot_s', w.slo_tpot_s, 'Time per output token'],
     ])
-      serving.append(figure(`chart-serving-${metric}`, `${name} against output tokens/s (p50, p99)`, sv.label, servingChart({ points: sv.points, metric, slo }, p), pending));
+      serving.append(
+        figure(
+          `chart-serving-${metric}`,
+          `${name} against output tokens/s (p50, p99)`,
+          sv.label,
+          servingChart({ points: sv.points, metric, slo }, p),
+          pending,
+        ),
+      );
     root.append(serving);
   }
   return { charts: pending.map(({ canvas, config }) => ({ id: canvas.id, chart: new Chart(canvas, config) })) };
