@@ -96,6 +96,11 @@ test("the CLI's report opens offline and draws every chart, the serving curve in
   // The header and the table: the model, the GPU, and the core's row fields with their values.
   assert.match(await page.textContent('h1'), /Meta-Llama-3-8B on H100-SXM/);
   const data = embedded(readFileSync(file, 'utf8'));
+  // The CLI's data is the WebAssembly module's for the same request (one core, one choice of series).
+  assert.deepEqual(
+    data,
+    fc.reportData({ model: 'llama-3-8b', gpu: 'H100-SXM', batch_size: 4, report: { serving: true } }),
+  );
   const rows = await page.$$eval('table.estimate tbody tr', (trs) => trs.length);
   assert.equal(rows, data.fields.length);
   assert.equal(

@@ -108,3 +108,23 @@ test('the installed library reports errors as the CLI does', () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^consumer: .*unknown_model.*llama-2-7b/s);
 });
+
+test('the installed CLI writes a report with the installed runtime (share/flopcast)', () => {
+  assert.ok(existsSync(join(prefix, 'bin/flopcast')), 'installed by the first test');
+  const runtime = join(root, 'dist/report-runtime.html');
+  assert.ok(existsSync(runtime), 'the page is built (npm run build:web) before the install');
+  assert.equal(readFileSync(join(prefix, 'share/flopcast/report-runtime.html'), 'utf8'), readFileSync(runtime, 'utf8'));
+  const { FLOPCAST_REPORT_RUNTIME, ...env } = process.env;
+  const out = join(tmp, 'installed-report.html');
+  const r = spawnSync(
+    join(prefix, 'bin/flopcast'),
+    ['report', 'llama-2-7b', '-g', 'H100', '-o', out, '--no-calibration'],
+    {
+      encoding: 'utf8',
+      env,
+      cwd: tmp,
+    },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(readFileSync(out, 'utf8'), /"model":"meta-llama\/Llama-2-7b-hf"/);
+});
