@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +18,7 @@ before(async () => {
   site = await serve(dist);
   browser = await launch();
   ({ fc } = await load());
+  mkdirSync(outDir, { recursive: true });
 });
 after(async () => {
   await browser?.close();
@@ -153,6 +154,16 @@ test('the page downloads the report of its request (fc.reportData), lazily, and 
     fc.reportData({ model: 'qwen2.5-7b', gpu: 'L40S', batch_size: 4, report: { serving: false } }),
   );
   assert.equal(data.serving, null);
+  // With the serving curve: the same request with report.serving.
+  await page.check('#report-serving');
+  const [again] = await Promise.all([page.waitForEvent('download'), page.click('#download-report')]);
+  const served = join(tmp, 'page-serving.html');
+  await again.saveAs(served);
+  assert.deepEqual(
+    embedded(readFileSync(served, 'utf8')),
+    fc.reportData({ model: 'qwen2.5-7b', gpu: 'L40S', batch_size: 4, report: { serving: true } }),
+  );
+  assert.match(await page.textContent('#share-status'), /Saved flopcast-Qwen_Qwen2\.5-7B-L40S\.html/);
   assert.deepEqual(errors, []);
   assert.deepEqual(violations, []);
   await context.close();
