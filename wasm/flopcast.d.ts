@@ -1055,7 +1055,7 @@ export interface RequestField {
   derived: string | null;
   /** What a valid value is, as error messages say it. */
   expected: string;
-  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate')[];
+  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate' | 'report')[];
   help: string;
   /** A choice field's accepted names (e.g. ["mixed", "prefill_first"]); [] otherwise. */
   choices: string[];
@@ -1204,6 +1204,52 @@ export interface SweepResult {
   values: Float64Array;
 }
 
+/** A reportData() request: an estimate request, plus what the report adds. */
+export interface ReportRequest extends EstimateRequest {
+  report?: {
+    /** Add the serving curve (a closed-loop simulation over concurrency). */
+    serving?: boolean;
+  };
+}
+/** One varied input of a report: the compare rows at `values` (points the core rejects are left out). */
+export interface ReportSeries<V> {
+  key: 'batch_size' | 'sequence_length' | 'precision';
+  values: V[];
+  rows: CompareRow[];
+}
+export interface ReportRooflinePoint {
+  phase: 'prefill' | 'decode_first_step';
+  /** FLOP per byte moved. */
+  intensity: number;
+  /** Attained FLOP/s. */
+  flops_per_s: number;
+}
+/** reportData(): everything a report's (and the page's) charts draw, SI units. */
+export interface ReportData {
+  version: string;
+  /** The estimate of the request, with its layer table. */
+  estimate: EstimateResult;
+  /** The headers and kinds of `row` (the core's row fields). */
+  fields: RowField[];
+  /** The request's compare row. */
+  row: CompareRow;
+  series: {
+    batch_size: ReportSeries<number>;
+    sequence_length: ReportSeries<number>;
+    precision: ReportSeries<PrecisionName>;
+  };
+  /** Null without a GPU. */
+  roofline: {
+    peak_flops_per_s: number;
+    memory_bandwidth_bytes_per_s: number;
+    compute_precision: ComputeUnit;
+    ridge_intensity: number;
+    points: ReportRooflinePoint[];
+  } | null;
+  /** The serving curve with report.serving, else null. */
+  serving: SimulationResult | null;
+}
+
 export interface Flopcast {
   version(): string;
   estimate(request: EstimateRequest | string): EstimateResult;
@@ -1215,6 +1261,8 @@ export interface Flopcast {
   calibrate(request: CalibrationRequest | string): CalibrationStore;
   /** The training-step analysis (`training: true` is implied); `training_analysis` holds its options. */
   train(request: TrainRequest | string): TrainResult;
+  /** What a report draws: the estimate, its row, the batch / sequence / precision series, the roofline, the serving curve. */
+  reportData(request: ReportRequest | string): ReportData;
   sweep(request: CompareRequest | string, options?: SweepOptions): SweepResult;
   sweepSize(request: CompareRequest | string): number;
   listModels(): ModelInfo[];

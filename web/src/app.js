@@ -574,6 +574,25 @@ $('export-json').addEventListener('click', () => {
   sayShared(`Saved ${name}`);
 });
 
+// The report file: its module and runtime load on the first click (web/src/report/download.js).
+$('download-report').addEventListener('click', async () => {
+  if (!lastGood) return;
+  const r = lastGood.result;
+  const name = `flopcast-${fileSafe(r.model)}-${fileSafe(r.gpu ?? 'none')}.html`;
+  const request = { ...lastGood.req, report: { serving: $('report-serving').checked && r.gpu !== null } };
+  $('download-report').disabled = true;
+  sayShared('Writing the report…');
+  try {
+    const { downloadReport } = await import('./report/download.js');
+    await downloadReport(work, request, name);
+    sayShared(`Saved ${name}`);
+  } catch (e) {
+    sayShared(`Could not write the report: ${e.message}`);
+  } finally {
+    $('download-report').disabled = !lastGood;
+  }
+});
+
 // ---------- the update loop ----------
 // Chart.js loads after the first estimate is on screen (it is not needed for the numbers).
 let charts = null;
@@ -627,6 +646,7 @@ function update(force = false) {
     system.update(req, result);
     lastGood = { result, req };
     $('export-json').disabled = false;
+    $('download-report').disabled = false;
     charts?.schedule(result, req);
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
