@@ -623,6 +623,7 @@ function update(force = false) {
     lastGood = { result, req };
     $('export-json').disabled = false;
     charts?.schedule(result, req);
+    ops?.then((card) => card.update(req));
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
     setStatus(
@@ -832,6 +833,26 @@ if ('IntersectionObserver' in window) {
     }
   });
   seen.observe($('serve'));
+}
+
+// ---------- the operators card (app/ops.js, loaded when it comes into view or gets focus) ----------
+let ops = null;
+function loadOps() {
+  if (!ops) {
+    ops = import('./app/ops.js').then(({ initOps }) => initOps({ fc, root: $('operators') }));
+    ops.then((card) => lastGood && card.update(lastGood.req));
+  }
+  return ops;
+}
+$('operators').addEventListener('focusin', loadOps, { once: true });
+if ('IntersectionObserver' in window) {
+  const seenOps = new IntersectionObserver((entries) => {
+    if (entries.some((en) => en.isIntersecting)) {
+      seenOps.disconnect();
+      loadOps();
+    }
+  });
+  seenOps.observe($('operators'));
 }
 
 // The first estimate, for the inputs the address gives.
