@@ -923,7 +923,7 @@ export interface EstimateResult {
 export interface OperatorRow {
   /** q_proj, k_proj, v_proj, rotary, attention_scores, softmax, attention_values, o_proj, norms, mlp_gate, ... */
   name: string;
-  /** Index of the layer group (details.config's groups); null: once per model (embedding, final norm, head). */
+  /** Index into details.config.layer_groups; null: once per model (embedding, final norm, head). */
   group: number | null;
   /** Layers the figures are summed over. */
   layers: number;

@@ -45,12 +45,49 @@ function palette() {
   return { text: v('--muted'), grid: v('--grid'), c: [1, 2, 3, 4, 5, 6].map((i) => v(`--chart-${i}`)) };
 }
 
+const isPow10 = (x) => x > 0 && Math.abs(Math.log10(x) - Math.round(Math.log10(x))) < 1e-9;
 const logAxis = (p, title, unit) => ({
   type: 'logarithmic',
   title: { display: true, text: title, color: p.text },
   grid: { color: p.grid },
   border: { color: p.grid },
   ticks: { color: p.text, callback: (v) => tick(unit)(v) },
+  afterBuildTicks: (scale) => {
+    const major = scale.ticks.filter((t) => isPow10(t.value));
+    if (major.length >= 2) scale.ticks = major;
+  },
+});
+
+/** Draws each operator's name beside its point, skipping a label that would overlap one drawn. */
+const pointLabels = (color) => ({
+  id: 'opLabels',
+  afterDatasetsDraw(c) {
+    const { ctx } = c;
+    ctx.save();
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.fillStyle = color;
+    ctx.textBaseline = 'middle';
+    const placed = [];
+    c.data.datasets.forEach((ds, i) => {
+      const meta = c.getDatasetMeta(i);
+      if (!ds.operators || meta.hidden) return;
+      meta.data.forEach((el, j) => {
+        const text = ds.data[j].row.name;
+        const w = ctx.measureText(text).width;
+        for (const dy of [0, 11, -11, 22, -22]) {
+          const box = { x: el.x + 7, y: el.y + dy - 5, w, h: 10 };
+          const hit = placed.some(
+            (b) => box.x < b.x + b.w && b.x < box.x + box.w && box.y < b.y + b.h && b.y < box.y + box.h,
+          );
+          if (hit) continue;
+          placed.push(box);
+          ctx.fillText(text, box.x, el.y + dy);
+          break;
+        }
+      });
+    });
+    ctx.restore();
+  },
 });
 
 /**
@@ -171,14 +208,15 @@ export function initOps({ fc, root }) {
           borderWidth: 2,
           borderDash: [6, 4],
         },
-        {
-          label: 'Operators',
-          data: points,
+        ...['compute', 'memory'].map((b, i) => ({
+          label: `${b === 'compute' ? 'Compute' : 'Memory'}-bound operators`,
+          data: points.filter((pt) => pt.row.bound === b),
+          operators: true,
           pointRadius: 5,
           pointHoverRadius: 8,
-          backgroundColor: points.map((pt) => (pt.row.bound === 'compute' ? p.c[0] : p.c[1])),
-          borderColor: points.map((pt) => (pt.row.bound === 'compute' ? p.c[0] : p.c[1])),
-        },
+          backgroundColor: p.c[i],
+          borderColor: p.c[i],
+        })),
       ],
     };
     const label = (ctx) => {
@@ -190,21 +228,24 @@ export function initOps({ fc, root }) {
         `${show('seconds', r.time_s)} (${r.bound}-bound)`,
       ];
     };
+    const top = peak * 4; // room above the compute roof for the labels of the points on it
     if (chart) {
       chart.data = data;
+      chart.options.scales.y.max = top;
       chart.update('none');
       return;
     }
     chart = new Chart(canvas, {
       type: 'scatter',
       data,
+      plugins: [pointLabels(p.text)],
       options: {
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
         scales: {
           x: logAxis(p, 'arithmetic intensity (FLOP/byte)', 'FLOP/B'),
-          y: logAxis(p, 'attained FLOP/s', 'FLOP/s'),
+          y: { ...logAxis(p, 'attained FLOP/s', 'FLOP/s'), max: top },
         },
         plugins: {
           legend: { labels: { color: p.text, boxWidth: 12, boxHeight: 12 } },
@@ -249,15 +290,16 @@ export function initOps({ fc, root }) {
       status.textContent = `The operator tables could not be computed: ${e.message}`;
     }
   }
+  // The chart's colours follow the page's theme.
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    chart?.destroy();
+    chart = null;
+    if (ops) renderChart();
+  });
   return {
     update(req) {
       clearTimeout(pending);
       pending = setTimeout(() => compute(req), 0);
-    },
-    theme() {
-      chart?.destroy();
-      chart = null;
-      if (ops) renderChart();
     },
   };
 }
