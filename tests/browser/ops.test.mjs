@@ -97,6 +97,14 @@ test('the Operators card shows the core’s operator tables, prefill and decode,
   const flops = await shownBy(page, 'data-op-flops', '#operators');
   for (const row of b16.decode) assert.equal(Number(flops[key(row)]), row.flops);
 
+  // An invalid input marks the card stale until the next valid estimate reaches it.
+  await page.fill('#batch', '0');
+  await page.waitForFunction(() => document.getElementById('operators').classList.contains('stale'));
+  const before = await page.$eval('#operators', (el) => Number(el.dataset.ready));
+  await page.fill('#batch', '2');
+  await shown(page, before);
+  assert.equal(await page.$eval('#operators', (el) => el.classList.contains('stale')), false);
+
   assert.deepEqual(errors, []);
   assert.deepEqual(violations, []);
   await context.close();

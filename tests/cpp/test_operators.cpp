@@ -242,3 +242,29 @@ TEST_CASE("operators: the JSON field is null unless asked, rows sum to the pass 
   CHECK(bare["details"]["operators"]["prefill"][0]["bound"].is_null());
   CHECK(bare["details"]["operators"]["prefill"][0]["flops"].get<double>() > 0);
 }
+
+TEST_CASE("operators: each part at its own format (gpt-oss: MXFP4 experts beside bf16 attention)", "[operators]") {
+  const auto out = test::run({{"model", "gpt-oss-20b"}, {"gpu", "H100"}, {"operator_table", true}});
+  const auto& mem = out["details"]["memory"];
+  const auto& by_part = mem["weights_precision_by_part"];
+  REQUIRE(by_part["experts"] != by_part["attention"]);
+  double experts = 0, attention = 0;
+  for (const auto& row : out["details"]["operators"]["prefill"]) {
+    const std::string name = row["name"];
+    if (name == "experts_act" || name == "experts_combine") CHECK(row["precision"].is_null());  // no weights
+    if (name == "experts_gate" || name == "experts_up" || name == "experts_down" || name == "router") {
+      CHECK(row["precision"] == by_part["experts"]);
+      experts += row["weight_bytes"].get<double>();
+    }
+    if (name == "q_proj" || name == "k_proj" || name == "v_proj" || name == "o_proj" || name == "softmax") {
+      CHECK(row["precision"] == by_part["attention"]);
+      attention += row["weight_bytes"].get<double>();
+    }
+    if (name == "attention_scores") CHECK(row["precision"].is_null());
+  }
+  // 2048 prompt tokens reach every expert (1 - (1 - 4/32)^2048 = 1 in double): the prefill reads
+  // the whole experts part; the attention part less its norms (16-bit, in the norms rows).
+  CHECK(experts == Approx(mem["weights_by_part"]["experts"].get<double>()).epsilon(1e-12));
+  const double norms = out["details"]["parameters"]["norm"].get<double>() * 2;
+  CHECK(attention == Approx(mem["weights_by_part"]["attention"].get<double>() - norms).epsilon(1e-12));
+}

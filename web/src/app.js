@@ -633,6 +633,7 @@ function update(force = false) {
   } else {
     resultsEl.classList.add('stale');
     charts?.stale(true);
+    $('operators').classList.add('stale'); // until the next valid estimate reaches the card
     const list = [...errors].map(([id, e]) => {
       const text = errorText(id, e);
       return (id && typeof e === 'string' ? `${labelOf(id)}: ${text}` : text).replace(/\.$/, '');
