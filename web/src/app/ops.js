@@ -279,11 +279,13 @@ export function initOps({ fc, root }) {
   });
 
   function compute(req) {
+    const t0 = performance.now();
     try {
       ops = fc.estimate({ ...req, operator_table: true }).details.operators;
       if (pass === 'decode' && !ops.decode) pass = 'prefill';
       root.classList.remove('stale');
       render();
+      root.dataset.ms = (performance.now() - t0).toFixed(1); // main-thread time of the estimate and its drawing
       root.dataset.ready = String(++computed); // how many estimates it has shown
     } catch (e) {
       root.classList.add('stale');
