@@ -941,7 +941,12 @@ export interface OperatorRow {
   intensity: number | null;
   /** null without a GPU. */
   bound: 'compute' | 'memory' | null;
+  /**
+   * FLOPs at the achieved peak (routed experts' GEMMs at their own tokens on an engine's GEMM
+   * curve); the weight-only path's dequantisation is not in the rows. null without a GPU.
+   */
   compute_s: number | null;
+  /** Bytes at the achieved bandwidth (a decode step's cached K/V reads at the engine's KV-read efficiency). */
   memory_s: number | null;
   time_s: number | null;
   /** Its time over the sum of the pass's operator times; null without a GPU. */

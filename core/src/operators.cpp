@@ -178,10 +178,12 @@ struct row_builder {
     const double rot_width = at.mla ? (nh + 1) * d(at.qk_rope_head_dim) : (nh + nkv) * d(at.rotary_dim);
     if (a.rotary > 0) add("rotary", gi, count, bucket::none, a.rotary, 0, c * T * 2 * rot_width);
     add("attention_scores", gi, count, bucket::none, a.attention_scores, 0,
-        c * (T * score_in + (flash ? 0.0 : pairs * nh)), scores_kv);
+        c * (T * score_in + (flash ? 0.0 : pairs * nh)), scores_kv)
+        .kv_read = decode;
     add("softmax", gi, count, bucket::attention, a.softmax, at.sinks ? c * nh : 0.0, flash ? 0.0 : c * 2 * pairs * nh);
     add("attention_values", gi, count, bucket::none, a.attention_values, 0,
-        c * ((flash ? 0.0 : pairs * nh) + T * value_out), values_kv);
+        c * ((flash ? 0.0 : pairs * nh) + T * value_out), values_kv)
+        .kv_read = decode;
     const double o_in = at.mla ? nh * d(at.v_head_dim) : nh * d(at.v_head_dim);
     add("o_proj", gi, count, bucket::attention, a.output_projection, c * (o_in * h + (at.o_bias ? h : 0.0)),
         c * T * (o_in + h));
@@ -391,12 +393,19 @@ operator_pass pass_of(const model_spec& m, const settings& s, const estimate_res
   out.rows = std::move(b.rows);
   if (r.has_performance) {
     const performance& p = r.perf;
-    out.compute_efficiency = s.compute_efficiency * detail::gemm_factor(s.costs, out.tokens);
-    const double pc = p.peak_flops_per_s * out.compute_efficiency;
+    const step_costs& costs = s.costs;
+    out.compute_efficiency = s.compute_efficiency * detail::gemm_factor(costs, out.tokens);
+    // Each routed expert multiplies about tokens x k / E of them (expert_gemm_extra_flops).
+    const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
+    const double expert_ce =
+        E > 0 ? s.compute_efficiency * detail::gemm_factor(costs, out.tokens * k / E) : out.compute_efficiency;
     const double pm = p.memory_bandwidth_bytes_per_s * s.mem_efficiency;
-    for (operator_row& row : out.rows) {
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      operator_row& row = out.rows[i];
+      const double pc = p.peak_flops_per_s * (b.buckets[i] == bucket::expert_routed ? expert_ce : out.compute_efficiency);
       row.compute_s = pc > 0 ? row.flops / pc : 0.0;
-      row.memory_s = pm > 0 ? row.bytes() / pm : 0.0;
+      const double timed = row.bytes() + (row.kv_read ? row.kv_bytes * (1 / costs.kv_read_efficiency - 1) : 0.0);
+      row.memory_s = pm > 0 ? timed / pm : 0.0;
     }
   }
   return out;

@@ -268,3 +268,33 @@ TEST_CASE("operators: each part at its own format (gpt-oss: MXFP4 experts beside
   const double norms = out["details"]["parameters"]["norm"].get<double>() * 2;
   CHECK(attention == Approx(mem["weights_by_part"]["attention"].get<double>() - norms).epsilon(1e-12));
 }
+
+TEST_CASE("operators: an engine's GEMM curve and KV-read efficiency time the rows as the estimate does",
+          "[operators]") {
+  const auto& m = test::model("mixtral-8x7b");
+  flopcast::settings s;
+  s.batch_size = 8;
+  s.sequence_length = 256;
+  s.costs.gemm_half_tokens = 100;
+  s.costs.kv_read_efficiency = 0.5;
+  const auto& gpu = find_gpu("H100");
+  const auto r = estimate(m, s, &gpu);
+  const auto t = operator_table(m, s, r);
+  const double peak = r.perf.peak_flops_per_s, pm = gpu.memory_bandwidth_bytes_per_s * s.mem_efficiency;
+  const auto dec = by_name(t.decode, 0), pre = by_name(t.prefill, 0);
+  // Dense GEMMs at the pass's tokens: T / (T + 100); experts at T x 2 / 8 of them.
+  const auto curve = [](double tokens) { return tokens / (tokens + 100); };
+  CHECK(t.decode.compute_efficiency == Approx(0.5 * curve(8)).epsilon(1e-12));
+  CHECK(dec.at("q_proj")->compute_s == Approx(dec.at("q_proj")->flops / (peak * 0.5 * curve(8))).epsilon(1e-12));
+  CHECK(dec.at("experts_up")->compute_s ==
+        Approx(dec.at("experts_up")->flops / (peak * 0.5 * curve(8 * 2.0 / 8))).epsilon(1e-12));
+  CHECK(pre.at("experts_up")->compute_s ==
+        Approx(pre.at("experts_up")->flops / (peak * 0.5 * curve(2048 * 2.0 / 8))).epsilon(1e-12));
+  // The cached K/V a decode step reads at half the bandwidth; the new token's K/V written at full.
+  const auto& sc = *dec.at("attention_scores");
+  CHECK(sc.memory_s == Approx((sc.weight_bytes + sc.activation_bytes + 2 * sc.kv_bytes) / pm).epsilon(1e-12));
+  const auto& kp = *dec.at("k_proj");
+  CHECK(kp.memory_s == Approx(kp.bytes() / pm).epsilon(1e-12));
+  const auto& ps = *pre.at("attention_scores");
+  CHECK(ps.memory_s == Approx(ps.bytes() / pm).epsilon(1e-12));
+}

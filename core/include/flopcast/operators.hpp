@@ -22,8 +22,12 @@ struct operator_row {
   double weight_bytes = 0;      // its share of the weights the pass reads
   double activation_bytes = 0;  // activations read and written (ESTIMATE: fused kernels move less)
   double kv_bytes = 0;          // KV cache (or recurrent state) read and written
-  double compute_s = 0;         // flops at the pass's achieved peak (0 without a GPU)
-  double memory_s = 0;          // bytes at the achieved bandwidth (0 without a GPU)
+  bool kv_read = false;         // kv_bytes are a decode step's cached K/V reads (timed at the KV-read efficiency)
+  // FLOPs at the pass's achieved peak (routed experts' GEMMs at their own tokens on the engine's
+  // GEMM curve, as the estimate times them); 0 without a GPU. The weight-only path's
+  // dequantisation, which the estimate times at the fp32 rate, is not in the rows.
+  double compute_s = 0;
+  double memory_s = 0;  // bytes at the achieved bandwidth (0 without a GPU)
   [[nodiscard]] double bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
   [[nodiscard]] double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
   [[nodiscard]] bool compute_bound() const { return compute_s > memory_s; }
