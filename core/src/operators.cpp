@@ -402,7 +402,8 @@ operator_pass pass_of(const model_spec& m, const settings& s, const estimate_res
     const double pm = p.memory_bandwidth_bytes_per_s * s.mem_efficiency;
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
       operator_row& row = out.rows[i];
-      const double pc = p.peak_flops_per_s * (b.buckets[i] == bucket::expert_routed ? expert_ce : out.compute_efficiency);
+      const double pc =
+          p.peak_flops_per_s * (b.buckets[i] == bucket::expert_routed ? expert_ce : out.compute_efficiency);
       row.compute_s = pc > 0 ? row.flops / pc : 0.0;
       const double timed = row.bytes() + (row.kv_read ? row.kv_bytes * (1 / costs.kv_read_efficiency - 1) : 0.0);
       row.memory_s = pm > 0 ? timed / pm : 0.0;
