@@ -360,8 +360,14 @@ struct row_builder {
     const double table = t.vocab * t.embed_width + (t.positions + t.type_vocab) * t.hidden;
     const double gathered = (t.tied_head ? 0.0 : std::min(tokens, t.vocab) * t.embed_width) +
                             (std::min(tokens, t.positions) + std::min(tokens, t.type_vocab)) * t.hidden;
+    // Norm weights keep 16 bits (32 in an fp32 or tf32 model) where the format sets the bytes.
+    const precision wp = s.weight_precision;
+    const precision norm_format =
+        wp == precision::fp32 || wp == precision::tf32 || wp == precision::fp16 ? wp : precision::bf16;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       operator_row& row = rows[i];
+      if (row.component) row.format = detail::component_precision(s, *row.component);
+      if (buckets[i] == bucket::norm && std::string_view(mem.weights_source) == "format") row.format = norm_format;
       row.weight_bytes = params[i] * share[static_cast<std::size_t>(buckets[i])];
       if (buckets[i] == bucket::embed)
         row.weight_bytes = gathered * t.embedding_bytes_per_param +
@@ -443,8 +449,7 @@ nlohmann::ordered_json operators_json(const model_spec& m, const settings& s, co
       rows.push_back({{"name", row.name},
                       {"group", row.group >= 0 ? json(row.group) : json(nullptr)},
                       {"layers", row.layers},
-                      {"precision", row.component ? json(std::string(to_string(component_precision(s, *row.component))))
-                                                  : json(nullptr)},
+                      {"precision", row.format ? json(std::string(to_string(*row.format))) : json(nullptr)},
                       {"flops", row.flops},
                       {"bytes", row.bytes()},
                       {"weight_bytes", row.weight_bytes},

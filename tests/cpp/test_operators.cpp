@@ -261,6 +261,7 @@ TEST_CASE("operators: each part at its own format (gpt-oss: MXFP4 experts beside
       attention += row["weight_bytes"].get<double>();
     }
     if (name == "attention_scores") CHECK(row["precision"].is_null());
+    if (name == "norms" || name == "final_norm") CHECK(row["precision"] == "bf16");  // norms stay 16-bit
   }
   // 2048 prompt tokens reach every expert (1 - (1 - 4/32)^2048 = 1 in double): the prefill reads
   // the whole experts part; the attention part less its norms (16-bit, in the norms rows).

@@ -18,6 +18,7 @@ struct operator_row {
   int group = -1;           // index into model_spec::groups; -1: once per model (embedding, final norm, head)
   std::int64_t layers = 1;  // layers the figures are summed over (per layer: divide)
   std::optional<weight_component> component;  // whose weights it reads (none: no weights)
+  std::optional<precision> format;            // the format those weights are stored in (norms: 16-bit)
   double flops = 0;
   double weight_bytes = 0;      // its share of the weights the pass reads
   double activation_bytes = 0;  // activations read and written (ESTIMATE: fused kernels move less)
