@@ -476,7 +476,7 @@ test('a .wasm that is not WebAssembly (an HTML error page with 200) is reported,
 test('embed.html lists every attribute of the core, shows the three themes, and logs events live', async () => {
   const defaults = await coreDefaults();
   const expected = defaults.request_fields
-    .filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'))
+    .filter((f) => (f.part === '' || f.part === 'parallelism') && f.attribute && f.commands.includes('estimate'))
     .map((f) => f.attribute);
   const {
     page: p,

@@ -140,12 +140,15 @@ const CONVERT = {
   boolean: booleanOf,
   gpu: (v) => (v === 'none' ? null : v),
 };
+/** The request fields an element reads: the estimate's top-level fields and its layout (tp, pp, ...). */
+export const widgetField = (f) =>
+  (f.part === '' || f.part === 'parallelism') && f.attribute && f.commands.includes('estimate');
 function attributesOf(fc) {
   return (ATTRIBUTES ??= Object.fromEntries(
     fc
       .defaults()
-      .request_fields.filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'))
-      .map((f) => [f.attribute, [f.key, CONVERT[f.type] ?? String, f.pointer]]),
+      .request_fields.filter(widgetField)
+      .map((f) => [f.attribute, [f.key, CONVERT[f.type] ?? String, f.pointer, f.part]]),
   ));
 }
 
@@ -269,8 +272,12 @@ class FlopcastEstimate extends HTMLElement {
   /** The request this element's attributes describe (throws on a boolean attribute it cannot read). */
   get request() {
     const req = {};
-    for (const [attr, [field, convert, pointer]] of Object.entries(ATTRIBUTES ?? {}))
-      if (this.hasAttribute(attr)) req[field] = convert(this.getAttribute(attr), attr, pointer);
+    for (const [attr, [field, convert, pointer, part]] of Object.entries(ATTRIBUTES ?? {})) {
+      if (!this.hasAttribute(attr)) continue;
+      const value = convert(this.getAttribute(attr), attr, pointer);
+      if (part) (req[part] ??= {})[field] = value;
+      else req[field] = value;
+    }
     return req;
   }
 
@@ -312,8 +319,9 @@ class FlopcastEstimate extends HTMLElement {
 
   /** The attribute whose request field a JSON pointer names ("/batch_size/..." -> "batch"), or ''. */
   _attributeAt(pointer) {
-    const top = `/${(pointer || '').split('/')[1] ?? ''}`;
-    return Object.entries(ATTRIBUTES ?? {}).find(([, [, , p]]) => p === top)?.[0] ?? '';
+    const path = (pointer || '').split('/');
+    const pick = (n) => Object.entries(ATTRIBUTES ?? {}).find(([, [, , p]]) => p === path.slice(0, n).join('/'))?.[0];
+    return pick(3) ?? pick(2) ?? '';
   }
 
   _render(fc) {
@@ -447,7 +455,7 @@ export { FlopcastEstimate, EngineLoadError };
 export async function widgetAttributes() {
   const fc = await engine();
   const defaults = fc.defaults();
-  const fields = defaults.request_fields.filter((f) => f.part === '' && f.attribute && f.commands.includes('estimate'));
+  const fields = defaults.request_fields.filter(widgetField);
   return [
     ...fields.map((f) => ({
       attribute: f.attribute,
