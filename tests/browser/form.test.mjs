@@ -25,13 +25,20 @@ async function open(query) {
   await ready(page);
   return { page, context, errors };
 }
-const loraDone = (page) => page.waitForFunction(() => ['1', 'error'].includes(document.querySelector('#training-card').dataset.lora));
+const loraDone = (page) =>
+  page.waitForFunction(() => ['1', 'error'].includes(document.querySelector('#training-card').dataset.lora));
 
 test('a per-component precision sends the object form and shows fc.estimate() of it; the URL keeps it', async () => {
   const { page, context, errors } = await open('model=gpt-oss-20b&gpu=H100-SXM&precision=bf16');
   // Every format the core knows is offered, grouped by family.
   const offered = await page.$$eval('#precision option', (os) => os.map((o) => o.value));
-  assert.deepEqual([...offered].sort(), fc.defaults().precisions.map((p) => p.name).sort());
+  assert.deepEqual(
+    [...offered].sort(),
+    fc
+      .defaults()
+      .precisions.map((p) => p.name)
+      .sort(),
+  );
   assert.ok((await page.$$eval('#precision optgroup', (g) => g.length)) >= 4);
   // One select per part the core names.
   const parts = await page.$$eval('#precision-parts-grid select', (s) => s.map((x) => x.dataset.part));
@@ -64,7 +71,10 @@ test('a per-component precision sends the object form and shows fc.estimate() of
 test('the engine select sends the engine and the ranges name its fit', async () => {
   const { page, context, errors } = await open('model=llama-3-8b&gpu=H100-SXM');
   const ids = await page.$$eval('#engine-fit option', (os) => os.map((o) => o.value));
-  assert.deepEqual(ids.slice(1), fc.listEngines().map((e) => e.id));
+  assert.deepEqual(
+    ids.slice(1),
+    fc.listEngines().map((e) => e.id),
+  );
   const before = await page.textContent('#range-source');
   await page.selectOption('#engine-fit', 'vllm');
   await page.waitForFunction(() => document.querySelector('#range-source').dataset.engine === 'vllm');
@@ -81,7 +91,7 @@ test('the engine select sends the engine and the ranges name its fit', async () 
   await context.close();
 });
 
-test('LoRA rank 16 + QLoRA: the core\'s trainable parameters, less memory than full fine-tuning', async () => {
+test("LoRA rank 16 + QLoRA: the core's trainable parameters, less memory than full fine-tuning", async () => {
   const { page, context, errors } = await open('model=llama-3-8b&gpu=A100-80GB-SXM&training=1');
   await page.selectOption('#lora-mode', 'qlora');
   await page.fill('#lora-rank', '16');
@@ -148,7 +158,11 @@ const geometry = (page) =>
     return {
       width: root.querySelector('.membar-track').getBoundingClientRect().width,
       left: bar.left + root.querySelector('.membar-bar').clientLeft,
-      segs: [...root.querySelectorAll('.membar-seg')].map((s) => ({ part: s.dataset.part, bytes: Number(s.dataset.bytes), w: box(s).width })),
+      segs: [...root.querySelectorAll('.membar-seg')].map((s) => ({
+        part: s.dataset.part,
+        bytes: Number(s.dataset.bytes),
+        w: box(s).width,
+      })),
       marker: box(root.querySelector('.membar-marker')).left + box(root.querySelector('.membar-marker')).width / 2,
       over: !root.querySelector('.membar-over').hidden,
       label: root.querySelector('.membar-bar').getAttribute('aria-label'),
@@ -156,7 +170,7 @@ const geometry = (page) =>
     };
   });
 
-test('the memory bar: widths are the core\'s bytes over the usable bytes; the overflow past the marker', async () => {
+test("the memory bar: widths are the core's bytes over the usable bytes; the overflow past the marker", async () => {
   const { page, context, errors } = await open('model=llama-3-8b&gpu=A100-80GB-SXM');
   let r = fc.estimate({ ...(await sent(page)) });
   let g = await geometry(page);

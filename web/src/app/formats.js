@@ -54,7 +54,7 @@ export function initFormats({ fc, $ }) {
     const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: partLabel(c) });
     const sel = Object.assign(document.createElement('select'), { id });
     sel.dataset.part = c;
-    sel.append(option('', 'as the weights'), ...groupedOptions(precisions));
+    sel.append(option('', 'as weights'), ...groupedOptions(precisions));
     field.append(label, sel);
     grid.append(field);
     url[`p-${c}`] = id;
@@ -70,7 +70,10 @@ export function initFormats({ fc, $ }) {
   url.eng = 'engine-fit';
   // The frozen base of LoRA training (the request table's training_analysis.base_precision).
   const base = D.request_fields.find((f) => f.part === 'training_analysis' && f.key === 'base_precision');
-  $('lora-base').append(option('', `default: ${base?.derived ?? 'the training precision'}`), ...groupedOptions(precisions));
+  $('lora-base').append(
+    option('', `default: ${base?.derived ?? 'the training precision'}`),
+    ...groupedOptions(precisions),
+  );
 
   const partSelects = () => parts.map((c) => $(`precision-${c}`));
   const syncOpen = () => {

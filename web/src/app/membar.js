@@ -3,7 +3,18 @@
 // fit with (details.memory.usable_bytes: capacity x utilization - reserve). With a multi-GPU layout
 // it shows one GPU (details.parallelism.per_gpu_*). Plain HTML/CSS: a stacked row of segments whose
 // widths are bytes / max(usable, total); a marker at the usable bytes, the overflow past it.
-import { si } from './fmt.js';
+import { show } from './fmt.js';
+
+const bytes = (v) => show('bytes', v);
+
+/** A training step's parts (an estimate's details.memory.training or a train() result's memory). */
+const trainingParts = (t, weights) => [
+  { part: 'weights', label: weights, bytes: t.weights },
+  { part: 'gradients', label: 'Gradients', bytes: t.gradients },
+  { part: 'master', label: 'fp32 master copy', bytes: t.master_weights },
+  { part: 'optimizer', label: 'Optimizer moments', bytes: t.optimizer_moments },
+  { part: 'activations', label: 'Activations', bytes: t.activations },
+];
 
 /** The bar's segments [{part, label, bytes}] and its usable bytes, from an estimate (or a train() result). */
 export function memorySegments(result, train = null) {
@@ -13,18 +24,8 @@ export function memorySegments(result, train = null) {
   const training = m.training !== null;
   if (train) {
     const t = train.memory;
-    return {
-      scope: 'training (LoRA)',
-      usable: t.usable_bytes,
-      total: t.total,
-      segments: [
-        { part: 'weights', label: 'Weights (frozen base + adapters)', bytes: t.weights },
-        { part: 'gradients', label: 'Gradients', bytes: t.gradients },
-        { part: 'master', label: 'fp32 master copy', bytes: t.master_weights },
-        { part: 'optimizer', label: 'Optimizer moments', bytes: t.optimizer_moments },
-        { part: 'activations', label: 'Activations', bytes: t.activations },
-      ],
-    };
+    const segments = trainingParts(t, 'Weights (frozen base + adapters)');
+    return { scope: 'training (LoRA)', usable: t.usable_bytes, total: t.total, segments };
   }
   if (layout) {
     const segments = training
@@ -41,18 +42,7 @@ export function memorySegments(result, train = null) {
   }
   if (training) {
     const t = m.training;
-    return {
-      scope: 'training',
-      usable: m.usable_bytes,
-      total: t.total,
-      segments: [
-        { part: 'weights', label: 'Weights', bytes: t.weights },
-        { part: 'gradients', label: 'Gradients', bytes: t.gradients },
-        { part: 'master', label: 'fp32 master copy', bytes: t.master_weights },
-        { part: 'optimizer', label: 'Optimizer moments', bytes: t.optimizer_moments },
-        { part: 'activations', label: 'Activations', bytes: t.activations },
-      ],
-    };
+    return { scope: 'training', usable: m.usable_bytes, total: t.total, segments: trainingParts(t, 'Weights') };
   }
   return {
     scope: 'inference',
@@ -84,7 +74,7 @@ export function drawMemoryBar(root, result, train = null) {
       el.style.width = pct(s.bytes);
       el.dataset.part = s.part;
       el.dataset.bytes = String(s.bytes);
-      el.title = `${s.label}: ${si(s.bytes, 'B')}`;
+      el.title = `${s.label}: ${bytes(s.bytes)}`;
       return el;
     }),
   );
@@ -99,23 +89,26 @@ export function drawMemoryBar(root, result, train = null) {
   root.dataset.total = String(bar.total);
   root.dataset.scope = bar.scope;
   root.classList.toggle('over', over);
-  const figures = shown.map((s) => `${s.label} ${si(s.bytes, 'B')}`).join(', ');
+  const figures = shown.map((s) => `${s.label} ${bytes(s.bytes)}`).join(', ');
   const verdict = over
-    ? `does not fit: ${si(bar.total - bar.usable, 'B')} over`
-    : `fits, ${si(bar.usable - bar.total, 'B')} free`;
-  root.querySelector('.membar-bar').setAttribute(
-    'aria-label',
-    `Memory (${bar.scope}): ${si(bar.total, 'B')} of ${si(bar.usable, 'B')} usable (${figures}); ${verdict}.`,
-  );
+    ? `does not fit: ${bytes(bar.total - bar.usable)} over`
+    : `fits, ${bytes(bar.usable - bar.total)} free`;
+  root
+    .querySelector('.membar-bar')
+    .setAttribute(
+      'aria-label',
+      `Memory (${bar.scope}): ${bytes(bar.total)} of ${bytes(bar.usable)} usable (${figures}); ${verdict}.`,
+    );
   const legend = root.querySelector('.membar-legend');
   legend.replaceChildren(
     ...shown.map((s) => {
       const li = document.createElement('li');
       const sw = Object.assign(document.createElement('span'), { className: `membar-swatch seg-${s.part}` });
-      li.append(sw, `${s.label} ${si(s.bytes, 'B')}`);
+      li.append(sw, `${s.label} ${bytes(s.bytes)}`);
       return li;
     }),
   );
+  const scope = bar.scope === 'inference' ? '' : `${bar.scope[0].toUpperCase()}${bar.scope.slice(1)}: `;
   root.querySelector('.membar-caption').textContent =
-    `${si(bar.total, 'B')} of ${si(bar.usable, 'B')} usable${bar.scope.startsWith('per GPU') ? ` (${bar.scope})` : ''}: ${verdict}`;
+    `${scope}${bytes(bar.total)} of ${bytes(bar.usable)} usable: ${verdict}`;
 }
