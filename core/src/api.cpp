@@ -57,7 +57,8 @@ json commands_json(std::uint32_t c) {
   json out = json::array();
   static const std::pair<request_command, const char*> names[] = {
       {command_estimate, "estimate"}, {command_compare, "compare"},     {command_throughput, "throughput"},
-      {command_train, "train"},       {command_calibrate, "calibrate"}, {command_simulate, "simulate"}};
+      {command_train, "train"},       {command_calibrate, "calibrate"}, {command_simulate, "simulate"},
+      {command_report, "report"}};
   for (const auto& [bit, name] : names)
     if (c & bit) out.push_back(name);
   return out;

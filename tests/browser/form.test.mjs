@@ -174,7 +174,7 @@ test("the memory bar: widths are the core's bytes over the usable bytes; the ove
   const { page, context, errors } = await open('model=llama-3-8b&gpu=A100-80GB-SXM');
   let r = fc.estimate({ ...(await sent(page)) });
   let g = await geometry(page);
-  let usable = r.details.memory.usable_bytes;
+  let usable = r.details.memory.usable_gpu_memory;
   assert.equal(usable, 0.9 * 80 * 2 ** 30); // vLLM's default 0.9 of 80 GiB
   assert.deepEqual(
     g.segs.map((s) => s.bytes),
@@ -192,7 +192,7 @@ test("the memory bar: widths are the core's bytes over the usable bytes; the ove
   await page.waitForFunction(() => document.querySelector('#membar').classList.contains('over'));
   r = fc.estimate(await sent(page));
   g = await geometry(page);
-  usable = r.details.memory.usable_bytes;
+  usable = r.details.memory.usable_gpu_memory;
   const total = r.details.memory.total;
   assert.equal(r.details.memory.fits_on_gpu, false);
   assert.equal(g.over, true);

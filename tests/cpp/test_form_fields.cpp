@@ -19,34 +19,34 @@ constexpr double lora16_all = 16.0 * (2 * 8192 + 2 * 5120 + 3 * 18432) * 32;  //
 json train(const json& request) { return json::parse(flopcast::train_json(request.dump())); }
 }  // namespace
 
-TEST_CASE("form fields: usable_bytes is what the fit compares with", "[form]") {
+TEST_CASE("form fields: usable_gpu_memory is what the fit compares with", "[form]") {
   SECTION("inference: 0.9 of the card (vLLM's default utilization)") {
     const json r = test::run({{"model", "llama-3-8b"}, {"gpu", "A100-80GB-SXM"}});
     const json& m = r["details"]["memory"];
-    CHECK(m["usable_bytes"].get<double>() == Approx(gib80 * 0.9));
-    CHECK(m["fits_on_gpu"].get<bool>() == (m["total"].get<double>() <= m["usable_bytes"].get<double>()));
+    CHECK(m["usable_gpu_memory"].get<double>() == Approx(gib80 * 0.9));
+    CHECK(m["fits_on_gpu"].get<bool>() == (m["total"].get<double>() <= m["usable_gpu_memory"].get<double>()));
   }
   SECTION("utilization and a reserve") {
     const json r = test::run({{"model", "llama-3-8b"},
                               {"gpu", "A100-80GB-SXM"},
                               {"gpu_memory_utilization", 0.5},
                               {"gpu_memory_reserve_bytes", 2e9}});
-    CHECK(r["details"]["memory"]["usable_bytes"].get<double>() == Approx(gib80 * 0.5 - 2e9));
+    CHECK(r["details"]["memory"]["usable_gpu_memory"].get<double>() == Approx(gib80 * 0.5 - 2e9));
   }
   SECTION("llama-2-70b fp16 does not fit one A100-80GB: its weights alone pass the usable bytes") {
     const json r = test::run({{"model", "llama-2-70b"}, {"gpu", "A100-80GB-SXM"}, {"precision", "fp16"}});
     const json& m = r["details"]["memory"];
     CHECK_FALSE(m["fits_on_gpu"].get<bool>());
-    CHECK(m["weights"].get<double>() > m["usable_bytes"].get<double>());
+    CHECK(m["weights"].get<double>() > m["usable_gpu_memory"].get<double>());
   }
   SECTION("training: the whole card; train() reports the same") {
     const json req = {{"model", "llama-3-8b"}, {"gpu", "A100-80GB-SXM"}, {"training", true}};
-    CHECK(test::run(req)["details"]["memory"]["usable_bytes"].get<double>() == Approx(gib80));
-    CHECK(train({{"model", "llama-3-8b"}, {"gpu", "A100-80GB-SXM"}})["memory"]["usable_bytes"].get<double>() ==
+    CHECK(test::run(req)["details"]["memory"]["usable_gpu_memory"].get<double>() == Approx(gib80));
+    CHECK(train({{"model", "llama-3-8b"}, {"gpu", "A100-80GB-SXM"}})["memory"]["usable_gpu_memory"].get<double>() ==
           Approx(gib80));
   }
   SECTION("no GPU: null") {
-    CHECK(test::run({{"model", "llama-3-8b"}, {"gpu", "none"}})["details"]["memory"]["usable_bytes"].is_null());
+    CHECK(test::run({{"model", "llama-3-8b"}, {"gpu", "none"}})["details"]["memory"]["usable_gpu_memory"].is_null());
   }
 }
 

@@ -171,7 +171,7 @@ struct training_memory {
   double activations = 0;      // ESTIMATE, under the chosen recompute policy
   double total = 0;
   double gpu_memory = 0;
-  double usable_bytes = 0;                   // what fits_on_gpu compares with (detail::usable_memory)
+  double usable_gpu_memory = 0;              // what one GPU may hold (detail::usable_memory)
   bool fits_on_gpu = false;                  // one GPU, no sharding; only meaningful with a GPU
   double bytes_per_trainable_parameter = 0;  // (weights + gradients + optimizer) / trainable, full FT
   double activations_none = 0;               // the activation estimate under each policy

@@ -1,6 +1,6 @@
 // The memory bar: what the estimate puts on the card (weights, KV cache, activations; training:
 // gradients, the fp32 master copy, optimizer moments) against the usable memory the core checks the
-// fit with (details.memory.usable_bytes: capacity x utilization - reserve). With a multi-GPU layout
+// fit with (details.memory.usable_gpu_memory: capacity x utilization - reserve). With a multi-GPU layout
 // it shows one GPU (details.parallelism.per_gpu_*). Plain HTML/CSS: a stacked row of segments whose
 // widths are bytes / max(usable, total); a marker at the usable bytes, the overflow past it.
 import { show } from './fmt.js';
@@ -25,7 +25,7 @@ export function memorySegments(result, train = null) {
   if (train) {
     const t = train.memory;
     const segments = trainingParts(t, 'Weights (frozen base + adapters)');
-    return { scope: 'training (LoRA)', usable: t.usable_bytes, total: t.total, segments };
+    return { scope: 'training (LoRA)', usable: t.usable_gpu_memory, total: t.total, segments };
   }
   if (layout) {
     const segments = training
@@ -38,15 +38,20 @@ export function memorySegments(result, train = null) {
           { part: 'kv', label: 'KV cache', bytes: par.per_gpu_kv_cache },
           { part: 'activations', label: 'Activations', bytes: par.per_gpu_activations },
         ];
-    return { scope: `per GPU of ${par.total_gpus}`, usable: m.usable_bytes, total: par.per_gpu_memory_bytes, segments };
+    return {
+      scope: `per GPU of ${par.total_gpus}`,
+      usable: m.usable_gpu_memory,
+      total: par.per_gpu_memory_bytes,
+      segments,
+    };
   }
   if (training) {
     const t = m.training;
-    return { scope: 'training', usable: m.usable_bytes, total: t.total, segments: trainingParts(t, 'Weights') };
+    return { scope: 'training', usable: m.usable_gpu_memory, total: t.total, segments: trainingParts(t, 'Weights') };
   }
   return {
     scope: 'inference',
-    usable: m.usable_bytes,
+    usable: m.usable_gpu_memory,
     total: m.total,
     segments: [
       { part: 'weights', label: 'Weights', bytes: m.weights },
