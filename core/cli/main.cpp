@@ -21,6 +21,7 @@
 #include "flopcast/flopcast.hpp"
 #include "flopcast/request_json.hpp"
 #include "measure_cmd.hpp"
+#include "operators_text.hpp"
 #include "report_cmd.hpp"
 #include "report_text.hpp"
 #include "serve_cmd.hpp"
@@ -207,7 +208,7 @@ int run(int argc, char** argv) {
     else if (o.csv)
       std::cout << rows_to_csv({row_values(ctx)}, all_columns());
     else
-      std::cout << cli::report(ctx);
+      std::cout << cli::report(ctx) << (p.config.operator_table ? cli::operators_report(ctx) : "");
     return 0;
   }
 
