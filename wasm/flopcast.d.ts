@@ -504,10 +504,17 @@ export interface TrainResult {
   memory: {
     weights: number;
     gradients: number;
+    /** Includes the fp32 master copy (master_weights): optimizer_state = master_weights + optimizer_moments. */
     optimizer_state: number;
+    /** The fp32 master copy of the trainable weights under mixed precision (0 for fp32 weights). */
+    master_weights: number;
+    /** The optimizer's moments (Adam m and v, SGD momentum; 0 for "none"). */
+    optimizer_moments: number;
     activations: number;
     total: number;
     gpu_memory: number | null;
+    /** What one GPU may hold (the fit rule: usable memory x gpu_memory_utilization - reserve); null without a GPU. */
+    usable_gpu_memory: number | null;
     fits_on_gpu: boolean | null;
     bytes_per_trainable_parameter: number;
     activations_by_recompute: Record<RecomputePolicy, number>;
@@ -673,7 +680,12 @@ export interface Performance {
 export interface TrainingMemory {
   weights: number;
   gradients: number;
+  /** Includes the fp32 master copy: optimizer_state = master_weights + optimizer_moments. */
   optimizer_state: number;
+  /** The fp32 master copy of the weights under mixed precision (0 for fp32 weights). */
+  master_weights: number;
+  /** The optimizer's moments (Adam m and v, SGD momentum; 0 for "none"). */
+  optimizer_moments: number;
   activations: number;
   activations_is_estimate: true;
   gradient_checkpointing: boolean;
@@ -833,6 +845,8 @@ export interface SharedSettings {
 /** details.settings: every input of an estimate, defaults included. */
 export interface EstimateSettings extends SharedSettings {
   kv_cache_precision: PrecisionName;
+  /** The serving engine whose fitted costs and ranges the figures use; null: the plain roofline. */
+  engine: string | null;
   compute_efficiency_origin: EfficiencyOrigin;
   mem_efficiency_origin: EfficiencyOrigin;
   /** The applied calibration's source; null when none was. */
@@ -1156,6 +1170,8 @@ export interface Defaults {
   sweep_fields: (keyof CompareRow)[];
   model_types: string[];
   max_compare_rows: number;
+  /** The parts a precision object may name besides "default", in the core's order. */
+  weight_components: WeightComponent[];
 }
 /** The config.json a GGUF header's keys imply (llama.cpp's key names mapped back; a type, so it is an HfConfig). */
 export type GgufConfig = {

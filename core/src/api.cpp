@@ -167,6 +167,11 @@ std::string defaults_json(int indent) {
   out["row_fields"] = row_fields_json;
   out["sweep_fields"] = sweep;
   out["model_types"] = supported_model_types();
+  // The parts a precision object may name ({"default": ..., "experts": ...}), in weight_component order.
+  json components = json::array();
+  for (std::size_t i = 0; i < weight_component_count; ++i)
+    components.push_back(to_string(static_cast<weight_component>(i)));
+  out["weight_components"] = components;
   out["max_compare_rows"] = max_compare_rows;
   return out.dump(indent);
 }

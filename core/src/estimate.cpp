@@ -155,6 +155,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
     mem.train_weights = step.memory.weights;
     mem.train_gradients = step.memory.gradients;
     mem.train_optimizer_state = step.memory.optimizer_state;
+    mem.train_master_weights = step.memory.master_weights;
     mem.train_activations = step.memory.activations;
     mem.train_activations_replicated_fraction = step.acts.replicated_fraction;
     mem.train_total = mem.train_weights + mem.train_gradients + mem.train_optimizer_state + mem.train_activations;

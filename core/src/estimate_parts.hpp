@@ -85,6 +85,7 @@ struct activation_estimate {
 // copy under 16-bit training (ZeRO, Rajbhandari et al. 2020, sec. 3.1: 16 for mixed Adam).
 struct training_state_bytes {
   double weights, gradients, optimizer;
+  double master;  // the fp32 master copy, part of optimizer (0 when the weights are fp32)
 };
 [[nodiscard]] training_state_bytes training_state_per_parameter(const settings& s);
 // Whether a published training recipe exists for p (fp32/tf32/fp16/bf16, FP8 per-tensor and

@@ -99,22 +99,22 @@ training_state_bytes training_state_per_parameter(const settings& s) {
       // gradients with an fp32 master and fp32 Adam moments as in bf16 mixed precision, plus
       // the FP8 copy of each weight cached for the step (NVIDIA Transformer Engine docs, "FP8
       // primer" and fp8_model_init; Megatron-LM --fp8-format): 2 + 1, 2, 4 + 8.
-      return {3.0, 2.0, 4.0 + adam};
+      return {3.0, 2.0, 4.0 + adam, 4.0};
     case precision::fp8_block:
       // DeepSeek-V3's recipe (arXiv:2412.19437 sec. 3.3.3): FP8 GEMMs with 128 x 128 weight
       // blocks, master weights and gradients kept in FP32, AdamW moments in BF16: a bf16 working
       // copy + the FP8 cast 2 + 1, gradients 4, master 4 + moments half of fp32's.
-      return {3.0, 4.0, 4.0 + adam / 2};
+      return {3.0, 4.0, 4.0 + adam / 2, 4.0};
     case precision::nvfp4:
       // NVIDIA, "Pretraining Large Language Models with NVFP4" (arXiv:2509.25149): NVFP4 GEMMs,
       // bf16 weights and gradients, fp32 master and optimizer: 2 + the NVFP4 copy 0.5625, 2, 4 + 8.
-      return {2.0 + 4.5 / 8, 2.0, 4.0 + adam};
+      return {2.0 + 4.5 / 8, 2.0, 4.0 + adam, 4.0};
     default:
       break;
   }
   const double wbytes = storage_bytes(s.weight_precision);
   const double master = wbytes < 4 ? 4.0 : 0.0;  // fp32 master copy under mixed precision
-  return {wbytes, wbytes, master + adam};
+  return {wbytes, wbytes, master + adam, master};
 }
 
 // Formats with a published training recipe (training_state_per_parameter's sources).

@@ -291,6 +291,8 @@ std::string to_json(const estimate_context& c, int indent) {
     memory["training"] = {{"weights", mem.train_weights},
                           {"gradients", mem.train_gradients},
                           {"optimizer_state", mem.train_optimizer_state},
+                          {"master_weights", mem.train_master_weights},
+                          {"optimizer_moments", mem.train_optimizer_state - mem.train_master_weights},
                           {"activations", mem.train_activations},
                           {"activations_is_estimate", true},
                           {"gradient_checkpointing", s.gradient_checkpointing},
@@ -390,6 +392,7 @@ std::string to_json(const estimate_context& c, int indent) {
 
   json settings_out = settings_json(s);
   settings_out["kv_cache_precision"] = to_string(r.kv_precision);
+  settings_out["engine"] = s.engine.empty() ? json(nullptr) : json(s.engine);  // whose fit the figures use
   settings_out["compute_efficiency_origin"] = origin_name(s.compute_efficiency_origin);
   settings_out["mem_efficiency_origin"] = origin_name(s.mem_efficiency_origin);
   settings_out["calibration_source"] = s.calibration_source.empty() ? json(nullptr) : json(s.calibration_source);

@@ -310,7 +310,8 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
     r.memory.gpu_memory = gpu->memory_bytes;
     settings fit = r.config.base;
     fit.training = true;  // the training analysis: the process owns the device (utilization 1 unless set)
-    r.memory.fits_on_gpu = r.memory.total <= detail::usable_memory(fit, *gpu);
+    r.memory.usable_gpu_memory = detail::usable_memory(fit, *gpu);
+    r.memory.fits_on_gpu = r.memory.total <= r.memory.usable_gpu_memory;
     // With a layout the fit is each GPU's share (the configuration asked for).
     if (!t.base.parallel.trivial() && r.estimate.has_performance)
       r.memory.fits_on_gpu = r.estimate.parallel.fits_per_gpu;

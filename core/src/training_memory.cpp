@@ -37,10 +37,12 @@ training_memory training_memory_of(const training_core& c, double P) {
     mem.weights = c.base_weight_bytes + Pt * per.weights;
     mem.gradients = Pt * per.gradients;
     mem.optimizer_state = Pt * per.optimizer;
+    mem.master_weights = Pt * per.master;
   } else {
     mem.weights = P * per.weights;
     mem.gradients = P * per.gradients;
     mem.optimizer_state = P * per.optimizer;
+    mem.master_weights = P * per.master;
   }
   mem.total = mem.weights + mem.gradients + mem.optimizer_state + mem.activations;
   mem.bytes_per_trainable_parameter = per.weights + per.gradients + per.optimizer;

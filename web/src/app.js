@@ -10,6 +10,8 @@ import { HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './app/hu
 import { initPicker } from './app/picker.js';
 import { initCheckpoint } from './app/checkpoint.js';
 import { onFileDrop } from './app/drop.js';
+import { initFormats } from './app/formats.js';
+import { initTrainingCard } from './app/training-card.js';
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
@@ -98,7 +100,10 @@ $('gpu').append(
   option('none', 'No GPU (counts and memory only)'),
   option('custom', 'Custom GPU (JSON)…'),
 );
-$('precision').append(...precisions.map((p) => option(p, p)));
+// The precision select grouped by format family, per-part formats and the engine (app/formats.js).
+const formats = initFormats({ fc, $ });
+const trainingCard = initTrainingCard({ fc, $, D });
+const FORM_EXTRA = Object.values({ ...formats.url, ...trainingCard.url }); // inputs outside FIELDS that change the estimate
 $('kv-precision').append(option('auto', 'auto'), ...precisions.map((p) => option(p, p)));
 $('optimizer').append(...fc.optimizers().map((o) => option(o, o)));
 
@@ -227,6 +232,7 @@ function buildRequest(raw, errors) {
       else errors.set(f.id, fieldError(`not a number: "${v}".`));
     }
   }
+  formats.apply(req); // per-part precision (the object form) and the engine
   const layout = {};
   for (const { id, key } of LAYOUT) {
     const v = $(id).value.trim();
@@ -249,6 +255,7 @@ function fieldFor(pointer, raw) {
   const seg = (pointer || '').split('/')[1] ?? '';
   if (seg === 'model') return raw.source === 'registry' ? 'model' : 'config';
   if (seg === 'weight_bytes') return 'checkpoint-file';
+  if (seg === 'engine') return 'engine-fit';
   if (seg === 'gpu') return raw.gpu === 'custom' ? 'gpu-custom' : 'gpu';
   if (seg === 'parallelism') {
     const sub = (pointer || '').split('/')[2] ?? '';
@@ -404,6 +411,9 @@ const PAGE_INPUTS = {
   'srv-output': 'srv-output',
   'srv-concurrency': 'srv-concurrency',
   'srv-chunk': 'srv-chunk',
+  // per-part precision, the engine (app/formats.js) and the LoRA inputs (app/training-card.js)
+  ...formats.url,
+  ...trainingCard.url,
 };
 const URL_IDS = [
   'model',
@@ -611,7 +621,7 @@ function update(force = false) {
   if (!['custom', 'none'].includes($('gpu').value)) lastGpu = $('gpu').value;
   const raw = readRaw();
   scheduleUrl();
-  const key = JSON.stringify([raw, ...LAYOUT.map((f) => $(f.id).value)]);
+  const key = JSON.stringify([raw, ...LAYOUT.map((f) => $(f.id).value), ...FORM_EXTRA.map((id) => $(id).value)]);
   if (key === lastKey && !force) return;
   lastKey = key;
   syncVisibility(raw);
@@ -637,6 +647,9 @@ function update(force = false) {
   noEstimate.hidden = Boolean(result || lastGood);
   if (result) {
     render(result);
+    formats.note(result);
+    resultsEl.dataset.request = JSON.stringify(req); // what was estimated (tests, the JSON export's twin)
+    trainingCard.update(result, req);
     const ws = $('weights-source');
     const ck = raw.source === 'checkpoint' ? checkpoint.current(raw.config) : null;
     ws.hidden = !(ck && req.weight_bytes !== undefined);

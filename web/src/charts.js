@@ -198,7 +198,8 @@ const SPECS = {
         ? [
             ['Weights', t.weights],
             ['Gradients', t.gradients],
-            ['Optimizer state', t.optimizer_state],
+            ['fp32 master copy', t.master_weights],
+            ['Optimizer moments', t.optimizer_moments],
             ['Activations (est.)', t.activations],
           ]
         : [

@@ -194,6 +194,7 @@ struct memory_breakdown {
   double train_weights = 0;
   double train_gradients = 0;
   double train_optimizer_state = 0;                  // incl. fp32 master weights under mixed precision
+  double train_master_weights = 0;                   // the fp32 master copy within train_optimizer_state
   double train_activations = 0;                      // ESTIMATE
   double train_activations_replicated_fraction = 0;  // the part TP leaves unsharded without SP
   double train_total = 0;

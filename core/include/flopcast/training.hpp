@@ -167,9 +167,11 @@ struct training_memory {
   double weights = 0;  // full: all parameters; LoRA: frozen base + adapters
   double gradients = 0;
   double optimizer_state = 0;  // incl. fp32 master weights under mixed precision
+  double master_weights = 0;   // the fp32 master copy within optimizer_state (trainable parameters)
   double activations = 0;      // ESTIMATE, under the chosen recompute policy
   double total = 0;
   double gpu_memory = 0;
+  double usable_gpu_memory = 0;              // what one GPU may hold (detail::usable_memory)
   bool fits_on_gpu = false;                  // one GPU, no sharding; only meaningful with a GPU
   double bytes_per_trainable_parameter = 0;  // (weights + gradients + optimizer) / trainable, full FT
   double activations_none = 0;               // the activation estimate under each policy

@@ -1,0 +1,113 @@
+// The weight formats and the engine in the main form: the precision select grouped by the core's
+// format families, one select per model part (the core's weight_components) that turns the
+// request's `precision` into its object form, and the serving engine whose fitted costs and ranges
+// the estimate uses. Every name comes from the core (fc.defaults(), fc.listEngines()).
+
+// Family names (the core's format_family) → the group label in the select.
+const FAMILY_LABELS = {
+  plain: 'Float',
+  scaled_float: 'FP8, MX and FP4 (scaled)',
+  integer: 'Integer (AWQ, GPTQ, NF4)',
+  gguf: 'GGUF types (llama.cpp)',
+  gguf_preset: 'GGUF presets (llama-quantize)',
+};
+const PART_LABELS = { lm_head: 'LM head', mlp: 'MLP' };
+const partLabel = (c) => PART_LABELS[c] ?? c[0].toUpperCase() + c.slice(1);
+
+function option(value, text) {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = text;
+  return o;
+}
+
+/** The precisions as <optgroup>s by family, in the core's order. */
+function groupedOptions(precisions) {
+  const groups = new Map();
+  for (const p of precisions) {
+    if (!groups.has(p.family)) {
+      const g = document.createElement('optgroup');
+      g.label = FAMILY_LABELS[p.family] ?? p.family;
+      groups.set(p.family, g);
+    }
+    const bits = Number.isFinite(p.bits) ? ` · ${Number(p.bits.toPrecision(4))} bits` : '';
+    groups.get(p.family).append(option(p.name, `${p.name}${bits}`));
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Fills the precision, per-part and engine selects. Returns {url: {query key: input id}, apply(req),
+ * note(result)}: apply() puts the parts and the engine into an estimate request, note() writes which
+ * engine's fit produced the ranges.
+ */
+export function initFormats({ fc, $ }) {
+  const D = fc.defaults();
+  const precisions = D.precisions;
+  $('precision').replaceChildren(...groupedOptions(precisions));
+  const parts = D.weight_components ?? [];
+  const grid = $('precision-parts-grid');
+  const url = {};
+  for (const c of parts) {
+    const id = `precision-${c}`;
+    const field = Object.assign(document.createElement('div'), { className: 'field' });
+    const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: partLabel(c) });
+    const sel = Object.assign(document.createElement('select'), { id });
+    sel.dataset.part = c;
+    sel.append(option('', 'as weights'), ...groupedOptions(precisions));
+    field.append(label, sel);
+    grid.append(field);
+    url[`p-${c}`] = id;
+  }
+  // The engine: the core's engine table (fc.listEngines(); the request table's field says what unset means).
+  const engineField = D.request_fields.find((f) => f.part === '' && f.key === 'engine');
+  const engines = typeof fc.listEngines === 'function' ? fc.listEngines() : [];
+  $('engine-fit').append(
+    option('', `None (${engineField?.derived?.replace(/^none: /, '') ?? 'plain roofline'})`),
+    ...engines.map((e) => option(e.id, `${e.name}${e.fitted ? ` · fitted to ${e.fit_rows} measurements` : ''}`)),
+  );
+  if (engineField?.help) $('engine-fit').title = engineField.help;
+  url.eng = 'engine-fit';
+  // The frozen base of LoRA training (the request table's training_analysis.base_precision).
+  const base = D.request_fields.find((f) => f.part === 'training_analysis' && f.key === 'base_precision');
+  $('lora-base').append(
+    option('', `default: ${base?.derived ?? 'the training precision'}`),
+    ...groupedOptions(precisions),
+  );
+
+  const partSelects = () => parts.map((c) => $(`precision-${c}`));
+  const syncOpen = () => {
+    const n = partSelects().filter((s) => s.value).length;
+    $('precision-parts-count').textContent = n ? `(${n} set)` : '';
+    if (n) $('precision-parts').open = true;
+  };
+  grid.addEventListener('change', syncOpen);
+
+  return {
+    url,
+    /** Adds the per-part formats (the object form of `precision`) and the engine to `req`. */
+    apply(req) {
+      syncOpen();
+      const set = partSelects().filter((s) => s.value);
+      if (set.length && typeof req.precision === 'string')
+        req.precision = { default: req.precision, ...Object.fromEntries(set.map((s) => [s.dataset.part, s.value])) };
+      const engine = $('engine-fit').value;
+      if (engine) req.engine = engine;
+      return req;
+    },
+    /** The latency card's note: whose fit and which spread the ranges come from. */
+    note(result) {
+      const perf = result.details.performance;
+      const engine = result.details.settings.engine;
+      const el = $('range-source');
+      el.hidden = !perf;
+      if (!perf) return;
+      const who = engine
+        ? `Engine ${engines.find((e) => e.id === engine)?.name ?? engine}: its fitted step costs and efficiencies.`
+        : 'No engine: the plain roofline.';
+      const text = `${who} Ranges: ${perf.ranges.source}.`;
+      if (el.textContent !== text) el.textContent = text;
+      el.dataset.engine = engine ?? '';
+    },
+  };
+}
