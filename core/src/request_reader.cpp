@@ -6,6 +6,7 @@
 
 #include "detail.hpp"
 #include "flopcast/engine.hpp"
+#include "flopcast/plan.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/request_json.hpp"
 #include "json_reader.hpp"
@@ -258,6 +259,23 @@ serving_request read_serving_request(const nlohmann::json& j) {
                   "expected a model name or a config.json object, but got " + describe(d));
     }
   }
+  return q;
+}
+
+plan_request read_plan_request(std::string_view json_text) {
+  using namespace detail;
+  const json j = parse_object(json_text, "the request");
+  request_state state;
+  plan_request q;
+  q.request = read_request(j, false, command_plan, state);
+  const compare_plan::point p = q.request.plan.at(0);
+  if (p.gpu == nullptr)
+    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: a plan lays the model out on one kind of GPU");
+  q.model = p.model;
+  q.gpu = p.gpu;
+  read_scalars(part_object(j, "plan"), "plan", command_plan, state, false);
+  q.plan = state.plan;
+  q.plan.base = p.config;
   return q;
 }
 
