@@ -32,6 +32,10 @@ self.onmessage = async ({ data: msg }) => {
       const t0 = performance.now();
       const result = fc.simulate(msg.request);
       postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
+    } else if (msg.type === 'plan') {
+      const t0 = performance.now();
+      const result = fc.plan(msg.request);
+      postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
     } else throw new Error(`unknown worker message type ${JSON.stringify(msg.type)}`);
   } catch (e) {
     postMessage({ type: 'error', id, message: e.message, pointer: e.pointer ?? '', code: e.code ?? '' });
