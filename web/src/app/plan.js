@@ -123,6 +123,7 @@ export function initPlan({ call, base, useLayout, labelOf }) {
       return tr;
     });
     table.tBodies[0].replaceChildren(...rows);
+    table.dataset.request = JSON.stringify(shown.request); // what was sent, for tests and inspection
     notes.replaceChildren(...r.notes.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
     results.hidden = false;
     results.classList.remove('stale');
