@@ -380,11 +380,16 @@ export interface PlanSettings {
 }
 
 /** plan(): an estimate request without training or layout ranks (the plan chooses them), plus "plan". */
-export interface PlanRequest
-  extends Omit<
-    EstimateRequest,
-    'training' | 'optimizer' | 'gradient_checkpointing' | 'layer_table' | 'power_utilization' | 'carbon_intensity' | 'parallelism'
-  > {
+export interface PlanRequest extends Omit<
+  EstimateRequest,
+  | 'training'
+  | 'optimizer'
+  | 'gradient_checkpointing'
+  | 'layer_table'
+  | 'power_utilization'
+  | 'carbon_intensity'
+  | 'parallelism'
+> {
   /** Only the link figures: the ranks are the plan's. */
   parallelism?: Pick<Parallelism, 'interconnect_bandwidth_bytes_per_s' | 'link_latency_s'>;
   plan?: PlanSettings;

@@ -53,7 +53,10 @@ test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the
   assert.equal(await page.textContent('#plan-error'), '');
   // Planning ran in the worker: no long task on the page's thread while it loaded, ran and drew.
   const longTasks = await page.evaluate(() => window.__longTasks);
-  assert.ok(longTasks.every((d) => d < 50), `no task of 50 ms or more: ${longTasks.map((d) => d.toFixed(0)).join(', ')}`);
+  assert.ok(
+    longTasks.every((d) => d < 50),
+    `no task of 50 ms or more: ${longTasks.map((d) => d.toFixed(0)).join(', ')}`,
+  );
 
   const sent = JSON.parse(await page.$eval('#plan-table', (t) => t.dataset.request));
   assert.equal(sent.model, 'llama-2-70b');
@@ -66,7 +69,9 @@ test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the
 
   const rows = await page.$$eval('#plan-table tbody tr', (trs) =>
     trs.map((tr) => ({
-      values: Object.fromEntries([...tr.querySelectorAll('td[data-field]')].map((td) => [td.dataset.field, td.dataset.value])),
+      values: Object.fromEntries(
+        [...tr.querySelectorAll('td[data-field]')].map((td) => [td.dataset.field, td.dataset.value]),
+      ),
       cheapest: 'cheapest' in tr.dataset,
       fastest: 'fastest' in tr.dataset,
       marks: tr.querySelector('.plan-marks').textContent,
@@ -99,10 +104,7 @@ test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the
   await page.waitForFunction(
     () => document.querySelector('[data-field="/details/parallelism/fits_per_gpu"]').dataset.value === 'true',
   );
-  assert.equal(
-    await page.$eval('[data-field="/details/parallelism/total_gpus"]', (el) => el.dataset.value),
-    '2',
-  );
+  assert.equal(await page.$eval('[data-field="/details/parallelism/total_gpus"]', (el) => el.dataset.value), '2');
   assert.equal(
     Number(await page.$eval('[data-field="/details/parallelism/per_gpu_memory_bytes"]', (el) => el.dataset.value)),
     expected.layouts[i].per_gpu_memory_bytes,
@@ -127,8 +129,13 @@ test('a concurrency target and a bad cap reach the core; its error shows at the 
   assert.deepEqual(sent.plan, { concurrency: 32, max_gpus: 4 });
   const expected = fc.plan(sent);
   assert.equal(expected.concurrency, 32);
-  const gpus = await page.$$eval('#plan-table tbody td[data-field="gpus"]', (tds) => tds.map((td) => Number(td.dataset.value)));
-  assert.deepEqual(gpus, expected.layouts.map((l) => l.gpus));
+  const gpus = await page.$$eval('#plan-table tbody td[data-field="gpus"]', (tds) =>
+    tds.map((td) => Number(td.dataset.value)),
+  );
+  assert.deepEqual(
+    gpus,
+    expected.layouts.map((l) => l.gpus),
+  );
   assert.ok(gpus.every((g) => g <= 4));
 
   await page.fill('#plan-max-gpus', '0');

@@ -9,7 +9,10 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
-const env = { ...process.env, FLOPCAST_CALIBRATION_FILE: join(mkdtempSync(join(tmpdir(), 'flopcast-plan-')), 'c.json') };
+const env = {
+  ...process.env,
+  FLOPCAST_CALIBRATION_FILE: join(mkdtempSync(join(tmpdir(), 'flopcast-plan-')), 'c.json'),
+};
 const run = (args) => spawnSync(bin, ['plan', ...args], { encoding: 'utf8', env });
 const base = ['llama-2-70b', '-g', 'A100-80GB-SXM', '-p', 'fp16'];
 
@@ -59,7 +62,10 @@ test('--concurrency and --max-gpus reach the plan', () => {
 test('nothing fits: a clear answer with the closest layout, exit 0', () => {
   const r = run(['llama-3.1-405b', '-g', 'A100-80GB-SXM', '--max-gpus', '4']);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /Does not fit on up to 4 x A100-80GB-SXM: the closest, .* needs [\d.]+ GiB per GPU of 72\.00 GiB usable/);
+  assert.match(
+    r.stdout,
+    /Does not fit on up to 4 x A100-80GB-SXM: the closest, .* needs [\d.]+ GiB per GPU of 72\.00 GiB usable/,
+  );
 });
 
 test('bad input: exit 2 with the code, the flag and the pointer', () => {

@@ -191,7 +191,8 @@ TEST_CASE("plan: an unknown interconnect domain keeps TP at 1 and says so", "[pl
   CHECK(j.at("interconnect_domain_size") == 1);
   for (const auto& x : j.at("layouts")) CHECK(x.at("tp") == 1);
   bool noted = false;
-  for (const auto& n : j.at("notes")) noted = noted || n.get<std::string>().find("interconnect domain") != std::string::npos;
+  for (const auto& n : j.at("notes"))
+    noted = noted || n.get<std::string>().find("interconnect domain") != std::string::npos;
   CHECK(noted);
 }
 

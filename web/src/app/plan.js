@@ -91,7 +91,8 @@ export function initPlan({ call, base, useLayout, labelOf }) {
     answer.textContent = planAnswer(r);
     answer.dataset.fits = String(r.fits);
     const head = document.createElement('tr');
-    for (const [h] of COLUMNS) head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: h }));
+    for (const [h] of COLUMNS)
+      head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: h }));
     head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: '' }));
     table.tHead.replaceChildren(head);
     const rows = r.layouts.map((x, i) => {
@@ -113,7 +114,13 @@ export function initPlan({ call, base, useLayout, labelOf }) {
         [x.fastest, 'fastest'],
         [x.spans_nodes, 'spans nodes'],
       ])
-        if (flag) marks.append(Object.assign(document.createElement('span'), { className: `plan-mark ${text.replace(' ', '-')}`, textContent: text }));
+        if (flag)
+          marks.append(
+            Object.assign(document.createElement('span'), {
+              className: `plan-mark ${text.replace(' ', '-')}`,
+              textContent: text,
+            }),
+          );
       const use = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Use this layout' });
       use.className = 'plan-use';
       use.setAttribute('aria-label', `Use ${layoutName(x)} (${x.gpus} GPUs) in the layout above`);
