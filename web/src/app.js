@@ -823,17 +823,19 @@ simForm.addEventListener('input', (e) => {
     panel.stale();
   });
 });
-// Load the panel's code when it comes near the viewport or gets focus (not on a first visit's load).
-simForm.addEventListener('focusin', loadServe, { once: true });
-if ('IntersectionObserver' in window) {
+/** Loads a panel's code when its section comes near the viewport or its form gets focus (not on a first visit's load). */
+function loadWhenNear(section, panelForm, load) {
+  panelForm.addEventListener('focusin', load, { once: true });
+  if (!('IntersectionObserver' in window)) return;
   const seen = new IntersectionObserver((entries) => {
     if (entries.some((en) => en.isIntersecting)) {
       seen.disconnect();
-      loadServe();
+      load();
     }
   });
-  seen.observe($('serve'));
+  seen.observe(section);
 }
+loadWhenNear($('serve'), simForm, loadServe);
 
 // ---------- "How many GPUs?" (app/plan.js, loaded on first use; fc.plan runs in the worker) ----------
 /** The plan's base: the request above with the fields fc.plan takes (the layout's ranks are the plan's). */
@@ -880,16 +882,7 @@ planForm.addEventListener('submit', (e) => {
   loadPlan().then((panel) => panel.run());
 });
 planForm.addEventListener('input', (e) => plan?.then((panel) => panel.clearError(e.target.id)));
-planForm.addEventListener('focusin', loadPlan, { once: true });
-if ('IntersectionObserver' in window) {
-  const near = new IntersectionObserver((entries) => {
-    if (entries.some((en) => en.isIntersecting)) {
-      near.disconnect();
-      loadPlan();
-    }
-  });
-  near.observe($('plan'));
-}
+loadWhenNear($('plan'), planForm, loadPlan);
 
 // The first estimate, for the inputs the address gives.
 applyQuery(q);

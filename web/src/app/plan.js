@@ -5,6 +5,7 @@
 // Formatting only here (../format.js); every cell keeps its raw value (data-value) at its key in
 // the layout (data-field).
 import { plainMessage, showError } from './fmt.js';
+import { readNumbers, setFieldError } from './inputs.js';
 import { formatBytes, formatInteger, formatRate, formatSeconds, formatUsd } from '../format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -64,27 +65,8 @@ export function initPlan({ call, base, useLayout, labelOf }) {
   let shown = null;
   let runId = 0;
 
-  function setError(id, msg, e = null) {
-    showError($(`${id}-error`), msg, e);
-    if (msg) $(id).setAttribute('aria-invalid', 'true');
-    else $(id).removeAttribute('aria-invalid');
-  }
-
-  function readPlan(errors) {
-    const plan = {};
-    for (const { id, key } of INPUTS) {
-      const el = $(id);
-      const v = el.value.trim();
-      if (v === '') {
-        if (el.validity?.badInput) errors.set(id, 'Not a number: enter a number.');
-        continue;
-      }
-      const n = Number(v);
-      if (Number.isFinite(n)) plan[key] = n;
-      else errors.set(id, `Not a number: "${v}".`);
-    }
-    return plan;
-  }
+  const setError = setFieldError;
+  const readPlan = (errors) => readNumbers(INPUTS, errors);
 
   function render() {
     const { result: r } = shown;
