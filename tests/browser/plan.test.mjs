@@ -41,6 +41,11 @@ test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the
     false,
     'the panel’s code is not part of the first load',
   );
+  // The page's own charts are drawn first (they are not this panel's work).
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.charts canvas')].every((c) => c.dataset.rendered === '1'),
+  );
+  await page.waitForTimeout(500);
   await page.evaluate(() => {
     window.__longTasks = [];
     new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({
@@ -129,6 +134,9 @@ test('a concurrency target and a bad cap reach the core; its error shows at the 
   assert.deepEqual(sent.plan, { concurrency: 32, max_gpus: 4 });
   const expected = fc.plan(sent);
   assert.equal(expected.concurrency, 32);
+  // The panel's inputs are in the URL.
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('plan-conc') === '32');
+  assert.equal(new URL(page.url()).searchParams.get('plan-gpus'), '4');
   const gpus = await page.$$eval('#plan-table tbody td[data-field="gpus"]', (tds) =>
     tds.map((td) => Number(td.dataset.value)),
   );

@@ -394,6 +394,9 @@ const PAGE_INPUTS = {
   slottft: 'sim-slo-ttft',
   slotpot: 'sim-slo-tpot',
   simy: 'sim-metric',
+  // the "How many GPUs?" panel (app/plan.js)
+  'plan-conc': 'plan-concurrency',
+  'plan-gpus': 'plan-max-gpus',
   // the serving-throughput panel (app/system.js)
   'srv-prompt': 'srv-prompt',
   'srv-output': 'srv-output',
@@ -879,6 +882,7 @@ function loadPlan() {
 const planForm = $('plan-form');
 planForm.addEventListener('submit', (e) => {
   e.preventDefault();
+  scheduleUrl(true); // a Plan click commits
   loadPlan().then((panel) => panel.run());
 });
 planForm.addEventListener('input', (e) => plan?.then((panel) => panel.clearError(e.target.id)));
