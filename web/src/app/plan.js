@@ -72,23 +72,16 @@ export function initPlan({ call, base, useLayout, labelOf }) {
     const { result: r } = shown;
     answer.textContent = planAnswer(r);
     answer.dataset.fits = String(r.fits);
+    // The marks and the button first: on a narrow screen they stay in view while the figures scroll.
     const head = document.createElement('tr');
-    for (const [h] of COLUMNS)
+    for (const h of ['Layout', ...COLUMNS.map(([h]) => h)])
       head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: h }));
-    head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: '' }));
     table.tHead.replaceChildren(head);
     const rows = r.layouts.map((x, i) => {
       const tr = document.createElement('tr');
       tr.dataset.index = String(i);
       if (x.cheapest) tr.dataset.cheapest = '';
       if (x.fastest) tr.dataset.fastest = '';
-      for (const [, key, fmt] of COLUMNS) {
-        const td = document.createElement('td');
-        td.dataset.field = key;
-        td.dataset.value = String(x[key]);
-        td.textContent = fmt(x[key]);
-        tr.append(td);
-      }
       const marks = document.createElement('td');
       marks.className = 'plan-marks';
       for (const [flag, text] of [
@@ -107,8 +100,15 @@ export function initPlan({ call, base, useLayout, labelOf }) {
       use.className = 'plan-use';
       use.setAttribute('aria-label', `Use ${layoutName(x)} (${x.gpus} GPUs) in the layout above`);
       use.addEventListener('click', () => useLayout({ tp: x.tp, pp: x.pp, dp: x.dp, ep: x.ep }));
-      marks.append(use);
+      marks.prepend(use);
       tr.append(marks);
+      for (const [, key, fmt] of COLUMNS) {
+        const td = document.createElement('td');
+        td.dataset.field = key;
+        td.dataset.value = String(x[key]);
+        td.textContent = fmt(x[key]);
+        tr.append(td);
+      }
       return tr;
     });
     table.tBodies[0].replaceChildren(...rows);
