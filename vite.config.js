@@ -1,8 +1,10 @@
 // Vite builds the static site from web/ into dist/: the app (index.html), the embedding
-// documentation page (embed.html) and the one-file widget entry (flopcast-widget.js).
+// documentation page (embed.html), the one-file widget entry (flopcast-widget.js) and the report
+// file's runtime (report-runtime.html, web/report-runtime-plugin.js).
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
 import { serviceWorker } from './web/service-worker-plugin.js';
+import { reportRuntimePlugin } from './web/report-runtime-plugin.js';
 
 const wasmPackage = resolve(import.meta.dirname, 'build-wasm/wasm');
 
@@ -30,5 +32,5 @@ export default defineConfig({
       preserveEntrySignatures: 'exports-only',
     },
   },
-  plugins: [serviceWorker()],
+  plugins: [reportRuntimePlugin(), serviceWorker()],
 });

@@ -32,6 +32,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/flopcast
   FILES_MATCHING PATTERN "*.hpp")
 if(TARGET flopcast)
   install(TARGETS flopcast RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # The report runtime `flopcast report` fills (written by the page's build; OPTIONAL: a build
+  # without the page installs the CLI alone, and `flopcast report` says how to get it).
+  install(FILES ${PROJECT_SOURCE_DIR}/dist/report-runtime.html DESTINATION ${CMAKE_INSTALL_DATADIR}/flopcast OPTIONAL)
 endif()
 
 install(EXPORT flopcastTargets

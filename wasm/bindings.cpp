@@ -49,6 +49,9 @@ status plan(const std::string& request) {
 status train(const std::string& request) {
   return guarded([&] { return status{true, flopcast::train_json(request), 0}; });
 }
+status report_data(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::report_json(request), 0}; });
+}
 status calibrate(const std::string& request) {
   return guarded([&] { return status{true, flopcast::calibrate_json(request), 0}; });
 }
@@ -141,6 +144,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("plan", &plan);
   emscripten::function("calibrate", &calibrate);
   emscripten::function("train", &train);
+  emscripten::function("reportData", &report_data);
   emscripten::function("listModels", &list_models);
   emscripten::function("listGpus", &list_gpus);
   emscripten::function("listEngines", &list_engines);

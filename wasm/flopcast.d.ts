@@ -745,7 +745,15 @@ export interface Performance {
   energy_total_wh: number;
   energy_total_kwh: number;
   co2_grams: number;
+  /** One GPU's price. */
   cost_per_hour_usd: number;
+  /**
+   * GPUs of the configuration. With a layout, the latencies, tokens/s, training step, energy, CO2
+   * and cost above (and their ranges) are the layout's, for all its GPUs; the roofline breakdown
+   * (FLOPs, bytes, compute and memory times, first step, bounds, ceiling) stays one device's.
+   */
+  gpus: number;
+  /** All the configuration's GPUs. */
   cost_usd: number;
   latency_is_estimate: true;
 }
@@ -935,10 +943,18 @@ export interface EstimateResult {
   embedding_flops: number;
   layernorm_flops: number;
   output_head_flops: number;
+  /** The whole model's memory (inference, or training state in training mode), all GPUs together. */
   memory: number;
+  /** The fullest GPU of the configuration (the layout's; = memory on one GPU); null without a GPU. */
+  memory_per_gpu: number | null;
+  /** GPUs of the configuration (the layout's total); null without a GPU. */
+  gpus: number | null;
+  /** Whether every GPU of the configuration holds its share (details.memory.fits_on_gpu). */
+  fits: boolean | null;
   kv_cache: number;
-  /** Time to first token (prefill), or one training step in training mode; null without a GPU. */
+  /** Time to first token (prefill), or one training step in training mode, on the configuration's GPUs; null without a GPU. */
   latency: number | null;
+  /** Energy of that prefill (training: of the step), all GPUs; null without a GPU. */
   energy: number | null;
   model: string;
   precision: string;
@@ -989,6 +1005,11 @@ export interface EstimateResult {
       total: number;
       inference_total: number;
       gpu_memory: number | null;
+      /** What one GPU may hold: the fit rule's share of gpu_memory after the reserve. */
+      usable_gpu_memory: number | null;
+      /** The fullest GPU's bytes on the configuration (the layout's, else total). */
+      per_gpu: number | null;
+      /** Whether each GPU of the configuration holds its share (per_gpu <= usable_gpu_memory). */
       fits_on_gpu: boolean | null;
       training: TrainingMemory | null;
     };
@@ -1123,7 +1144,7 @@ export interface RequestField {
   derived: string | null;
   /** What a valid value is, as error messages say it. */
   expected: string;
-  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate' | 'plan')[];
+  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate' | 'report' | 'plan')[];
   help: string;
   /** A choice field's accepted names (e.g. ["mixed", "prefill_first"]); [] otherwise. */
   choices: string[];
@@ -1272,6 +1293,52 @@ export interface SweepResult {
   values: Float64Array;
 }
 
+/** A reportData() request: an estimate request, plus what the report adds. */
+export interface ReportRequest extends EstimateRequest {
+  report?: {
+    /** Add the serving curve (a closed-loop simulation over concurrency). */
+    serving?: boolean;
+  };
+}
+/** One varied input of a report: the compare rows at `values` (points the core rejects are left out). */
+export interface ReportSeries<V> {
+  key: 'batch_size' | 'sequence_length' | 'precision';
+  values: V[];
+  rows: CompareRow[];
+}
+export interface ReportRooflinePoint {
+  phase: 'prefill' | 'decode_first_step';
+  /** FLOP per byte moved. */
+  intensity: number;
+  /** Attained FLOP/s. */
+  flops_per_s: number;
+}
+/** reportData(): everything a report's (and the page's) charts draw, SI units. */
+export interface ReportData {
+  version: string;
+  /** The estimate of the request, with its layer table. */
+  estimate: EstimateResult;
+  /** The headers and kinds of `row` (the core's row fields). */
+  fields: RowField[];
+  /** The request's compare row. */
+  row: CompareRow;
+  series: {
+    batch_size: ReportSeries<number>;
+    sequence_length: ReportSeries<number>;
+    precision: ReportSeries<PrecisionName>;
+  };
+  /** Null without a GPU. */
+  roofline: {
+    peak_flops_per_s: number;
+    memory_bandwidth_bytes_per_s: number;
+    compute_precision: ComputeUnit;
+    ridge_intensity: number;
+    points: ReportRooflinePoint[];
+  } | null;
+  /** The serving curve with report.serving, else null. */
+  serving: SimulationResult | null;
+}
+
 export interface Flopcast {
   version(): string;
   estimate(request: EstimateRequest | string): EstimateResult;
@@ -1285,6 +1352,8 @@ export interface Flopcast {
   calibrate(request: CalibrationRequest | string): CalibrationStore;
   /** The training-step analysis (`training: true` is implied); `training_analysis` holds its options. */
   train(request: TrainRequest | string): TrainResult;
+  /** What a report draws: the estimate, its row, the batch / sequence / precision series, the roofline, the serving curve. */
+  reportData(request: ReportRequest | string): ReportData;
   sweep(request: CompareRequest | string, options?: SweepOptions): SweepResult;
   sweepSize(request: CompareRequest | string): number;
   listModels(): ModelInfo[];

@@ -76,6 +76,8 @@ export async function createFlopcast(options = {}) {
     plan: (request) => JSON.parse(unwrap(mod.plan(requestText(request))).text),
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
     train: (request) => JSON.parse(unwrap(mod.train(requestText(request))).text),
+    /** What a report draws: the estimate, its row, the series of its charts, the roofline, the serving curve. */
+    reportData: (request) => JSON.parse(unwrap(mod.reportData(requestText(request))).text),
     /** The calibration entry a measurement implies, as a store {entries: [entry]}. */
     calibrate: (request) => JSON.parse(unwrap(mod.calibrate(requestText(request))).text),
     listModels: () => (models ??= JSON.parse(unwrap(mod.listModels()).text)),

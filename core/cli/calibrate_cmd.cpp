@@ -12,6 +12,7 @@
 #include "common.hpp"
 #include "flopcast/measure/measure.hpp"
 #include "flopcast/request_json.hpp"
+#include "format.hpp"
 
 namespace flopcast::cli {
 namespace {
@@ -100,8 +101,8 @@ void print_entries(const std::vector<calibration_entry>& entries) {
                            "source");
   for (const auto& e : entries)
     std::cout << fmt::format("{:<36} {:<16} {:<6} {:>8} {:>8}  {}\n", e.model, e.gpu, e.precision,
-                             e.compute_efficiency ? fmt::format("{:.3f}", *e.compute_efficiency) : "-",
-                             e.mem_efficiency ? fmt::format("{:.3f}", *e.mem_efficiency) : "-", e.source);
+                             e.compute_efficiency ? format_percent(*e.compute_efficiency) : std::string(none_text),
+                             e.mem_efficiency ? format_percent(*e.mem_efficiency) : std::string(none_text), e.source);
   std::cout << "(" << calibration_path() << ")\n";
 }
 

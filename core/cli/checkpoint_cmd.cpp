@@ -254,15 +254,16 @@ inspect_command add_inspect_command(CLI::App& parent) {
                              format_count(static_cast<double>(c.total_elements)));
     std::cout << fmt::format("  weight bytes          : {} ({}, EXACT from the header)\n", c.total_bytes,
                              format_bytes(static_cast<double>(c.total_bytes)));
-    std::cout << fmt::format("  bits per weight       : {:.4f}\n", c.bits_per_weight());
+    std::cout << fmt::format("  bits per weight       : {}\n", format_number(c.bits_per_weight()));
     if (c.declared_total_size >= 0) std::cout << fmt::format("  index total_size      : {}\n", c.declared_total_size);
     const auto totals = [](const char* title, const std::vector<checkpoint_total>& rows) {
       std::cout << fmt::format("  by {}:\n", title);
       for (const auto& t : rows)
         std::cout << fmt::format(
-            "    {:<16} {:>6} tensors {:>16} elements {:>14} bytes {:>10} {:>8.4f} bits/weight\n", t.name, t.tensors,
+            "    {:<16} {:>6} tensors {:>16} elements {:>14} bytes {:>10} {:>8} bits/weight\n", t.name, t.tensors,
             t.elements, t.bytes, format_bytes(static_cast<double>(t.bytes)),
-            t.elements > 0 ? 8.0 * static_cast<double>(t.bytes) / static_cast<double>(t.elements) : 0.0);
+            t.elements > 0 ? format_number(8.0 * static_cast<double>(t.bytes) / static_cast<double>(t.elements))
+                           : std::string(none_text));
     };
     totals(c.format == checkpoint_format::gguf ? "quantization type" : "dtype", c.by_dtype);
     totals("component", c.by_component);

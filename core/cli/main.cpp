@@ -3,6 +3,7 @@
 //   flopcast compare MODEL... [-b 1,8] [-s 512,2048] [-p bf16,int4] [-g A100,H100] [--json|--csv]
 //   flopcast throughput | serve | train | calibrate | measure MODEL [options]
 //   flopcast plan MODEL -g GPU [options] [--json|--csv]: how many GPUs, the layouts that fit
+//   flopcast report MODEL [options] -o FILE.html [--pdf FILE.pdf]
 //   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
 // Every command's options come from the core's request table; bad input prints one line on
 // stderr (the error code, the flag and JSON pointer, the message) and exits 2.
@@ -22,6 +23,7 @@
 #include "flopcast/request_json.hpp"
 #include "measure_cmd.hpp"
 #include "plan_cmd.hpp"
+#include "report_cmd.hpp"
 #include "report_text.hpp"
 #include "serve_cmd.hpp"
 #include "throughput_cmd.hpp"
@@ -113,6 +115,7 @@ int run(int argc, char** argv) {
   const cli::calibrate_command calibrate = cli::add_calibrate_command(app);
   const cli::inspect_command inspect = cli::add_inspect_command(app);
   const cli::validate_command validate = cli::add_validate_command(app);
+  const cli::report_command report = cli::add_report_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -147,6 +150,7 @@ int run(int argc, char** argv) {
   if (*calibrate.app) return calibrate.run();
   if (*inspect.app) return inspect.run();
   if (*validate.app) return validate.run();
+  if (*report.app) return report.run();
   if (*lm) {
     if (!min_params.empty()) filter.min_parameters = parse_count(min_params, "--min-params");
     if (!max_params.empty()) filter.max_parameters = parse_count(max_params, "--max-params");
@@ -158,7 +162,8 @@ int run(int argc, char** argv) {
     for (const auto& r : model_records())
       if (filter.matches(r))
         std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
-                                 count_parameters(r.spec).total, r.spec.model_type);
+                                 cli::format_count(static_cast<double>(count_parameters(r.spec).total)),
+                                 r.spec.model_type);
     return 0;
   }
   if (*le) {
@@ -184,9 +189,10 @@ int run(int argc, char** argv) {
       const auto half = g.peak(precision::bf16) ? g.peak(precision::bf16) : g.peak(precision::fp16);
       std::string aliases;
       for (const auto& a : g.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
-      std::cout << fmt::format("{:<22} {:>10} {:>13} {:>12} {:>5} W {:>8.2f}  {}\n", g.name,
+      std::cout << fmt::format("{:<22} {:>10} {:>13} {:>12} {:>7} {:>8}  {}\n", g.name,
                                cli::format_bytes(g.memory_bytes), cli::format_bandwidth(g.memory_bandwidth_bytes_per_s),
-                               half ? cli::format_flops(*half) + "/s" : "-", g.tdp_watts, g.cost_per_hour_usd, aliases);
+                               half ? cli::format_flop_rate(*half) : std::string(cli::none_text),
+                               cli::format_watts(g.tdp_watts), cli::format_usd(g.cost_per_hour_usd), aliases);
     }
     return 0;
   }

@@ -88,22 +88,23 @@ plan_command add_plan_command(CLI::App& parent) {
       return 0;
     }
     const settings& s = q.plan.base;
-    std::cout << fmt::format("flopcast plan: {} in {} on {}, {} + {} tokens, {} {}\n", q.model->name,
+    std::cout << fmt::format("flopcast plan: {} in {} on {}, {} + {} tokens, {}\n", q.model->name,
                              to_string(s.weight_precision), q.gpu->name, s.sequence_length, s.num_generated_tokens,
-                             r.load, q.plan.concurrency ? "concurrent sequences" : "sequences per batch");
+                             q.plan.concurrency ? plural(static_cast<double>(r.load), "concurrent sequence")
+                                                : plural(static_cast<double>(r.load), "sequence") + " per batch");
     std::cout << answer(r, *q.gpu) << "\n";
     if (!r.layouts.empty()) {
-      std::cout << fmt::format("\n{:>5} {:>3} {:>3} {:>3} {:>3}  {:>12} {:>10} {:>10} {:>10} {:>9} {:>10}  {}\n",
-                               "GPUs", "TP", "PP", "EP", "DP", "memory/GPU", "TTFT", "TPOT", "tokens/s", "$/h",
+      std::cout << fmt::format("\n{:>5} {:>3} {:>3} {:>3} {:>3}  {:>12} {:>10} {:>10} {:>12} {:>9} {:>10}  {}\n",
+                               "GPUs", "TP", "PP", "EP", "DP", "memory/GPU", "TTFT", "TPOT", "output", "$/h",
                                "$/1M tok", "");
       for (const plan_layout& x : r.layouts) {
         std::string marks = std::string(x.cheapest ? "cheapest" : "") + (x.cheapest && x.fastest ? ", " : "") +
                             (x.fastest ? "fastest" : "") +
                             (x.spans_nodes ? (x.cheapest || x.fastest ? ", " : "") + std::string("spans nodes") : "");
-        std::cout << fmt::format(
-            "{:>5} {:>3} {:>3} {:>3} {:>3}  {:>12} {:>10} {:>10} {:>10.1f} {:>9.2f} {:>10.4f}  {}\n", x.gpus, x.tp,
-            x.pp, x.ep, x.dp, format_bytes(x.per_gpu_memory_bytes), format_seconds(x.ttft_s), format_seconds(x.tpot_s),
-            x.tokens_per_s, x.cost_per_hour_usd, x.usd_per_million_output_tokens, marks);
+        std::cout << fmt::format("{:>5} {:>3} {:>3} {:>3} {:>3}  {:>12} {:>10} {:>10} {:>12} {:>9} {:>10}  {}\n",
+                                 x.gpus, x.tp, x.pp, x.ep, x.dp, format_bytes(x.per_gpu_memory_bytes),
+                                 format_seconds(x.ttft_s), format_seconds(x.tpot_s), format_rate(x.tokens_per_s),
+                                 format_usd(x.cost_per_hour_usd), format_usd(x.usd_per_million_output_tokens), marks);
       }
       std::cout << "\ncheapest: lowest $ per 1M output tokens; fastest: lowest TTFT + (output tokens - 1) x TPOT\n";
     }

@@ -8,71 +8,20 @@
 namespace flopcast::cli {
 namespace {
 
-std::string scaled(double v, const char* const* units, int count, const char* unit_suffix) {
-  int i = 0;
-  double x = v;
-  while (std::fabs(x) >= 1000.0 && i + 1 < count) {
-    x /= 1000.0;
-    ++i;
-  }
-  return fmt::format("{:.3f} {}{}", x, units[i], unit_suffix);
-}
-
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
+std::string grouped(std::int64_t n) { return format_integer(static_cast<double>(n)); }
 
 const char* yes_no(bool b) { return b ? "yes" : "NO"; }
 
 }  // namespace
 
-std::string format_flops(double f) {
-  static const char* const u[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
-  return scaled(f, u, 8, "FLOP");
-}
-// Bandwidth in decimal units, as datasheets give it (3.35 TB/s).
-std::string format_bandwidth(double bytes_per_s) {
-  static const char* const u[] = {"", "k", "M", "G", "T", "P", "E"};
-  return scaled(bytes_per_s, u, 7, "B/s");
-}
-
-// Memory in binary units, the way vendors sell it: an "80 GB" A100 holds 80 GiB (81920 MiB).
-std::string format_bytes(double b) {
-  static const char* const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int i = 0;
-  double x = b;
-  while (std::fabs(x) >= 1024.0 && i + 1 < 7) {
-    x /= 1024.0;
-    ++i;
-  }
-  return fmt::format("{:.2f} {}", x, u[i]);
-}
-std::string format_seconds(double s) {
-  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
-  if (s < 1.0) return fmt::format("{:.2f} ms", s * 1e3);
-  if (s < 3600.0) return fmt::format("{:.2f} s", s);
-  return fmt::format("{:.2f} h", s / 3600.0);
-}
-std::string format_count(double n) {
-  if (n >= 1e12) return fmt::format("{:.2f}T", n / 1e12);
-  if (n >= 1e9) return fmt::format("{:.2f}B", n / 1e9);
-  if (n >= 1e6) return fmt::format("{:.0f}M", n / 1e6);
-  if (n >= 1e3) return fmt::format("{:.0f}K", n / 1e3);
-  return fmt::format("{:.0f}", n);
-}
-
+// The same mapping as web/src/format.js formatByKind (the core's one "number" field is cost_usd).
 std::string format_value(const field_value& v) {
-  if (!v.has_value) return "-";
+  if (!v.has_value) return std::string(none_text);
   switch (v.kind) {
     case field_kind::text:
       return v.text;
     case field_kind::count:
-      return v.number >= 1e6 ? format_count(v.number) : fmt::format("{:.0f}", v.number);
+      return format_count(v.number);
     case field_kind::flops:
       return format_flops(v.number);
     case field_kind::bytes:
@@ -80,15 +29,15 @@ std::string format_value(const field_value& v) {
     case field_kind::seconds:
       return format_seconds(v.number);
     case field_kind::rate:
-      return fmt::format("{:.1f}", v.number);
+      return format_rate(v.number);
     case field_kind::joules:
-      return fmt::format("{:.1f} J", v.number);
+      return format_joules(v.number);
     case field_kind::boolean:
-      return v.number != 0 ? "yes" : "no";
+      return format_as("boolean", v.number);
     case field_kind::bound:
-      return v.number != 0 ? "compute" : "memory";
+      return format_as("bound", v.number);
     case field_kind::number:
-      return fmt::format("{:.4g}", v.number);
+      return format_usd(v.number);
   }
   return "";
 }
@@ -191,22 +140,42 @@ std::string report(const estimate_context& c) {
          format_bytes(mem.weights) + (!s.weight_bytes                 ? std::string()
                                       : s.weight_bytes_source.empty() ? std::string("  (EXACT: weight_bytes)")
                                                                       : "  (EXACT: " + s.weight_bytes_source + ")"));
-    line("    - kv cache",
-         fmt::format("{}  ({}, {} tokens)", format_bytes(mem.kv_cache), to_string(r.kv_precision),
-                     m.arch == architecture::encoder_decoder ? s.num_generated_tokens
-                                                             : s.sequence_length + s.num_generated_tokens));
+    line("    - kv cache", fmt::format("{}  ({}, {})", format_bytes(mem.kv_cache), to_string(r.kv_precision),
+                                       plural(static_cast<double>(m.arch == architecture::encoder_decoder
+                                                                      ? s.num_generated_tokens
+                                                                      : s.sequence_length + s.num_generated_tokens),
+                                              "token")));
     if (mem.recurrent_state > 0)
       line("      of which state",
            format_bytes(mem.recurrent_state) + "  (constant per sequence: SSM / linear layers)");
     line("    - activations", format_bytes(mem.activations) + "  (ESTIMATED)");
   }
-  if (r.has_performance)
-    line("  Fits on GPU",
-         fmt::format("{}  ({} on {})", yes_no(mem.fits_on_gpu), format_bytes(mem.gpu_memory), c.gpu->name));
+  const std::int64_t gpus = r.has_performance ? r.parallel.total_gpus : 1;
+  const double usable = mem.usable_gpu_memory;
+  if (r.has_performance && gpus == 1)
+    line("  Fits on GPU", fmt::format("{}  (usable {} of {} on {})", yes_no(mem.fits_on_gpu), format_bytes(usable),
+                                      format_bytes(mem.gpu_memory), c.gpu->name));
+  if (r.has_performance && gpus > 1) {
+    // The layout asked for: every figure below is its own (per GPU, or all GPUs together).
+    const parallel_result& q = r.parallel;
+    const parallel_layout& l = q.layout;
+    o += thin + "\n";
+    o += fmt::format(" Layout: {} x {} (TP={} PP={} DP={} EP={})\n", gpus, c.gpu->name, l.tensor_parallel,
+                     l.pipeline_parallel, l.data_parallel, l.expert_parallel);
+    line("  Memory per GPU", format_bytes(q.memory_per_gpu));
+    line(s.training ? "    - train state" : "    - weights",
+         format_bytes(s.training ? q.training_state_per_gpu : q.weights_per_gpu));
+    if (!s.training) line("    - kv cache", format_bytes(q.kv_cache_per_gpu));
+    line("    - activations", format_bytes(q.activations_per_gpu) + "  (ESTIMATED)");
+    line("  Fits per GPU", fmt::format("{}  (usable {} of {} on each {})", yes_no(mem.fits_on_gpu),
+                                       format_bytes(usable), format_bytes(mem.gpu_memory), c.gpu->name));
+  }
   if (r.has_performance) {
     o += thin + "\n";
-    o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {:.0f}% , bandwidth at {:.0f}%)\n",
-                     to_string(p.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100);
+    o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {}, bandwidth at {}{})\n",
+                     to_string(p.compute_precision), format_percent(s.compute_efficiency),
+                     format_percent(s.mem_efficiency),
+                     gpus > 1 ? fmt::format("; {} GPUs with their communication", gpus) : std::string());
     if (!s.calibration_store.empty())
       o += fmt::format("   calibrated efficiencies applied from {}{}\n", s.calibration_store,
                        s.calibration_source.empty() ? "" : " (" + s.calibration_source + ")");
@@ -214,14 +183,16 @@ std::string report(const estimate_context& c) {
     line("  Prefill latency",
          fmt::format("{}  [{}-bound]", format_seconds(p.prefill_latency_s), to_string(p.prefill_bound)));
     if (m.arch != architecture::encoder) {
-      line("  Decode/token", fmt::format("{}  ({:.1f} tok/s, [{}-bound])", format_seconds(p.decode_latency_per_token_s),
-                                         p.decode_tokens_per_second, to_string(p.decode_bound)));
+      line("  Decode/token", fmt::format("{}  ({}, [{}-bound])", format_seconds(p.decode_latency_per_token_s),
+                                         format_rate(p.decode_tokens_per_second), to_string(p.decode_bound)));
       line("  Request total", format_seconds(p.total_request_latency_s));
     }
-    line("  Energy", fmt::format("{:.2f} J ({:.4f} Wh), prefill {:.2f} J", p.energy_total_joules,
-                                 p.energy_total_joules / 3600.0, p.energy_prefill_joules));
-    line("  CO2", fmt::format("{:.3f} g", p.co2_grams));
-    line("  Cost", fmt::format("${:.6f} at ${:.2f}/h", p.cost_usd, p.cost_per_hour_usd));
+    line("  Energy", fmt::format("{} ({}), prefill {}", format_joules(p.energy_total_joules),
+                                 format_wh(p.energy_total_joules / 3600.0), format_joules(p.energy_prefill_joules)));
+    line("  CO2", format_grams(p.co2_grams));
+    line("  Cost", gpus > 1 ? fmt::format("{} for {} GPUs at {}/h each", format_usd(p.cost_usd), gpus,
+                                          format_usd(p.cost_per_hour_usd))
+                            : fmt::format("{} at {}/h", format_usd(p.cost_usd), format_usd(p.cost_per_hour_usd)));
   }
   for (std::uint32_t bit = 1; bit != 0 && bit <= r.notes; bit <<= 1)
     if (r.notes & bit) o += fmt::format(" note: {}\n", note_text(static_cast<note>(bit)));

@@ -5,15 +5,12 @@
 #include <vector>
 
 #include "flopcast/result_json.hpp"
+#include "format.hpp"
 
 namespace flopcast::cli {
 
+// A row field's value by its kind (format.hpp's rules; web/src/format.js formatByKind).
 [[nodiscard]] std::string format_value(const field_value& v);
-[[nodiscard]] std::string format_flops(double flops);
-[[nodiscard]] std::string format_bytes(double bytes);
-[[nodiscard]] std::string format_bandwidth(double bytes_per_s);
-[[nodiscard]] std::string format_seconds(double s);
-[[nodiscard]] std::string format_count(double n);  // 8.03B
 
 // The estimate report.
 [[nodiscard]] std::string report(const estimate_context& c);

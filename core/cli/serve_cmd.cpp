@@ -65,8 +65,6 @@ class progress {
   clock_type::time_point start_, last_;
 };
 
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
-
 // CSV: one row per point, SI units, from the JSON result (the same numbers).
 std::string csv(const json& r) {
   std::string out =
@@ -110,26 +108,26 @@ std::string text(const json& r) {
       k.at("chunked_prefill").get<bool>() ? "on" : "off", k.at("policy").get<std::string>(),
       k.at("kv_blocks").get<std::int64_t>(), k.at("block_size").get<std::int64_t>(), k.at("source").get<std::string>());
   std::string slo;
-  if (!w.at("slo_ttft_s").is_null()) slo += "TTFT <= " + ms(w.at("slo_ttft_s").get<double>());
+  if (!w.at("slo_ttft_s").is_null()) slo += "TTFT <= " + format_seconds(w.at("slo_ttft_s").get<double>());
   if (!w.at("slo_tpot_s").is_null())
-    slo += (slo.empty() ? "" : ", ") + std::string("TPOT <= ") + ms(w.at("slo_tpot_s").get<double>());
+    slo += (slo.empty() ? "" : ", ") + std::string("TPOT <= ") + format_seconds(w.at("slo_tpot_s").get<double>());
   out += "  goodput SLO: " + (slo.empty() ? std::string("none (every request counts)") : slo) + "\n";
   const std::string arrivals = w.at("arrivals").get<std::string>();
   const std::string key = arrivals == "closed_loop" ? "concurrency" : arrivals == "poisson" ? "rate req/s" : "point";
   out +=
-      fmt::format("{:>12} {:>11} {:>11} {:>10} {:>10} {:>10} {:>13} {:>9} {:>16} {:>8}\n", key, "TTFT mean", "TTFT p99",
+      fmt::format("{:>12} {:>11} {:>11} {:>10} {:>10} {:>10} {:>13} {:>9} {:>18} {:>8}\n", key, "TTFT mean", "TTFT p99",
                   "TPOT mean", "TPOT p99", "ITL p99", "output tok/s", "req/s", "goodput req/s", "KV peak");
   for (const json& p : r.at("points")) {
-    const std::string label = !p.at("concurrency").is_null() ? p.at("concurrency").dump()
-                              : !p.at("request_rate").is_null()
-                                  ? fmt::format("{:g}", p.at("request_rate").get<double>())
-                                  : arrivals;
-    const auto dist = [&](const char* d, const char* q) { return ms(p.at(d).at(q).get<double>()); };
-    out += fmt::format("{:>12} {:>11} {:>11} {:>10} {:>10} {:>10} {:>13.1f} {:>9.3f} {:>9.3f} ({:>3.0f}%) {:>7.1f}%\n",
-                       label, dist("ttft_s", "mean"), dist("ttft_s", "p99"), dist("tpot_s", "mean"),
-                       dist("tpot_s", "p99"), dist("itl_s", "p99"), p.at("output_tokens_per_s").get<double>(),
-                       p.at("requests_per_s").get<double>(), p.at("goodput_requests_per_s").get<double>(),
-                       p.at("goodput_share").get<double>() * 100, p.at("peak_kv_utilization").get<double>() * 100);
+    const std::string label = !p.at("concurrency").is_null()    ? p.at("concurrency").dump()
+                              : !p.at("request_rate").is_null() ? format_number(p.at("request_rate").get<double>())
+                                                                : arrivals;
+    const auto dist = [&](const char* d, const char* q) { return format_seconds(p.at(d).at(q).get<double>()); };
+    const auto number = [&](const char* k) { return format_number(p.at(k).get<double>()); };
+    const auto percent = [&](const char* k) { return format_percent(p.at(k).get<double>()); };
+    out += fmt::format("{:>12} {:>11} {:>11} {:>10} {:>10} {:>10} {:>13} {:>9} {:>9} ({:>6}) {:>8}\n", label,
+                       dist("ttft_s", "mean"), dist("ttft_s", "p99"), dist("tpot_s", "mean"), dist("tpot_s", "p99"),
+                       dist("itl_s", "p99"), number("output_tokens_per_s"), number("requests_per_s"),
+                       number("goodput_requests_per_s"), percent("goodput_share"), percent("peak_kv_utilization"));
   }
   bool ranged = false;
   for (const json& p : r.at("points")) {
@@ -138,13 +136,15 @@ std::string text(const json& r) {
     ranged = true;
     const auto range = [&](const char* k, auto f) {
       const json& v = p.at(k);
-      return v.is_null() ? std::string("-")
+      return v.is_null() ? std::string(none_text)
                          : fmt::format("[{} .. {}]", f(v.at(0).get<double>()), f(v.at(1).get<double>()));
     };
-    const auto rate = [](double v) { return fmt::format("{:.1f}", v); };
+    const auto seconds = [](double v) { return format_seconds(v); };
+    const auto rate = [](double v) { return format_number(v); };
     out += fmt::format("    {:>10}: TTFT {}  TPOT {}  output tok/s {}\n",
                        p.at("concurrency").is_null() ? p.at("request_rate").dump() : p.at("concurrency").dump(),
-                       range("ttft_s_range", ms), range("tpot_s_range", ms), range("output_tokens_per_s_range", rate));
+                       range("ttft_s_range", seconds), range("tpot_s_range", seconds),
+                       range("output_tokens_per_s_range", rate));
   }
   return out;
 }

@@ -47,19 +47,20 @@ throughput_command add_throughput_command(CLI::App& parent) {
           *s.concurrency, r.max_concurrency, r.concurrency);
     const auto rng = [](const figure_range& x, auto f) { return fmt::format("[{} .. {}]", f(x.low), f(x.high)); };
     std::cout << fmt::format("  max concurrent seqs   : {}   (evaluated at {})\n", r.max_concurrency, r.concurrency);
-    std::cout << fmt::format("  output tokens/s       : {:.1f}  range {}  (ESTIMATED)\n", r.output_tokens_per_second,
-                             rng(r.output_tokens_per_second_range, [](double v) { return fmt::format("{:.1f}", v); }));
-    std::cout << fmt::format("  requests/s            : {:.3f}\n", r.requests_per_second);
+    const auto number = [](double v) { return format_number(v); };
+    std::cout << fmt::format("  output tokens/s       : {}  range {}  (ESTIMATED)\n",
+                             format_number(r.output_tokens_per_second), rng(r.output_tokens_per_second_range, number));
+    std::cout << fmt::format("  requests/s            : {}\n", format_number(r.requests_per_second));
     std::cout << fmt::format("  TTFT                  : {}  range {}\n", format_seconds(r.ttft_s),
                              rng(r.ttft_range, format_seconds));
     std::cout << fmt::format("  TPOT                  : {}  range {}  [decode {}-bound]\n", format_seconds(r.tpot_s),
                              rng(r.tpot_range, format_seconds), to_string(r.decode_bound));
-    std::cout << fmt::format("  cost per 1M tokens    : ${:.4f}\n", r.cost_per_1m_output_tokens_usd);
+    std::cout << fmt::format("  cost per 1M tokens    : {}\n", format_usd(r.cost_per_1m_output_tokens_usd));
     if (r.speculative)
-      std::cout << fmt::format(
-          "  speculative ({} x{}, a={}): {:.2f} tokens/step, TPOT {}, {:.1f} tok/s, speedup {:.2f}x\n", s.draft->name,
-          s.speculative_tokens, s.acceptance_rate, r.expected_tokens_per_step, format_seconds(r.speculative_tpot_s),
-          r.speculative_output_tokens_per_second, r.speedup);
+      std::cout << fmt::format("  speculative ({} x{}, a={}): {} tokens/step, TPOT {}, {}, speedup {}x\n",
+                               s.draft->name, s.speculative_tokens, s.acceptance_rate,
+                               format_number(r.expected_tokens_per_step), format_seconds(r.speculative_tpot_s),
+                               format_rate(r.speculative_output_tokens_per_second), format_number(r.speedup));
     return 0;
   };
   return cmd;

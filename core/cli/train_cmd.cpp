@@ -22,14 +22,8 @@
 namespace flopcast::cli {
 namespace {
 
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
+std::string grouped(std::int64_t n) { return format_integer(static_cast<double>(n)); }
+std::string grouped(double n) { return format_integer(n); }
 
 std::string phase_label(training_phase p) {
   switch (p) {
@@ -64,7 +58,7 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
     o += fmt::format(" {:<22}: {}\n", label, value);
   };
   const auto share = [&](double part) {
-    return fmt::format("{:>14}  ({:5.1f}%)", format_flops(part), 100.0 * part / f.total_step);
+    return fmt::format("{:>14}  ({:>6})", format_flops(part), format_percent(part / f.total_step));
   };
 
   o += rule + "\n";
@@ -78,12 +72,13 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   o += rule + "\n";
   line("Parameters", fmt::format("{}  ({})", format_count(static_cast<double>(a.parameters)), grouped(a.parameters)));
   if (a.lora)
-    line("  trainable (LoRA)", fmt::format("{}  ({:.4f}% of {})", grouped(a.lora->trainable_parameters),
-                                           a.lora->trainable_percent, grouped(a.lora->all_parameters)));
+    line("  trainable (LoRA)",
+         fmt::format("{}  ({} of {})", grouped(a.lora->trainable_parameters),
+                     format_percent(a.lora->trainable_percent / 100), grouped(a.lora->all_parameters)));
   o += thin + "\n";
   o += " FLOPs per step                                  share of the step\n";
   line("  Forward", share(f.forward));
-  line("  Backward", share(b.total) + fmt::format("  {:.3f} x forward", b.ratio_to_forward));
+  line("  Backward", share(b.total) + fmt::format("  {} x forward", format_number(b.ratio_to_forward)));
   line("    weight gradients", format_flops(b.weight_gradient));
   line("    input gradients", format_flops(b.input_gradient));
   line("    attention", fmt::format("{}  (dQ/dK {}, dV/dP {}, softmax {}, RoPE {})", format_flops(b.attention.total),
@@ -99,13 +94,13 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   line(fmt::format("  Optimizer ({})", to_string(s.optim)), share(f.optimizer));
   line("  Gradient clipping", share(f.gradient_clipping));
   line("  Mixed precision", share(f.mixed_precision));
-  line("  Step total", fmt::format("{:>14}  (sum of phases {}, ratio {:.6f})", format_flops(f.total_step),
-                                   format_flops(f.sum_of_parts), f.sum_of_parts_ratio));
+  line("  Step total", fmt::format("{:>14}  (sum of phases {}, ratio {})", format_flops(f.total_step),
+                                   format_flops(f.sum_of_parts), format_number(f.sum_of_parts_ratio, 6)));
   const cross_check_6nd& x = a.cross_check;
-  line("  6·N·T check", fmt::format("6 x {} x {} = {}; (forward + backward) / 6NT = {:.3f}", format_count(x.parameters),
-                                    grouped(static_cast<std::int64_t>(x.tokens)), format_flops(x.flops_6nt), x.ratio));
-  line("", fmt::format("non-embedding N {}: ratio {:.3f}", format_count(x.non_embedding_parameters),
-                       x.ratio_non_embedding));
+  line("  6·N·T check", fmt::format("6 x {} x {} = {}; (forward + backward) / 6NT = {}", format_count(x.parameters),
+                                    grouped(x.tokens), format_flops(x.flops_6nt), format_number(x.ratio)));
+  line("", fmt::format("non-embedding N {}: ratio {}", format_count(x.non_embedding_parameters),
+                       format_number(x.ratio_non_embedding)));
   o += thin + "\n";
   const training_memory& mem = a.memory;
   o += fmt::format(" Memory ({} recompute)\n", to_string(*t.recompute));
@@ -116,52 +111,53 @@ std::string report(const model_spec& m, const hardware_spec* gpu, const training
   line("  Activations", fmt::format("{}  (ESTIMATED; none {}, selective {}, full {})", format_bytes(mem.activations),
                                     format_bytes(mem.activations_none), format_bytes(mem.activations_selective),
                                     format_bytes(mem.activations_full)));
-  line("  Total", fmt::format("{}  ({:.1f} bytes per trainable parameter before activations)", format_bytes(mem.total),
-                              mem.bytes_per_trainable_parameter));
+  line("  Total", fmt::format("{}  ({} bytes per trainable parameter before activations)", format_bytes(mem.total),
+                              format_number(mem.bytes_per_trainable_parameter)));
   if (gpu && s.parallel.trivial())
     line("  Fits on one GPU",
          fmt::format("{}  ({} on {})", mem.fits_on_gpu ? "yes" : "NO", format_bytes(mem.gpu_memory), gpu->name));
   if (gpu && !s.parallel.trivial()) {
     const parallel_result& pr = a.estimate.parallel;
     const parallel_layout& l = s.parallel;
-    line("  Layout", fmt::format("TP {} x PP {} x DP {} x EP {} = {} GPUs", l.tensor_parallel, l.pipeline_parallel,
-                                 l.data_parallel, l.expert_parallel, pr.total_gpus));
+    line("  Layout", fmt::format("TP {} x PP {} x DP {} x EP {} = {}", l.tensor_parallel, l.pipeline_parallel,
+                                 l.data_parallel, l.expert_parallel, plural(pr.total_gpus, "GPU")));
     line("  Per GPU", fmt::format("{}  (fits: {}, {} on {})", format_bytes(pr.memory_per_gpu),
                                   pr.fits_per_gpu ? "yes" : "NO", format_bytes(mem.gpu_memory), gpu->name));
     if (a.has_performance) line("  Step on the layout", format_seconds(a.step_time_s));
   }
   o += thin + "\n";
   if (a.has_performance)
-    o += fmt::format(" Phases (roofline, ESTIMATED; {} peak at {:.0f}%, bandwidth at {:.0f}%)\n",
-                     to_string(a.estimate.perf.compute_precision), s.compute_efficiency * 100, s.mem_efficiency * 100);
+    o += fmt::format(" Phases (roofline, ESTIMATED; {} peak at {}, bandwidth at {})\n",
+                     to_string(a.estimate.perf.compute_precision), format_percent(s.compute_efficiency),
+                     format_percent(s.mem_efficiency));
   else
     o += " Phases (no GPU: FLOPs and traffic only)\n";
   o += fmt::format("   {:<19} {:>14} {:>12} {:>12} {:>9}  {:<7} {:>10}\n", "phase", "FLOPs", "read", "write", "FLOP/B",
                    "bound", "time");
   const auto row = [&](const std::string& name, const phase_cost& c) {
-    o += fmt::format("   {:<19} {:>14} {:>12} {:>12} {:>9.1f}  {:<7} {:>10}\n", name, format_flops(c.flops),
-                     format_bytes(c.read_bytes), format_bytes(c.write_bytes), c.arithmetic_intensity,
-                     a.has_performance ? to_string(c.limit) : "-", a.has_performance ? format_seconds(c.time_s) : "-");
+    o += fmt::format("   {:<19} {:>14} {:>12} {:>12} {:>9}  {:<7} {:>10}\n", name, format_flops(c.flops),
+                     format_bytes(c.read_bytes), format_bytes(c.write_bytes), format_number(c.arithmetic_intensity),
+                     a.has_performance ? to_string(c.limit) : none_text,
+                     a.has_performance ? format_seconds(c.time_s) : std::string(none_text));
   };
   for (const phase_cost& c : a.phases) row(phase_label(c.phase), c);
   row("step", a.step);
   if (a.has_performance)
-    line("  Throughput", fmt::format("{:.0f} tokens/s, MFU {:.1f}% (model FLOPs / step time / peak)",
-                                     a.tokens_per_second, a.model_flops_utilization * 100));
+    line("  Throughput", fmt::format("{} tokens/s, MFU {} (model FLOPs / step time / peak)",
+                                     format_number(a.tokens_per_second), format_percent(a.model_flops_utilization)));
   o += thin + "\n";
   const token_budget& tb = a.budget;
   o += fmt::format(" Token budget: {} tokens{}\n", format_count(tb.tokens),
                    tb.default_tokens ? " (default: 20 per parameter, Chinchilla)" : "");
-  line("  Steps", fmt::format("{} of {} tokens", grouped(static_cast<std::int64_t>(tb.steps)),
-                              grouped(static_cast<std::int64_t>(tb.tokens_per_step))));
-  line("  Total FLOPs", fmt::format("{}  (model {}; 6ND {}; ratios {:.3f} / {:.3f})", format_flops(tb.total_flops),
-                                    format_flops(tb.model_flops), format_flops(tb.flops_6nd), tb.ratio_total_to_6nd,
-                                    tb.ratio_model_to_6nd));
+  line("  Steps", fmt::format("{} of {}", grouped(tb.steps), plural(tb.tokens_per_step, "token")));
+  line("  Total FLOPs", fmt::format("{}  (model {}; 6ND {}; ratios {} / {})", format_flops(tb.total_flops),
+                                    format_flops(tb.model_flops), format_flops(tb.flops_6nd),
+                                    format_number(tb.ratio_total_to_6nd), format_number(tb.ratio_model_to_6nd)));
   if (tb.has_time) {
-    line("  Time", fmt::format("{}  ({:.1f} days) at MFU {:.0f}% on {} GPU{}", format_seconds(tb.time_s),
-                               tb.time_s / 86400.0, tb.mfu * 100, tb.gpus, tb.gpus == 1 ? "" : "s"));
-    line("  GPU-hours", fmt::format("{:.0f}  (${:.0f}); phase roofline: {}", tb.gpu_hours, tb.cost_usd,
-                                    format_seconds(tb.roofline_time_s)));
+    line("  Time",
+         fmt::format("{} at MFU {} on {}", format_seconds(tb.time_s), format_percent(tb.mfu), plural(tb.gpus, "GPU")));
+    line("  GPU-hours", fmt::format("{}  ({}); phase roofline: {}", format_number(tb.gpu_hours),
+                                    format_usd(tb.cost_usd), format_seconds(tb.roofline_time_s)));
   }
   if (!a.recommendations.empty()) {
     o += thin + "\n";

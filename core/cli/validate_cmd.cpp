@@ -18,6 +18,7 @@
 #include "flopcast/error.hpp"
 #include "flopcast/estimate.hpp"
 #include "flopcast/registry.hpp"
+#include "format.hpp"
 #include "validation.hpp"
 
 namespace flopcast::cli {
@@ -115,11 +116,11 @@ validate_command add_validate_command(CLI::App& parent) {
     std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>10} {:>10} {:>10}\n", "engine", "metric", "split", "rows",
                              "median", "median|e|", "p90|e|");
     for (const json& s : summary)
-      std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>+9.1f}% {:>9.1f}% {:>9.1f}%\n",
-                               s.at("engine").get<std::string>(), s.at("metric").get<std::string>(),
-                               s.at("split").get<std::string>(), s.at("rows").get<std::size_t>(),
-                               100 * s.at("median_error").get<double>(), 100 * s.at("median_abs_error").get<double>(),
-                               100 * s.at("p90_abs_error").get<double>());
+      std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
+                               s.at("metric").get<std::string>(), s.at("split").get<std::string>(),
+                               s.at("rows").get<std::size_t>(), format_percent(s.at("median_error").get<double>()),
+                               format_percent(s.at("median_abs_error").get<double>()),
+                               format_percent(s.at("p90_abs_error").get<double>()));
     for (const auto& [why, n] : skipped) std::cout << fmt::format("  not predicted: {} rows, {}\n", n, why);
     return 0;
   };

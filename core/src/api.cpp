@@ -57,9 +57,10 @@ const char* type_name(field_type t) {
 json commands_json(std::uint32_t c) {
   json out = json::array();
   static const std::pair<request_command, const char*> names[] = {
-      {command_estimate, "estimate"}, {command_compare, "compare"},     {command_throughput, "throughput"},
-      {command_train, "train"},       {command_calibrate, "calibrate"}, {command_simulate, "simulate"},
-      {command_plan, "plan"}};
+      {command_estimate, "estimate"},     {command_compare, "compare"},
+      {command_throughput, "throughput"}, {command_train, "train"},
+      {command_calibrate, "calibrate"},   {command_simulate, "simulate"},
+      {command_report, "report"},         {command_plan, "plan"}};
   for (const auto& [bit, name] : names)
     if (c & bit) out.push_back(name);
   return out;

@@ -1,12 +1,12 @@
 // A checkpoint header as one JSON summary (the page reads a dropped file's header through the
 // WebAssembly module), the name of its quantization mix, and the exact weight bytes an estimate
 // takes from it (the request field weight_bytes).
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "detail.hpp"
 #include "flopcast/checkpoint.hpp"
 #include "flopcast/config.hpp"
+#include "flopcast/format.hpp"
 #include "json_reader.hpp"
 #include "json_writer.hpp"
 
@@ -28,11 +28,7 @@ const char* file_type_name(std::int64_t v) {
   return names[v];
 }
 
-std::string bits_text(double bits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", bits);
-  return buf;
-}
+std::string bits_text(double bits) { return display::format_number(bits); }
 
 json total_json(const checkpoint_total& t) {
   return {

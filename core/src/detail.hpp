@@ -188,6 +188,9 @@ namespace detail {
 // options with settings.training (what the per-replica step is estimated with), else null.
 [[nodiscard]] parallel_result parallel_view(const model_spec& m, const settings& s, const hardware_spec& gpu,
                                             estimate_result& r, const training_settings* training);
+// Makes the estimate's headline figures the layout's (parallel.cpp): memory.fits_on_gpu is the
+// per-GPU fit, and performance's latencies, energy and cost are those of all the layout's GPUs.
+void apply_layout(const settings& s, const hardware_spec& gpu, estimate_result& r);
 // The request table's bounds (request_fields.cpp), with its messages and full pointers: the
 // estimate's settings ("" and "/parallelism/..."), "/serving/..." and "/training_analysis/...".
 void check_settings(const settings& s);

@@ -163,6 +163,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   if (gpu != nullptr) {
     fill_roofline(m, s, *gpu, s.training ? &step : nullptr, r);
     r.parallel = parallel_view(m, s, *gpu, r, s.training ? &resolved : nullptr);
+    if (!s.parallel.trivial()) apply_layout(s, *gpu, r);  // the headline is the configuration asked for
   }
   if (core != nullptr && s.training) *core = std::move(step);
   return r;

@@ -228,6 +228,20 @@ void fill_weights(const model_spec& m, const settings& s, estimate_result& r) {
     mem.weights = 0;
     for (double b : mem.weights_by_component) mem.weights += b;
   }
+  // Norms are in the attention part: 16 bits (fp32 models: 32), F32 in a GGUF plan, the mean
+  // bytes of a checkpoint's exact total.
+  const std::string_view source = mem.weights_source;
+  mem.norm_bytes_per_parameter = source == "checkpoint"
+                                     ? (r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : 0.0)
+                                 : source == "gguf_plan"                                                          ? 4.0
+                                 : s.weight_precision == precision::fp32 || s.weight_precision == precision::tf32 ? 4.0
+                                                                                                                  : 2.0;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const bool attention = i == static_cast<std::size_t>(weight_component::attention);
+    const double own = mem.weights_by_component[i] - (attention ? norms * mem.norm_bytes_per_parameter : 0.0);
+    mem.bytes_per_parameter[i] =
+        params[i] > 0 ? own / params[i] : storage_bytes(component_precision(s, static_cast<weight_component>(i)));
+  }
   mem.weights_bits_per_weight = r.parameters.total > 0 ? 8 * mem.weights / d(r.parameters.total) : 0.0;
 }
 

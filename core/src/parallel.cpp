@@ -109,10 +109,13 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     bad_layout("interconnect_bandwidth_bytes_per_s",
                "expected a positive bandwidth: GPU " + gpu.name + " lists no interconnect");
 
-  // Parameters each rank of each stage holds.
-  const double wbytes = storage_bytes(s.weight_precision);
+  // Parameters each rank of each stage holds, and their bytes at each part's own format (the
+  // estimate's weights: per-part precisions, a GGUF plan, or a checkpoint's exact bytes).
+  const memory_breakdown& wm = r.memory;
+  const auto rate = [&](weight_component c) { return wm.bytes_per_parameter[static_cast<std::size_t>(c)]; };
+  const double norm_rate = wm.norm_bytes_per_parameter;
   const std::int64_t total_layers = static_cast<std::int64_t>(m.layer_group_of.size());
-  std::vector<double> layer_params(m.groups.size()), layer_kv(m.groups.size());
+  std::vector<double> layer_params(m.groups.size()), layer_bytes(m.groups.size()), layer_kv(m.groups.size());
   if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads > 0 &&
       m.attention.num_kv_heads < tp)
     r.notes |= note_kv_replicated;
@@ -125,14 +128,21 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   for (std::size_t i = 0; i < m.groups.size(); ++i) {
     const layer_group& g = m.groups[i];
     const layer_weights w = weights_of(m, g);
-    double mlp = d(w.mlp_total) / d(tp);
-    if (g.moe) {
+    // A MoE layer's whole MLP (router, shared and routed experts) is the experts part.
+    double mlp = 0, mlp_bytes = 0;
+    if (g.mlp && g.moe) {
       const double experts = d(m.moe.num_experts) * d(w.expert);
       const double router = d(m.hidden_size) * d(m.moe.num_experts) + (m.moe.router_bias ? d(m.moe.num_experts) : 0.0);
       mlp = router + (d(w.mlp_total) - experts - router) / d(tp) + experts / d(tp * ep);
+      mlp_bytes = mlp * rate(weight_component::experts);
+    } else if (g.mlp) {
+      mlp = d(w.mlp_total) / d(tp);
+      mlp_bytes = mlp * rate(weight_component::mlp);
     }
-    if (!g.mlp) mlp = 0;
-    layer_params[i] = d(w.attn_matmul + w.attn_bias + w.attn_kv_matmul + w.mixer) / d(tp) + d(w.norm) + mlp;
+    const double attention = d(w.attn_matmul + w.attn_bias + w.attn_kv_matmul) / d(tp), mixer = d(w.mixer) / d(tp);
+    layer_params[i] = attention + mixer + d(w.norm) + mlp;
+    layer_bytes[i] = attention * rate(weight_component::attention) + mixer * rate(weight_component::mixer) +
+                     d(w.norm) * norm_rate + mlp_bytes;
     if (!g.encoder && m.arch != architecture::encoder) {
       // K/V heads shard over TP (replicated below one per rank); mixer states shard by heads.
       const double per_token = kv_elements_per_token(m) * kv_heads_factor * kv_elem_bytes;
@@ -144,30 +154,45 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   }
   const parameter_breakdown& pb = r.parameters;
   const double table = d(m.vocab_size) * d(embed_dim(m));
-  const double first_extra = (d(pb.embedding) - table) + table / d(tp);
-  double last_extra =
-      d(pb.output_head) / d(tp) + (m.final_norm ? d(stacks(m)) * d(norm_params(m, m.hidden_size)) : 0.0);
-  if (m.tie_word_embeddings && m.lm_head && pp > 1) last_extra += table / d(tp);
-  const double shared_extra =
-      (m.embedding_norm ? d(norm_params(m, m.hidden_size)) : 0.0) +
-      (m.relative_buckets > 0 ? d(stacks(m)) * d(m.relative_buckets) * d(m.attention.num_heads) : 0.0);
+  // The first stage: the embedding (its vocabulary table sharded) and a vision tower (sharded).
+  const double embedding = (d(pb.embedding) - table) + table / d(tp), vision = d(pb.vision) / d(tp);
+  const double first_extra = embedding + vision;
+  const double first_extra_bytes =
+      embedding * rate(weight_component::embedding) + vision * rate(weight_component::vision);
+  const double head = d(pb.output_head) / d(tp);
+  const double final_norms = m.final_norm ? d(stacks(m)) * d(norm_params(m, m.hidden_size)) : 0.0;
+  double last_extra = head + final_norms;
+  double last_extra_bytes = head * rate(weight_component::lm_head) + final_norms * norm_rate;
+  if (m.tie_word_embeddings && m.lm_head && pp > 1) {
+    last_extra += table / d(tp);
+    last_extra_bytes += table / d(tp) * rate(weight_component::embedding);
+  }
+  const double embedding_norm = m.embedding_norm ? d(norm_params(m, m.hidden_size)) : 0.0;
+  const double buckets = m.relative_buckets > 0 ? d(stacks(m)) * d(m.relative_buckets) * d(m.attention.num_heads) : 0.0;
+  const double shared_extra = embedding_norm + buckets;
+  const double shared_extra_bytes = embedding_norm * norm_rate + buckets * rate(weight_component::attention);
 
   // Balanced contiguous stages; the heaviest decides what fits.
   const double state_per_param =
       s.training && pb.total > 0
           ? (r.memory.train_weights + r.memory.train_gradients + r.memory.train_optimizer_state) / d(pb.total)
-          : wbytes;
+          : 0.0;
   std::int64_t start = 0;
   double worst_memory = -1;
   const std::int64_t base_size = total_layers / pp, extra = total_layers % pp;
   for (std::int64_t stage = 0; stage < pp; ++stage) {
     const std::int64_t size = base_size + (stage < extra ? 1 : 0);
     double params = stage == 0 ? first_extra + shared_extra : 0.0;
-    if (stage == pp - 1) params += last_extra;
+    double weights = stage == 0 ? first_extra_bytes + shared_extra_bytes : 0.0;
+    if (stage == pp - 1) {
+      params += last_extra;
+      weights += last_extra_bytes;
+    }
     double kv = 0;
     for (std::int64_t layer = start; layer < start + size; ++layer) {
       const std::size_t g = m.layer_group_of[static_cast<std::size_t>(layer)];
       params += layer_params[g];
+      weights += layer_bytes[g];
       kv += layer_kv[g];
     }
     const double share = d(size) / d(total_layers);
@@ -179,7 +204,6 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     } else {
       acts = r.memory.activations * (B / d(s.batch_size)) / d(tp);
     }
-    const double weights = params * wbytes;
     const double state = params * state_per_param;
     const double memory = s.training ? state + acts : weights + kv + acts;
     if (memory > worst_memory) {
@@ -258,6 +282,41 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
                           passes * (out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s) + out.dp_allreduce_s;
   }
   return out;
+}
+
+void apply_layout(const settings& s, const hardware_spec& gpu, estimate_result& r) {
+  const parallel_result& q = r.parallel;
+  performance& p = r.perf;
+  r.memory.fits_on_gpu = q.fits_per_gpu;
+  p.gpus = q.total_gpus;
+  // Each range keeps its width relative to its figure (the layout's communication is spread like
+  // the rest: a first-order choice).
+  const auto move = [](double& value, figure_range& range, double to) {
+    const double k = value > 0 ? to / value : 1.0;
+    range = value > 0 ? figure_range{range.low * k, range.high * k} : figure_range{to, to};
+    value = to;
+  };
+  move(p.prefill_latency_s, p.prefill_latency_range, q.prefill_latency_s);
+  if (q.decode_latency_per_token_s > 0) {
+    move(p.decode_latency_per_token_s, p.decode_latency_range, q.decode_latency_per_token_s);
+    p.decode_tokens_per_second = q.decode_tokens_per_second;
+    p.decode_tokens_per_second_range = {d(s.batch_size) / p.decode_latency_range.high,
+                                        d(s.batch_size) / p.decode_latency_range.low};
+    p.decode_total_s = d(p.decode_steps) * p.decode_latency_per_token_s;
+  }
+  move(p.total_request_latency_s, p.total_request_latency_range, q.total_request_latency_s);
+  if (s.training) move(p.training_step_s, p.training_step_range, q.training_step_s);
+  // Every GPU of the layout draws its share of power and is paid for while the request runs.
+  const double watts = gpu.tdp_watts * s.power_utilization * d(q.total_gpus);
+  const double price = p.cost_per_hour_usd * d(q.total_gpus) / 3600.0;
+  const figure_range& busy = s.training ? p.training_step_range : p.total_request_latency_range;
+  const double busy_s = s.training ? p.training_step_s : p.total_request_latency_s;
+  p.energy_prefill_joules = p.prefill_latency_s * watts;
+  p.energy_total_joules = busy_s * watts;
+  p.energy_total_range = {busy.low * watts, busy.high * watts};
+  p.co2_grams = p.energy_total_joules / 3.6e6 * s.carbon_intensity_g_per_kwh;
+  p.cost_usd = busy_s * price;
+  p.cost_range = {busy.low * price, busy.high * price};
 }
 
 }  // namespace flopcast::detail

@@ -135,8 +135,8 @@ plan_result plan(const model_spec& m, const plan_settings& s, const hardware_spe
     out.notes.push_back("GPU " + gpu.name +
                         " lists no price: cost is 0, the cheapest is the fewest GPUs (give cost_per_hour)");
   if (s.concurrency)
-    out.notes.push_back("speed and cost at " + std::to_string(*s.concurrency) +
-                        " concurrent sequences by the serving closed form (continuous batching, contiguous KV cache)");
+    out.notes.push_back("speed and cost at a concurrency of " + std::to_string(*s.concurrency) +
+                        " sequences by the serving closed form (continuous batching, contiguous KV cache)");
 
   // The ranks each kind of parallelism may take.
   const std::int64_t cap = std::min(out.max_gpus, out.domain_size);

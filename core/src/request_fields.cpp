@@ -281,6 +281,10 @@ std::vector<row> make_rows() {
     def("link_latency_s", T::number).part("parallelism").flag("--link-latency").attr("link-latency").unit("s").range(0, 1)
         .scaled(1e-6, "us").commands(k_layout).help("Latency per ring step or send")
         .access(FLOPCAST_MEMBER(s.base.parallel.link_latency_s)),
+    def("report", T::part).commands(command_report).help("What a report (flopcast report, reportData) adds to the estimate"),
+    def("serving", T::boolean).part("report").flag("--serving").commands(command_report)
+        .help("Add the serving curve: a closed-loop simulation over concurrency (TTFT, TPOT against tokens/s)")
+        .access(FLOPCAST_MEMBER(s.report_serving)),
     def("serving", T::part).commands(command_throughput).help("Serving settings"),
     def("prompt_tokens", T::integer).part("serving").flag("--prompt").unit("tokens").range(1, p2_30)
         .commands(command_throughput).help("Prompt tokens per request").access(FLOPCAST_MEMBER(s.serving.prompt_tokens)),

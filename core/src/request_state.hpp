@@ -16,7 +16,8 @@ struct request_state {
   measurement measured;
   bool all_models = false;
   bool qlora = false;
-  plan_settings plan;  // "plan": max_gpus, concurrency
+  plan_settings plan;           // "plan": max_gpus, concurrency
+  bool report_serving = false;  // "report": {"serving": true}
   // "simulation": what the request gave (unset: the engine's or the simulator's default).
   struct simulation_part {
     std::optional<arrival_kind> arrivals;

@@ -207,7 +207,12 @@ std::string to_json(const estimate_context& c, int indent) {
   out["embedding_flops"] = f.embedding;
   out["layernorm_flops"] = f.norm;
   out["output_head_flops"] = f.output_head;
+  // The configuration asked for: with a layout, memory per GPU, the fit, latency, energy and
+  // cost are the layout's (memory is the whole model's, all GPUs together).
   out["memory"] = s.training ? r.memory.train_total : r.memory.total;
+  out["memory_per_gpu"] = or_null(perf, r.parallel.memory_per_gpu);
+  out["gpus"] = perf ? json(r.parallel.total_gpus) : json(nullptr);
+  out["fits"] = perf ? json(r.memory.fits_on_gpu) : json(nullptr);
   out["kv_cache"] = r.memory.kv_cache;
   out["latency"] = or_null(perf, s.training ? p.training_step_s : p.prefill_latency_s);
   out["energy"] = or_null(perf, s.training ? p.energy_total_joules : p.energy_prefill_joules);
@@ -278,6 +283,8 @@ std::string to_json(const estimate_context& c, int indent) {
                  {"total", s.training ? mem.train_total : mem.total},
                  {"inference_total", mem.total},
                  {"gpu_memory", or_null(perf, mem.gpu_memory)},
+                 {"usable_gpu_memory", or_null(perf, mem.usable_gpu_memory)},
+                 {"per_gpu", or_null(perf, r.parallel.memory_per_gpu)},
                  {"fits_on_gpu", perf ? json(mem.fits_on_gpu) : json(nullptr)}};
   if (s.training)
     memory["training"] = {{"weights", mem.train_weights},
@@ -321,6 +328,7 @@ std::string to_json(const estimate_context& c, int indent) {
                {"energy_total_kwh", p.energy_total_joules / 3.6e6},
                {"co2_grams", p.co2_grams},
                {"cost_per_hour_usd", p.cost_per_hour_usd},
+               {"gpus", p.gpus},
                {"cost_usd", p.cost_usd},
                {"latency_is_estimate", true}};
     const auto range = [](const figure_range& x) { return json::array({x.low, x.high}); };

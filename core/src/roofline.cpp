@@ -153,7 +153,8 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   r.has_performance = true;
   performance& p = r.perf;
   mem.gpu_memory = gpu.memory_bytes;
-  mem.fits_on_gpu = (s.training ? mem.train_total : mem.total) <= detail::usable_memory(s, gpu);
+  mem.usable_gpu_memory = detail::usable_memory(s, gpu);
+  mem.fits_on_gpu = (s.training ? mem.train_total : mem.total) <= mem.usable_gpu_memory;
   bool fell_back = false;
   p.compute_precision = compute_unit_for(wp, gpu, fell_back);
   if (fell_back) r.notes |= note_compute_fallback;

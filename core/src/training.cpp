@@ -311,6 +311,9 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
     settings fit = r.config.base;
     fit.training = true;  // the training analysis: the process owns the device (utilization 1 unless set)
     r.memory.fits_on_gpu = r.memory.total <= detail::usable_memory(fit, *gpu);
+    // With a layout the fit is each GPU's share (the configuration asked for).
+    if (!t.base.parallel.trivial() && r.estimate.has_performance)
+      r.memory.fits_on_gpu = r.estimate.parallel.fits_per_gpu;
   }
   r.phases = core.phases;
   training_roofline(r);

@@ -2,9 +2,9 @@
 // the recompute policy, FlashAttention.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
+#include "flopcast/format.hpp"
 #include "training_parts.hpp"
 
 namespace flopcast::detail {
@@ -12,21 +12,10 @@ namespace {
 
 constexpr double fused_optimizer_min_share = 0.03;  // recommend fusing above 3% of the step
 
-std::string gb(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
-  return buf;
-}
-std::string ms(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  return buf;
-}
-std::string pct(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", x * 100);
-  return buf;
-}
+// The display rules of the CLI and the page (flopcast/format.hpp = web/src/format.js).
+std::string bytes_text(double bytes) { return display::format_bytes(bytes); }
+std::string time_text(double s) { return display::format_seconds(s); }
+std::string share_text(double x) { return display::format_percent(x); }
 
 // The lowest ZeRO stage that fits on `n` GPUs (0: none needed, -1: none fits).
 struct zero_state {
@@ -70,11 +59,12 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
     const double fused_s =
         std::max(opt.compute_s, opt.memory_s * (c.read_fused + c.write_fused) / (c.read_unfused + c.write_unfused));
     out.push_back({"use a fused optimizer (e.g. torch.optim.AdamW(fused=True), apex FusedAdam)",
-                   "the " + std::string(to_string(s.optim)) + " step is memory-bound and takes " + ms(opt.time_s) +
-                       " (" + pct(opt.time_s / r.step.time_s) + " of the step): one fused kernel moves " +
+                   "the " + std::string(to_string(s.optim)) + " step is memory-bound and takes " +
+                       time_text(opt.time_s) + " (" + share_text(opt.time_s / r.step.time_s) +
+                       " of the step): one fused kernel moves " +
                        format_number((c.read_fused + c.write_fused) * fp32_bytes) + " instead of " +
                        format_number((c.read_unfused + c.write_unfused) * fp32_bytes) + " bytes per parameter, about " +
-                       ms(fused_s)});
+                       time_text(fused_s)});
   }
 
   if (gpu == nullptr) return;
@@ -91,14 +81,15 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
         fits = k;
         break;
       }
-    const std::string need = "weights " + gb(mem.weights) + ", gradients " + gb(mem.gradients) + ", optimizer state " +
-                             gb(mem.optimizer_state) + " and activations " + gb(mem.activations) + " need " +
-                             gb(z.per_gpu(0, 1)) + " against " + gb(capacity) + " on " + gpu->name;
+    const std::string need = "weights " + bytes_text(mem.weights) + ", gradients " + bytes_text(mem.gradients) +
+                             ", optimizer state " + bytes_text(mem.optimizer_state) + " and activations " +
+                             bytes_text(mem.activations) + " need " + bytes_text(z.per_gpu(0, 1)) + " against " +
+                             bytes_text(capacity) + " on " + gpu->name;
     if (fits > 0) {
       stage_used = fits;
       out.push_back(
           {"shard with ZeRO stage " + std::to_string(fits) + " over the " + std::to_string(t.gpus) + " GPUs",
-           need + "; stage " + std::to_string(fits) + " brings it to " + gb(z.per_gpu(fits, n)) + " per GPU"});
+           need + "; stage " + std::to_string(fits) + " brings it to " + bytes_text(z.per_gpu(fits, n)) + " per GPU"});
     } else {
       double best = 0;
       int best_stage = 0;
@@ -143,10 +134,11 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
   const char* with = best == recompute_policy::none        ? "without recompute"
                      : best == recompute_policy::selective ? "with selective recompute"
                                                            : "with full recompute";
-  std::string reason = "activations take " + gb(acts) + " " + with + " beside " + gb(state) +
-                       " of weights, gradients and optimizer state per GPU (" + gb(capacity) + ")";
+  std::string reason = "activations take " + bytes_text(acts) + " " + with + " beside " + bytes_text(state) +
+                       " of weights, gradients and optimizer state per GPU (" + bytes_text(capacity) + ")";
   if (best == recompute_policy::full && mem.activations_full > room)
-    reason += "; even full recompute leaves " + gb(mem.activations_full - room) + " over: lower the micro-batch";
+    reason +=
+        "; even full recompute leaves " + bytes_text(mem.activations_full - room) + " over: lower the micro-batch";
   if (best == policy) {
     out.push_back({"keep recompute policy " + std::string(to_string(policy)), reason});
   } else {
@@ -159,16 +151,16 @@ void recommend(training_analysis& r, const model_spec& m, const hardware_spec* g
       if (best == recompute_policy::selective && !s.flash_attention && policy == recompute_policy::full)
         saved -= r.estimate.forward.attention.attention_scores + r.estimate.forward.attention.softmax +
                  r.estimate.forward.attention.attention_values;
-      reason += "; saves about " + ms(std::max(0.0, saved) / (r.peak_flops_per_s * s.compute_efficiency)) +
+      reason += "; saves about " + time_text(std::max(0.0, saved) / (r.peak_flops_per_s * s.compute_efficiency)) +
                 " of recompute per step";
     }
     out.push_back({"use recompute policy " + std::string(to_string(best)), reason});
   }
 
   if (!s.flash_attention && m.arch != architecture::encoder_decoder && mem.activations_none > mem.activations_selective)
-    out.push_back(
-        {"use FlashAttention", "the score matrices take " + gb(mem.activations_none - mem.activations_selective) +
-                                   " of activations without recompute and make the attention core memory-bound"});
+    out.push_back({"use FlashAttention",
+                   "the score matrices take " + bytes_text(mem.activations_none - mem.activations_selective) +
+                       " of activations without recompute and make the attention core memory-bound"});
 }
 
 }  // namespace flopcast::detail

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { formatNumber } from '../../web/src/format.js';
 import {
   tinyLlamaConfig,
   tinyLlamaGguf,
@@ -57,7 +58,7 @@ test('estimate FILE.gguf --json: weights memory is the exact bytes of its tensor
   assert.equal(e.details.memory.weights, exact);
   assert.notEqual(exact, tinyLlamaParams * 2); // not bf16 x parameters
   assert.equal(e.details.settings.weight_bytes, exact);
-  const bits = ((8 * exact) / tinyLlamaParams).toFixed(2);
+  const bits = formatNumber((8 * exact) / tinyLlamaParams); // the display rules (web/src/format.js)
   assert.equal(
     e.details.settings.weight_bytes_source,
     `exact bytes from ${ggufFile} (Q4_K_M mix: ${bits} bits/weight)`,

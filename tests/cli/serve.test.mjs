@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { formatSeconds } from '../../web/src/format.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
@@ -190,8 +191,9 @@ test('serve: text and CSV show the same points as the JSON', () => {
   assert.ok(header > 0, t.out);
   const rows = lines.slice(header + 1).filter((l) => /^\s+\d+\s/.test(l));
   assert.equal(rows.length, 2, t.out);
-  assert.match(rows[0], new RegExp(`^\\s+2\\s+${(j.points[0].ttft_s.mean * 1e3).toFixed(1)} ms`));
-  assert.match(t.out, /goodput SLO: TTFT <= 200\.0 ms/);
+  // The text shows the JSON's figure by the display rules (web/src/format.js = core/src/format.cpp).
+  assert.match(rows[0], new RegExp(`^\\s+2\\s+${formatSeconds(j.points[0].ttft_s.mean).replace('.', '\\.')}\\s`));
+  assert.match(t.out, /goodput SLO: TTFT <= 200 ms\n/);
   const c = run([...args, '--csv']);
   assert.equal(c.code, 0, c.err);
   const [head, ...data] = c.out.trimEnd().split('\n');

@@ -146,3 +146,95 @@ TEST_CASE("a tensor-parallel group beyond the NVLink domain runs at the scale-ou
   CHECK((out.notes & flopcast::note_beyond_domain) != 0);
   CHECK(out.parallel.tp_allreduce_decode_step_s > in.parallel.tp_allreduce_decode_step_s);
 }
+
+TEST_CASE("one GPU's layout weighs exactly the plain estimate, for every bundled model and format") {
+  // The layout's per-GPU memory takes each part's bytes as the estimate costed them (per-part
+  // formats, a GGUF plan, a checkpoint's exact bytes): on one GPU the two must agree exactly.
+  const auto& h100 = find_gpu("H100-SXM");
+  for (const auto& rec : flopcast::model_records()) {
+    const auto& m = rec.spec;
+    for (const char* format : {"bf16", "fp8", "Q4_K_M", "experts-mxfp4", "exact-bytes"}) {
+      flopcast::settings s;
+      s.batch_size = 2;
+      s.sequence_length = 512;
+      if (std::string(format) == "experts-mxfp4") {
+        s.component_precision[static_cast<std::size_t>(flopcast::weight_component::experts)] =
+            flopcast::precision::mxfp4;
+        s.component_precision[static_cast<std::size_t>(flopcast::weight_component::attention)] =
+            flopcast::precision::fp8;
+      } else if (std::string(format) == "exact-bytes") {
+        s.weight_bytes = 1.7 * static_cast<double>(flopcast::count_parameters(m).total);
+      } else {
+        s.weight_precision = flopcast::parse_precision(format);
+      }
+      INFO(rec.id << " " << format);
+      const auto r = estimate(m, s, &h100);
+      CHECK(r.parallel.weights_per_gpu == Approx(r.memory.weights).epsilon(1e-9));
+      CHECK(r.parallel.memory_per_gpu == Approx(r.memory.total).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("a layout shards each part at its own format: gpt-oss-120b's MXFP4 experts beside bf16 attention") {
+  // gpt-oss-120b's checkpoint keeps attention, router, embedding and head in bf16 and the experts
+  // in MXFP4 (4.25 bits: 4-bit values plus one 8-bit scale per 32). At TP=2 every matrix halves
+  // (norms and the router stay whole), so one GPU holds half of each part's bytes, give or take
+  // the replicated norms and router (under 0.1%).
+  const auto& m = test::model("openai/gpt-oss-120b");
+  const auto& h100 = find_gpu("H100-SXM");
+  flopcast::settings s;
+  s.component_precision[static_cast<std::size_t>(flopcast::weight_component::experts)] = flopcast::precision::mxfp4;
+  s.weight_precision = flopcast::precision::bf16;
+  const auto one = estimate(m, s, &h100);
+  s.parallel.tensor_parallel = 2;
+  const auto two = estimate(m, s, &h100);
+  const double experts = one.memory.weights_by_component[static_cast<std::size_t>(flopcast::weight_component::experts)];
+  CHECK(experts / one.memory.weights > 0.8);  // the experts dominate, so a uniform rate would be far off
+  CHECK(two.parallel.weights_per_gpu == Approx(one.memory.weights / 2).epsilon(1e-3));
+  // A uniform bf16 rate (the old per-GPU rule) would put ~117 GB on each GPU instead of ~32 GB.
+  CHECK(two.parallel.weights_per_gpu < 40e9);
+}
+
+TEST_CASE("with a layout the headline is the configuration: fit per GPU, latency, energy and cost of all GPUs") {
+  // The issue's link: Llama-2-70B fp16 on A100-80GB at TP=4. 68,976,648,192 parameters x 2 bytes
+  // = 137.95 GB of weights: no fit on one 80 GiB GPU, about 34.5 GB each on four.
+  const auto& m = test::model("meta-llama/Llama-2-70b-hf");
+  const auto& a100 = find_gpu("A100-80GB-SXM");
+  const auto one = estimate(m, fp16_layout(1), &a100);
+  const auto four = estimate(m, fp16_layout(4), &a100);
+  CHECK_FALSE(one.memory.fits_on_gpu);
+  CHECK(four.memory.fits_on_gpu);
+  CHECK(four.parallel.weights_per_gpu == Approx(68976648192.0 * 2 / 4).epsilon(1e-3));
+  CHECK(four.perf.gpus == 4);
+  CHECK(four.perf.prefill_latency_s == four.parallel.prefill_latency_s);
+  CHECK(four.perf.decode_latency_per_token_s == four.parallel.decode_latency_per_token_s);
+  CHECK(four.perf.total_request_latency_s == four.parallel.total_request_latency_s);
+  CHECK(four.perf.prefill_latency_s < one.perf.prefill_latency_s / 3);
+  const double watts = a100.tdp_watts * four.perf.gpus * flopcast::settings{}.power_utilization;
+  CHECK(four.perf.energy_total_joules == Approx(four.perf.total_request_latency_s * watts).epsilon(1e-12));
+  CHECK(four.perf.cost_usd ==
+        Approx(four.perf.total_request_latency_s / 3600 * 4 * a100.cost_per_hour_usd).epsilon(1e-12));
+  // Ranges move with their figure and still bracket it.
+  CHECK(four.perf.prefill_latency_range.low < four.perf.prefill_latency_s);
+  CHECK(four.perf.prefill_latency_range.high > four.perf.prefill_latency_s);
+  CHECK(four.perf.cost_range.low < four.perf.cost_usd);
+  CHECK(four.perf.cost_range.high > four.perf.cost_usd);
+  // The JSON's top level says the same.
+  const auto j = test::run({{"model", "llama-2-70b"},
+                            {"gpu", "A100-80GB-SXM"},
+                            {"precision", "fp16"},
+                            {"parallelism", {{"tensor_parallel", 4}}}});
+  CHECK(j["fits"] == true);
+  CHECK(j["gpus"] == 4);
+  CHECK(j["memory_per_gpu"].get<double>() == j["details"]["parallelism"]["per_gpu_memory_bytes"].get<double>());
+  CHECK(j["latency"].get<double>() == j["details"]["parallelism"]["prefill_latency_s"].get<double>());
+  CHECK(j["details"]["memory"]["fits_on_gpu"] == true);
+  CHECK(j["details"]["memory"]["per_gpu"].get<double>() < j["details"]["memory"]["usable_gpu_memory"].get<double>());
+  // Training: one step of the layout.
+  auto t = fp16_layout(4);
+  t.training = true;
+  t.weight_precision = flopcast::precision::bf16;
+  const auto tr = estimate(m, t, &a100);
+  CHECK(tr.perf.training_step_s == tr.parallel.training_step_s);
+  CHECK(tr.perf.energy_total_joules == Approx(tr.perf.training_step_s * watts).epsilon(1e-12));
+}

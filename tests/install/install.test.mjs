@@ -48,7 +48,10 @@ test('cmake --install writes the headers, the library, the CLI and the package c
   assert.ok(installed.includes('bin/flopcast'), 'the CLI in bin/');
   // Only the public package: no sources, no measurement library, no tests.
   assert.deepEqual(
-    installed.filter((f) => !/^(include\/flopcast\/[a-z_]+\.hpp|lib(64)?\/.*|bin\/flopcast)$/.test(f)),
+    installed.filter(
+      (f) =>
+        !/^(include\/flopcast\/[a-z_]+\.hpp|lib(64)?\/.*|bin\/flopcast|share\/flopcast\/report-runtime\.html)$/.test(f),
+    ),
     [],
   );
   assert.ok(!installed.some((f) => /measure|test|\.cpp$/.test(f)), `nothing else: ${installed}`);
@@ -104,4 +107,24 @@ test('the installed library reports errors as the CLI does', () => {
   const r = spawnSync(join(binary, 'consumer'), ['llama-2-7x', '{}'], { encoding: 'utf8' });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^consumer: .*unknown_model.*llama-2-7b/s);
+});
+
+test('the installed CLI writes a report with the installed runtime (share/flopcast)', () => {
+  assert.ok(existsSync(join(prefix, 'bin/flopcast')), 'installed by the first test');
+  const runtime = join(root, 'dist/report-runtime.html');
+  assert.ok(existsSync(runtime), 'the page is built (npm run build:web) before the install');
+  assert.equal(readFileSync(join(prefix, 'share/flopcast/report-runtime.html'), 'utf8'), readFileSync(runtime, 'utf8'));
+  const { FLOPCAST_REPORT_RUNTIME, ...env } = process.env;
+  const out = join(tmp, 'installed-report.html');
+  const r = spawnSync(
+    join(prefix, 'bin/flopcast'),
+    ['report', 'llama-2-7b', '-g', 'H100', '-o', out, '--no-calibration'],
+    {
+      encoding: 'utf8',
+      env,
+      cwd: tmp,
+    },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(readFileSync(out, 'utf8'), /"model":"meta-llama\/Llama-2-7b-hf"/);
 });

@@ -91,6 +91,13 @@ function realResults() {
     measured: { decode_tokens_per_second: 80, time_to_first_token_s: 0.09 },
   });
   add('calibrate', 'calibrate', cal);
+  add('reportData', 'reportData', fc.reportData({ model: 'llama-3-8b', gpu: 'H100' }));
+  add('reportData', 'reportData: no GPU', fc.reportData({ model: 'bert-base', gpu: 'none' }));
+  add(
+    'reportData',
+    'reportData: serving',
+    fc.reportData({ model: 'llama-3-8b', gpu: 'H100', report: { serving: true } }),
+  );
   add(
     'calibrate',
     'calibrate: decode only',

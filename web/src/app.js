@@ -2,7 +2,7 @@
 // app/sweep.js and its worker. Every number shown comes from the core; this file only moves
 // inputs into requests and formats results (data-field = JSON pointer, data-value = raw value).
 import { engine, FlopcastError } from './engine.js';
-import { show, si } from './app/fmt.js';
+import { show } from './app/fmt.js';
 import { initSweep } from './app/sweep.js';
 import { workerClient } from './app/worker.js';
 import { initSystem, loadCalibration } from './app/system.js';
@@ -94,7 +94,7 @@ initPicker({
   },
 });
 $('gpu').append(
-  ...gpus.map((g) => option(g.name, `${g.name} · ${si(g.memory_bytes, 'B')}`)),
+  ...gpus.map((g) => option(g.name, `${g.name} · ${show('bytes', g.memory_bytes)}`)),
   option('none', 'No GPU (counts and memory only)'),
   option('custom', 'Custom GPU (JSON)…'),
 );
@@ -334,6 +334,7 @@ function checkEach(req, raw, errors) {
 // ---------- rendering ----------
 const fieldEls = [...resultsEl.querySelectorAll('[data-field]')];
 const modeLabels = [...document.querySelectorAll('.mode-label')];
+const perLabels = [...document.querySelectorAll('.per-label')];
 const at = (obj, pointer) =>
   pointer
     .split('/')
@@ -355,7 +356,11 @@ function render(r) {
   resultsEl.classList.toggle('no-gpu', r.details.performance === null);
   const training = r.details.memory.training !== null;
   $('training-card').hidden = !training;
+  // The configuration asked for: training rows or inference rows, the layout's GPUs.
+  resultsEl.classList.toggle('training', training);
+  resultsEl.classList.toggle('multi', (r.gpus ?? 1) > 1);
   for (const el of modeLabels) el.textContent = training ? '(training)' : '(inference)';
+  for (const el of perLabels) el.textContent = training ? 'per training step' : 'per request';
   const notes = $('notes');
   if (notes.dataset.text !== r.note.join('\n')) {
     notes.dataset.text = r.note.join('\n');
@@ -572,6 +577,25 @@ $('export-json').addEventListener('click', () => {
   sayShared(`Saved ${name}`);
 });
 
+// The report file: its module and runtime load on the first click (web/src/report/download.js).
+$('download-report').addEventListener('click', async () => {
+  if (!lastGood) return;
+  const r = lastGood.result;
+  const name = `flopcast-${fileSafe(r.model)}-${fileSafe(r.gpu ?? 'none')}.html`;
+  const request = { ...lastGood.req, report: { serving: $('report-serving').checked && r.gpu !== null } };
+  $('download-report').disabled = true;
+  sayShared('Writing the report…');
+  try {
+    const { downloadReport } = await import('./report/download.js');
+    await downloadReport(work, request, name);
+    sayShared(`Saved ${name}`);
+  } catch (e) {
+    sayShared(`Could not write the report: ${e.message}`);
+  } finally {
+    $('download-report').disabled = !lastGood;
+  }
+});
+
 // ---------- the update loop ----------
 // Chart.js loads after the first estimate is on screen (it is not needed for the numbers).
 let charts = null;
@@ -622,15 +646,16 @@ function update(force = false) {
     ws.hidden = !(ck && req.weight_bytes !== undefined);
     ws.textContent = ws.hidden
       ? ''
-      : `(exact, from ${checkpoint.file().name}: ${ck.mix ? `${ck.mix} mix, ` : ''}${ck.bits_per_weight.toFixed(2)} bits/weight)`;
+      : `(exact, from ${checkpoint.file().name}: ${ck.mix ? `${ck.mix} mix, ` : ''}${show('bits', ck.bits_per_weight)}/weight)`;
     system.update(req, result);
     lastGood = { result, req };
     $('export-json').disabled = false;
+    $('download-report').disabled = false;
     charts?.schedule(result, req);
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
     setStatus(
-      `Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${ms.toFixed(1)} ms.`,
+      `Estimated ${result.model} (${result.precision}) ${where}, batch ${result.batch_size} × ${result.sequence_length} tokens, in ${show('seconds', ms / 1000)}.`,
       'ok',
     );
   } else {

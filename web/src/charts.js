@@ -1,5 +1,8 @@
-// The page's charts (Chart.js 4, tree-shaken). Every plotted number comes from the core:
-// the estimate result, or fc.compare over one varied input (batch, prompt length, precision).
+// The charts of the page and of the report file (Chart.js 4, tree-shaken). Every plotted number
+// comes from the core's report data (fc.reportData: the estimate with its layer table, the
+// series over batch size, prompt length and precision, the roofline points, the serving curve);
+// each chart is a pure function of that data and a palette to a Chart.js config, so the page's
+// charts card and web/src/report/ draw the same charts from the same data.
 import {
   Chart,
   BarController,
@@ -16,9 +19,8 @@ import {
   Legend,
   Tooltip,
 } from 'chart.js';
-import { FlopcastError } from './engine.js';
 import { show, si, tick } from './app/fmt.js';
-import { formatSeconds } from './format.js';
+import { formatInteger, formatPercent, formatSeconds } from './format.js';
 
 Chart.register(
   BarController,
@@ -37,13 +39,11 @@ Chart.register(
 );
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 Chart.defaults.animation = false;
+export { Chart };
 
-// The points along each varied axis (the x values of the charts; the core computes each point).
-const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
-const SEQS = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
-
-function palette() {
-  const cs = getComputedStyle(document.documentElement);
+/** The colours of the charts: the CSS custom properties of `root` (the page's, or the report's). */
+export function palette(root = document.documentElement) {
+  const cs = getComputedStyle(root);
   const v = (n) => cs.getPropertyValue(n).trim();
   return {
     text: v('--muted'),
@@ -92,35 +92,6 @@ function base(p, scales, { legend = true, label } = {}) {
 const tipBy = (fmt) => (ctx) => `${ctx.dataset.label}: ${show(fmt, ctx.parsed.y ?? ctx.parsed)}`;
 const tipX = (fmt) => (ctx) => `${ctx.dataset.label}: ${show(fmt, ctx.parsed.x)}`;
 
-/** fc.compare over `list` for `key`; entries the core rejects (e.g. fp8 training) are left out. */
-function compareOver(fc, req, key, list) {
-  let values = list.slice();
-  while (values.length) {
-    try {
-      return { values, rows: fc.compare({ ...req, [key]: values }) };
-    } catch (e) {
-      if (!(e instanceof FlopcastError)) throw e;
-      const m = new RegExp(`^/${key}/(\\d+)$`).exec(e.pointer);
-      if (m) values = values.filter((_, i) => i !== Number(m[1]));
-      else if (e.pointer === `/${key}`) return oneByOne(fc, req, key, values);
-      else return { values: [], rows: [] };
-    }
-  }
-  return { values: [], rows: [] };
-}
-function oneByOne(fc, req, key, list) {
-  const out = { values: [], rows: [] };
-  for (const v of list) {
-    try {
-      out.rows.push(fc.compare({ ...req, [key]: [v] })[0]);
-      out.values.push(v);
-    } catch (e) {
-      if (!(e instanceof FlopcastError)) throw e;
-    }
-  }
-  return out;
-}
-
 const line = (label, data, color, extra = {}) => ({
   label,
   data,
@@ -145,8 +116,8 @@ const SPECS = {
         },
         { label: tipBy('flops') },
       ),
-    data(r, req, p) {
-      const L = r.details.flops.layers;
+    data(d, p) {
+      const L = d.estimate.details.flops.layers;
       const enc = L.some((l) => l.stack === 'encoder');
       return {
         labels: L.map((l) => (enc ? `${l.stack === 'encoder' ? 'enc' : 'dec'} ${l.layer}` : String(l.layer))),
@@ -188,8 +159,8 @@ const SPECS = {
         tooltip: { callbacks: { label: (ctx) => `${ctx.label}: ${show('flops', ctx.parsed)}` } },
       },
     }),
-    data(r, req, p) {
-      const f = r.details.flops.forward;
+    data(d, p) {
+      const f = d.estimate.details.flops.forward;
       return {
         labels: ['Attention', 'MLP', 'Norms', 'Embedding', 'Output head', 'SSM / linear'],
         datasets: [
@@ -217,7 +188,8 @@ const SPECS = {
       ),
       indexAxis: 'y',
     }),
-    data(r, req, p) {
+    data(d, p) {
+      const r = d.estimate;
       const m = r.details.memory;
       const t = m.training;
       const gpu = m.gpu_memory;
@@ -251,21 +223,15 @@ const SPECS = {
         },
         { label: (ctx) => `${ctx.dataset.label}: ${si(ctx.parsed.x, 'FLOP/B')}, ${si(ctx.parsed.y, 'FLOP/s')}` },
       ),
-    data(r, req, p) {
-      const f = r.details.performance;
-      const peak = f.peak_flops_per_s;
-      const bw = f.memory_bandwidth_bytes_per_s;
-      const pts = [
-        { label: 'Prefill', x: f.prefill_flops / f.prefill_bytes, y: f.prefill_flops / f.prefill_latency_s, c: p.c[0] },
-      ];
-      if (f.decode_first_step_flops !== null)
-        pts.push({
-          label: 'Decode (first step)',
-          x: f.decode_first_step_flops / f.decode_first_step_bytes,
-          y: f.decode_first_step_flops / f.decode_first_step_s,
-          c: p.c[1],
-        });
-      const ridge = peak / bw;
+    data(d, p) {
+      const { peak_flops_per_s: peak, memory_bandwidth_bytes_per_s: bw, ridge_intensity: ridge } = d.roofline;
+      const PHASES = { prefill: ['Prefill', p.c[0]], decode_first_step: ['Decode (first step)', p.c[1]] };
+      const pts = d.roofline.points.map((q) => ({
+        label: PHASES[q.phase][0],
+        x: q.intensity,
+        y: q.flops_per_s,
+        c: PHASES[q.phase][1],
+      }));
       const xs = [ridge, ...pts.map((q) => q.x)];
       const lo = 10 ** Math.floor(Math.log10(Math.min(...xs)) - 1);
       const hi = 10 ** Math.ceil(Math.log10(Math.max(...xs)) + 1);
@@ -273,7 +239,7 @@ const SPECS = {
       return {
         datasets: [
           {
-            label: `Roofline (${si(peak, 'FLOP/s')} ${f.compute_precision}, ${si(bw, 'B/s')})`,
+            label: `Roofline (${si(peak, 'FLOP/s')} ${d.roofline.compute_precision}, ${si(bw, 'B/s')})`,
             data: roof,
             showLine: true,
             pointRadius: 0,
@@ -305,8 +271,8 @@ const SPECS = {
         },
         { label: tipBy('seconds') },
       ),
-    data(r, req, p, fc) {
-      const { values, rows } = compareOver(fc, req, 'batch_size', BATCHES);
+    data(d, p) {
+      const { values, rows } = d.series.batch_size;
       return {
         labels: values.map(String),
         datasets: [
@@ -339,8 +305,8 @@ const SPECS = {
             `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'bytes' : 'flops', ctx.parsed.y)}`,
         },
       ),
-    data(r, req, p, fc) {
-      const { values, rows } = compareOver(fc, req, 'sequence_length', SEQS);
+    data(d, p) {
+      const { values, rows } = d.series.sequence_length;
       return {
         labels: values.map(String),
         datasets: [
@@ -375,9 +341,9 @@ const SPECS = {
             `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'rate' : 'bytes', ctx.parsed.y)}`,
         },
       ),
-    data(r, req, p, fc) {
-      const { values, rows } = compareOver(fc, req, 'precision', fc.precisions());
-      const perf = r.details.performance !== null;
+    data(d, p) {
+      const { values, rows } = d.series.precision;
+      const perf = d.roofline !== null;
       const datasets = [
         bar(
           'Memory',
@@ -397,50 +363,82 @@ const SPECS = {
         );
       return { labels: values, datasets };
     },
-    after(chart, r) {
-      chart.options.scales.y1.display = r.details.performance !== null;
+    after(options, d) {
+      options.scales.y1.display = d.roofline !== null;
     },
   },
 };
 
-/** Creates every chart; schedule() redraws them once per animation frame with the latest result. */
+// What each chart shows (the report's captions; the page's are in index.html).
+const CAPTIONS = {
+  'chart-layers': 'Forward FLOPs per layer (attention, MLP, norms)',
+  'chart-attn-mlp': 'Forward FLOPs by component',
+  'chart-memory': "Memory breakdown against the GPU's memory",
+  'chart-roofline': 'Roofline (log-log)',
+  'chart-batch': 'Latency vs batch size',
+  'chart-seq': 'FLOPs and KV cache vs prompt length',
+  'chart-precision': 'Memory and decode speed by precision',
+};
+
+/** The estimate's charts in order: id, caption, and whether its figures are latency estimates (perf). */
+export const CHARTS = Object.entries(SPECS).map(([id, spec]) => ({ id, caption: CAPTIONS[id], perf: !!spec.perf }));
+
+/**
+ * The Chart.js config ({type, data, options}) of chart `id` for report data `d` (fc.reportData's
+ * object) in palette `p`; null where the chart does not apply (roofline and latency without a GPU).
+ */
+export function chartConfig(id, d, p) {
+  const spec = SPECS[id];
+  if (spec.perf && d.roofline === null) return null;
+  const options = spec.options(p);
+  spec.after?.(options, d);
+  return { type: spec.type, data: spec.data(d, p), options };
+}
+
+/** Creates every chart; schedule() redraws them once per animation frame from fc.reportData of the latest request. */
 export function createCharts(fc) {
   let p = palette();
-  const charts = Object.entries(SPECS).map(([id, spec]) => {
+  const charts = CHARTS.map(({ id }) => {
     const canvas = document.getElementById(id);
-    const chart = new Chart(canvas, { type: spec.type, data: { labels: [], datasets: [] }, options: spec.options(p) });
-    return { id, spec, canvas, chart, figure: canvas.closest('figure') };
+    const chart = new Chart(canvas, { type: SPECS[id].type, data: { labels: [], datasets: [] }, options: {} });
+    return { id, canvas, chart, figure: canvas.closest('figure') };
   });
   const section = document.querySelector('.charts');
   const noGpu = document.getElementById('charts-nogpu');
   let latest = null;
+  let data = null;
   let frame = 0;
 
   function draw() {
     frame = 0;
     if (!latest) return;
-    const { result, request } = latest;
-    const perf = result.details.performance !== null;
+    try {
+      data = fc.reportData(latest);
+    } catch (e) {
+      console.warn(`flopcast: the charts' data: ${e.message}`);
+      return;
+    }
     for (const c of charts) {
-      const off = c.spec.perf && !perf;
-      c.figure.hidden = off;
+      let cfg = null;
       try {
-        c.chart.data = off ? { labels: [], datasets: [] } : c.spec.data(result, request, p, fc);
+        cfg = chartConfig(c.id, data, p);
       } catch (e) {
-        c.chart.data = { labels: [], datasets: [] };
         console.warn(`flopcast: ${c.id}: ${e.message}`);
       }
-      c.spec.after?.(c.chart, result);
+      c.figure.hidden = cfg === null;
+      c.chart.data = cfg?.data ?? { labels: [], datasets: [] };
+      if (cfg) c.chart.options = cfg.options;
       c.chart.update('none');
       c.canvas.dataset.rendered = '1';
     }
-    noGpu.hidden = perf;
+    noGpu.hidden = data.roofline !== null;
     section.classList.remove('stale');
   }
 
   return {
+    /** Redraws for `request` (the estimate's request; `result` is its estimate, drawn from reportData). */
     schedule(result, request) {
-      latest = { result, request };
+      latest = request;
       if (!frame) frame = document.hidden ? setTimeout(draw, 0) : requestAnimationFrame(draw);
     },
     stale(on) {
@@ -448,7 +446,6 @@ export function createCharts(fc) {
     },
     theme() {
       p = palette();
-      for (const c of charts) c.chart.options = c.spec.options(p);
       draw();
     },
   };
@@ -480,11 +477,11 @@ function timelineConfig(p) {
     {
       x: axis(p, { fmt: tick('s'), title: 'time since the first request' }),
       y: axis(p, { fmt: (v) => String(v), title: 'requests', position: 'left' }),
-      y1: axis(p, { fmt: (v) => `${Math.round(v * 100)} %`, title: 'KV cache in use', position: 'right', grid: false }),
+      y1: axis(p, { fmt: formatPercent, title: 'KV cache in use', position: 'right', grid: false }),
     },
     {
       label: (ctx) =>
-        `${ctx.dataset.label}: ${ctx.dataset.yAxisID === 'y1' ? `${(ctx.parsed.y * 100).toFixed(1)} %` : ctx.parsed.y} at ${formatSeconds(ctx.parsed.x)}`,
+        `${ctx.dataset.label}: ${ctx.dataset.yAxisID === 'y1' ? formatPercent(ctx.parsed.y) : formatInteger(ctx.parsed.y)} at ${formatSeconds(ctx.parsed.x)}`,
     },
   );
 }
@@ -500,6 +497,33 @@ const curve = (label, data, color, extra = {}) => ({
   borderWidth: 2,
   ...extra,
 });
+
+/**
+ * The serving curve's Chart.js config: p50 and p99 of `metric` against output tokens/s, a point
+ * per concurrency of fc.simulate's `points`, with the SLO (seconds, or null) as a dashed line.
+ */
+export function servingChart({ points, metric, slo }, p) {
+  const at = (q) => points.map((pt) => ({ x: pt.output_tokens_per_s, y: pt[metric]?.[q] ?? null, c: pt.concurrency }));
+  const p50 = at('p50').filter((d) => d.x > 0 && d.y !== null);
+  const p99 = at('p99').filter((d) => d.x > 0 && d.y !== null);
+  const ys = [...p50, ...p99].map((d) => d.y).filter((y) => y > 0);
+  const log = ys.length > 1 && Math.max(...ys) / Math.min(...ys) > 20;
+  const datasets = [curve('p50', p50, p.c[0]), curve('p99', p99, p.c[3], { borderDash: [6, 4] })];
+  const xs = p50.map((d) => d.x);
+  if (slo !== null && slo !== undefined && xs.length)
+    datasets.push(
+      curve(
+        `SLO ${formatSeconds(slo)}`,
+        [
+          { x: Math.min(...xs), y: slo },
+          { x: Math.max(...xs), y: slo },
+        ],
+        p.c[5],
+        { pointRadius: 0, pointHoverRadius: 0, borderDash: [2, 3], borderWidth: 2 },
+      ),
+    );
+  return { type: 'scatter', data: { datasets }, options: latencyConfig(p, metric, { log }) };
+}
 
 /**
  * The serving panel's charts on #chart-sim-latency and #chart-sim-timeline. latency(): p50 and
@@ -518,29 +542,9 @@ export function createServeCharts() {
 
   function latency(args) {
     last.latency = args;
-    const { points, metric, slo } = args;
-    const at = (q) =>
-      points.map((pt) => ({ x: pt.output_tokens_per_s, y: pt[metric]?.[q] ?? null, c: pt.concurrency }));
-    const p50 = at('p50').filter((d) => d.x > 0 && d.y !== null);
-    const p99 = at('p99').filter((d) => d.x > 0 && d.y !== null);
-    const ys = [...p50, ...p99].map((d) => d.y).filter((y) => y > 0);
-    const log = ys.length > 1 && Math.max(...ys) / Math.min(...ys) > 20;
-    const datasets = [curve('p50', p50, p.c[0]), curve('p99', p99, p.c[3], { borderDash: [6, 4] })];
-    const xs = p50.map((d) => d.x);
-    if (slo !== null && slo !== undefined && xs.length)
-      datasets.push(
-        curve(
-          `SLO ${formatSeconds(slo)}`,
-          [
-            { x: Math.min(...xs), y: slo },
-            { x: Math.max(...xs), y: slo },
-          ],
-          p.c[5],
-          { pointRadius: 0, pointHoverRadius: 0, borderDash: [2, 3], borderWidth: 2 },
-        ),
-      );
-    lat.chart.options = latencyConfig(p, metric, { log });
-    lat.chart.data = { datasets };
+    const cfg = servingChart(args, p);
+    lat.chart.options = cfg.options;
+    lat.chart.data = cfg.data;
     lat.chart.update('none');
     lat.canvas.dataset.rendered = '1';
   }

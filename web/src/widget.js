@@ -6,7 +6,17 @@
 // --fc-* and ::part() names (listed in embed.html).
 import createFlopcast from '@flopcast/wasm';
 import wasmUrl from '@flopcast/wasm/flopcast_core.wasm?url';
-import { formatBytes, formatCount, formatFlops, formatJoules, formatRate, formatSeconds } from './format.js';
+import {
+  formatBytes,
+  formatCount,
+  formatFlops,
+  formatInteger,
+  formatJoules,
+  formatRate,
+  formatSeconds,
+  formatUsd,
+  plural,
+} from './format.js';
 
 // ---- The engine -------------------------------------------------------------------------------
 // The widget fetches the .wasm itself (then hands the bytes to the module) so that a failure says
@@ -326,10 +336,28 @@ class FlopcastEstimate extends HTMLElement {
         r.parameters,
       ],
       ['Forward FLOPs', formatFlops(r.forward_flops), '/forward_flops', r.forward_flops],
-      ['Memory', formatBytes(r.memory), '/memory', r.memory],
-      ['KV cache', formatBytes(r.kv_cache), '/kv_cache', r.kv_cache],
     ];
-    if (perf) {
+    // The configuration asked for: with a layout, memory per GPU and the layout's GPUs.
+    const gpus = r.gpus ?? 1;
+    if (gpus > 1)
+      rows.push([
+        'Memory per GPU',
+        `${formatBytes(r.memory_per_gpu)} × ${plural(gpus, 'GPU')}`,
+        '/memory_per_gpu',
+        r.memory_per_gpu,
+      ]);
+    else rows.push(['Memory', formatBytes(r.memory), '/memory', r.memory]);
+    const training = mem.training !== null;
+    if (!training) rows.push(['KV cache', formatBytes(r.kv_cache), '/kv_cache', r.kv_cache]);
+    const per = training ? 'per training step' : 'per request';
+    if (perf && training) {
+      rows.push([
+        'Training step',
+        formatSeconds(perf.training_step_s),
+        '/details/performance/training_step_s',
+        perf.training_step_s,
+      ]);
+    } else if (perf) {
       rows.push([
         'Time to first token',
         `${formatSeconds(perf.prefill_latency_s)} (${perf.prefill_bound}-bound)`,
@@ -343,11 +371,19 @@ class FlopcastEstimate extends HTMLElement {
           '/details/performance/decode_tokens_per_second',
           perf.decode_tokens_per_second,
         ]);
+    }
+    if (perf) {
       rows.push([
-        'Energy per request',
+        `Energy ${per}`,
         formatJoules(perf.energy_total_joules),
         '/details/performance/energy_total_joules',
         perf.energy_total_joules,
+      ]);
+      rows.push([
+        `Cost ${per}`,
+        `${formatUsd(perf.cost_usd)}${gpus > 1 ? ` (${plural(gpus, 'GPU')})` : ''}`,
+        '/details/performance/cost_usd',
+        perf.cost_usd,
       ]);
     }
     const card = this.shadowRoot.querySelector('.card');
@@ -357,7 +393,7 @@ class FlopcastEstimate extends HTMLElement {
     const sub = make('div', {
       className: 'sub',
       part: 'subtitle',
-      text: `${r.precision} · ${r.gpu ?? 'no GPU'} · batch ${r.batch_size} · ${r.sequence_length} tokens`,
+      text: `${r.precision} · ${r.gpu === null ? 'no GPU' : gpus > 1 ? `${gpus} × ${r.gpu}` : r.gpu} · batch ${formatInteger(r.batch_size)} · ${plural(r.sequence_length, 'token')}`,
     });
     if (mem.fits_on_gpu !== null) {
       const badge = make('span', {

@@ -175,6 +175,11 @@ struct memory_breakdown {
   std::array<double, weight_component_count> weights_by_component{};
   double weights_bits_per_weight = 0;
   const char* weights_source = "format";
+  // Bytes per parameter of each part and of the norms, as the weights above were costed: what a
+  // layout's per-GPU share of each part weighs (parallel.cpp).
+  std::array<double, weight_component_count> bytes_per_parameter{};
+  double usable_gpu_memory = 0;  // what one GPU may hold (the fit rule: utilisation share, reserve)
+  double norm_bytes_per_parameter = 2;
   double kv_cache = 0;            // at the end of the request (prompt + generated tokens)
   double kv_cache_prompt = 0;     // after prefill
   double kv_cache_per_token = 0;  // one token of one sequence, all layers (full-attention growth)
@@ -234,8 +239,13 @@ struct performance {
   double energy_prefill_joules = 0;
   double energy_total_joules = 0;  // whole request (training: one step)
   double co2_grams = 0;
-  double cost_usd = 0;
-  double cost_per_hour_usd = 0;
+  double cost_usd = 0;           // all the configuration's GPUs
+  double cost_per_hour_usd = 0;  // one GPU's price
+  // GPUs of the configuration. With a layout the headline figures above (prefill and decode
+  // latency, tokens/s, request latency, training step, energy, CO2, cost and their ranges) are the
+  // layout's, for all its GPUs; the roofline breakdown (FLOPs, bytes, compute/memory times, first
+  // step, bound, ceiling) stays one device's run of one replica's batch.
+  std::int64_t gpus = 1;
   // Ranges over the efficiency spread.
   figure_range prefill_latency_range, decode_latency_range, decode_tokens_per_second_range, total_request_latency_range,
       training_step_range, energy_total_range, cost_range;

@@ -9,6 +9,7 @@
 #include "flopcast/model.hpp"
 #include "flopcast/precision.hpp"
 #include "flopcast/registry.hpp"
+#include "flopcast/report.hpp"
 #include "flopcast/result_json.hpp"
 #include "flopcast/serving.hpp"
 #include "flopcast/simulator.hpp"

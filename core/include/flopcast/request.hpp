@@ -34,7 +34,8 @@ enum request_command : std::uint32_t {
   command_train = 1u << 3,
   command_calibrate = 1u << 4,
   command_simulate = 1u << 5,
-  command_plan = 1u << 6,  // flopcast plan: the layouts that fit (plan.hpp)
+  command_report = 1u << 6,  // only the report part: a report takes the estimate's fields besides
+  command_plan = 1u << 7,    // flopcast plan: the layouts that fit (plan.hpp)
 };
 
 enum class field_type : std::uint8_t {

@@ -3,6 +3,7 @@
 // (by type, by component, bits per weight, tensors no architecture holds) and, for GGUF, says which
 // config its keys imply. The page then estimates that model with the file's exact weight bytes.
 import { onFileDrop } from './drop.js';
+import { formatNumber } from '../format.js';
 import { show } from './fmt.js';
 
 const $ = (id) => document.getElementById(id);
@@ -48,7 +49,7 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
             [t.name, t.name],
             [String(t.tensors), t.tensors],
             [show('bytes', t.bytes), t.bytes],
-            [t.bits_per_weight.toFixed(2), t.bits_per_weight],
+            [formatNumber(t.bits_per_weight), t.bits_per_weight],
           ]),
         ),
       );

@@ -2,6 +2,7 @@
 // hubConfigUrl() checks the base address and the model id before anything is requested;
 // fetchHubConfig() fetches with a timeout and a cancel signal, streams the body up to a size cap
 // and checks its type, with a specific message for each way it can fail.
+import { formatSeconds } from '../format.js';
 
 export const HUB_TIMEOUT_MS = 15000;
 export const HUB_MAX_BYTES = 1024 * 1024; // real config.json files are a few KiB; some reach ~100 KiB
@@ -143,7 +144,7 @@ export async function fetchHubConfig(url, { signal, timeoutMs = HUB_TIMEOUT_MS, 
   }
 }
 
-const seconds = (ms) => (ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`);
+const seconds = (ms) => formatSeconds(ms / 1000);
 const tooLarge = (url, max) =>
   new HubError('too-large', `${url} is larger than ${max / 1024 / 1024} MiB: not a config.json (stopped reading it).`);
 

@@ -223,7 +223,7 @@ export function initServe({ fc, call, base, labelOf }) {
     results.hidden = false;
     results.classList.remove('stale');
     const n = request.simulation.concurrency.length;
-    summary.textContent = `${n} ${n === 1 ? 'run' : 'runs'} of ${result.model ?? request.model} on ${result.gpu ?? request.gpu} in ${shown.ms.toFixed(0)} ms (in the background worker).`;
+    summary.textContent = `${n} ${n === 1 ? 'run' : 'runs'} of ${result.model ?? request.model} on ${result.gpu ?? request.gpu} in ${formatSeconds(shown.ms / 1000)} (in the background worker).`;
     draw();
   }
 

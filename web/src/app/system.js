@@ -1,5 +1,6 @@
 // Serving throughput, the training-step analysis and calibration: each panel asks the core
 // (fc.throughput, fc.train, fc.calibrate) for the same request as the estimate above.
+import { formatPercent } from '../format.js';
 import { show, plainMessage, showError } from './fmt.js';
 
 const $ = (id) => document.getElementById(id);
@@ -28,7 +29,7 @@ function fill(attr, result) {
     let v = result ? at(result, el.getAttribute(attr)) : null;
     if (v === undefined) v = null;
     el.dataset.value = v === null ? 'null' : String(v);
-    el.textContent = el.dataset.fmt === 'num' ? (v === null ? '–' : Number(v).toPrecision(4)) : show(el.dataset.fmt, v);
+    el.textContent = show(el.dataset.fmt, v);
   }
 }
 
@@ -105,7 +106,7 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
     $('cal-entries').replaceChildren(
       ...entries.map((e) =>
         Object.assign(document.createElement('li'), {
-          textContent: `${e.model} on ${e.gpu} (${e.precision}): compute ${e.compute_efficiency ?? '–'}, memory ${e.mem_efficiency ?? '–'} — ${e.source}`,
+          textContent: `${e.model} on ${e.gpu} (${e.precision}): compute ${formatPercent(e.compute_efficiency)}, memory ${formatPercent(e.mem_efficiency)} — ${e.source}`,
         }),
       ),
     );

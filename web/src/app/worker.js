@@ -1,5 +1,7 @@
 // One background worker for the page's long computations (sweeps, serving simulations), with
-// request ids: call() posts a message and resolves with the worker's answer for that id.
+// request ids: call() posts a message and resolves with the worker's answer for that id (the
+// promise's `id`, which a {type: 'cancel', target: id} message names); progress messages go to
+// onProgress(done, total, message).
 // The worker starts on the first call; if it fails, pending calls reject and the next call
 // starts a fresh one.
 export function workerClient(createWorker) {
@@ -12,7 +14,7 @@ export function workerClient(createWorker) {
       worker.onmessage = ({ data }) => {
         const p = pending.get(data.id);
         if (!p) return;
-        if (data.type === 'progress') return p.onProgress?.(data.done, data.total);
+        if (data.type === 'progress') return p.onProgress?.(data.done, data.total, data);
         pending.delete(data.id);
         if (data.type === 'error')
           p.reject(Object.assign(new Error(data.message), { pointer: data.pointer, code: data.code }));
@@ -28,9 +30,11 @@ export function workerClient(createWorker) {
       };
     }
     const id = nextId++;
-    return new Promise((resolve, reject) => {
+    const promise = new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject, onProgress });
       worker.postMessage({ ...msg, id });
     });
+    promise.id = id;
+    return promise;
   };
 }
