@@ -3,21 +3,14 @@
 // rows the core marks), runs in the worker (no long task on the page's thread), its code is not
 // part of the first load, "Use this layout" puts the ranks into the layout inputs and the estimate
 // then fits, and a bad value shows the core's error at its field.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, dist } from './harness.mjs';
+import { openPage, siteAndBrowser } from './harness.mjs';
 import { load } from '../wasm/load.mjs';
 
-let site, browser, fc;
-before(async () => {
-  site = await serve(dist);
-  browser = await launch();
-  ({ fc } = await load());
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const up = siteAndBrowser();
+let fc;
+before(async () => ({ fc } = await load()));
 
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
 const planned = (page, prev = '') =>
@@ -32,8 +25,8 @@ const planned = (page, prev = '') =>
 
 test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the layout', async () => {
   const { page, errors, violations } = await openPage(
-    browser,
-    `${site.url}/index.html?model=llama-2-70b&gpu=A100-80GB-SXM&precision=fp16`,
+    up.browser,
+    `${up.site.url}/index.html?model=llama-2-70b&gpu=A100-80GB-SXM&precision=fp16`,
   );
   await ready(page);
   assert.equal(
@@ -121,7 +114,7 @@ test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the
 });
 
 test('a concurrency target and a bad cap reach the core; its error shows at the field', async () => {
-  const { page, errors } = await openPage(browser, `${site.url}/index.html?model=llama-3-8b&gpu=H100-SXM`);
+  const { page, errors } = await openPage(up.browser, `${up.site.url}/index.html?model=llama-3-8b&gpu=H100-SXM`);
   await ready(page);
   await page.locator('#plan').scrollIntoViewIfNeeded();
   await planned(page);
