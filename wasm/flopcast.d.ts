@@ -142,6 +142,8 @@ export interface EstimateRequest {
   weight_bytes?: number;
   /** Include details.flops.layers, a row per layer (default false). */
   layer_table?: boolean;
+  /** Include details.operators, the per-operator tables of prefill and one decode step (default false). */
+  operator_table?: boolean;
   /** A serving engine (vllm, sglang, tensorrt-llm, llama.cpp, mlx, transformers): its fitted costs and ranges. */
   engine?: string;
   parallelism?: Parallelism;
@@ -1018,7 +1020,63 @@ export interface EstimateResult {
     /** null without a GPU. */
     parallelism: ParallelismResult | null;
     settings: EstimateSettings;
+    /** The per-operator tables with `operator_table: true`; null otherwise. */
+    operators: Operators | null;
   };
+}
+
+/**
+ * One operator of a pass (a matmul, an attention part, a norm, a mixer op), summed over the layers
+ * of its layer group. bytes = weight_bytes + activation_bytes + kv_bytes; time_s = max(compute_s,
+ * memory_s) at the estimate's efficiencies.
+ */
+export interface OperatorRow {
+  /** q_proj, k_proj, v_proj, rotary, attention_scores, softmax, attention_values, o_proj, norms, mlp_gate, ... */
+  name: string;
+  /** Index into details.config.layer_groups; null: once per model (embedding, final norm, head). */
+  group: number | null;
+  /** Layers the figures are summed over. */
+  layers: number;
+  /** The weight format of the part it reads; null: reads no weights. */
+  precision: PrecisionName | null;
+  flops: number;
+  bytes: number;
+  /** Its share of the weights the pass reads (MoE experts: those the pass's tokens reach). */
+  weight_bytes: number;
+  /** ESTIMATE: inputs and outputs read and written once. */
+  activation_bytes: number;
+  /** KV cache or recurrent state read and written. */
+  kv_bytes: number;
+  /** FLOP per byte; null when it moves no bytes. */
+  intensity: number | null;
+  /** null without a GPU. */
+  bound: 'compute' | 'memory' | null;
+  /**
+   * FLOPs at the achieved peak (routed experts' GEMMs at their own tokens on an engine's GEMM
+   * curve); the weight-only path's dequantisation is not in the rows. null without a GPU.
+   */
+  compute_s: number | null;
+  /** Bytes at the achieved bandwidth (a decode step's cached K/V reads at the engine's KV-read efficiency). */
+  memory_s: number | null;
+  time_s: number | null;
+  /** Its time over the sum of the pass's operator times; null without a GPU. */
+  share: number | null;
+}
+
+export interface Operators {
+  prefill: OperatorRow[];
+  /** null for encoder-only models. */
+  decode: OperatorRow[] | null;
+  /** The roofs; null without a GPU. */
+  device: {
+    compute_precision: ComputeUnit;
+    peak_flops_per_s: number;
+    memory_bandwidth_bytes_per_s: number;
+    /** compute_efficiency x the engine's GEMM curve at the pass's tokens. */
+    prefill_compute_efficiency: number;
+    decode_compute_efficiency: number | null;
+    mem_efficiency: number;
+  } | null;
 }
 
 /** One row of compare(): the CLI's `compare --json` row. */
@@ -1168,6 +1226,7 @@ export interface Defaults {
     /** null: no engine, the plain roofline. */
     engine: null;
     layer_table: boolean;
+    operator_table: boolean;
   };
   precisions: {
     name: PrecisionName;

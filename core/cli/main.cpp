@@ -22,6 +22,7 @@
 #include "flopcast/flopcast.hpp"
 #include "flopcast/request_json.hpp"
 #include "measure_cmd.hpp"
+#include "operators_text.hpp"
 #include "plan_cmd.hpp"
 #include "report_cmd.hpp"
 #include "report_text.hpp"
@@ -211,7 +212,7 @@ int run(int argc, char** argv) {
     else if (o.csv)
       std::cout << rows_to_csv({row_values(ctx)}, all_columns());
     else
-      std::cout << cli::report(ctx);
+      std::cout << cli::report(ctx) << (p.config.operator_table ? cli::operators_report(ctx) : "");
     return 0;
   }
 

@@ -258,6 +258,10 @@ std::vector<row> make_rows() {
     def("layer_table", T::boolean).flag("--layer-table").attr("layer-table").commands(k_est)
         .help("Include the per-layer table, details.flops.layers (otherwise null: output size is independent of depth)")
         .access(FLOPCAST_MEMBER(s.base.layer_table)),
+    def("operator_table", T::boolean).flag("--operators").attr("operators").commands(k_est)
+        .help("Include the per-operator tables of the prefill and one decode step (FLOPs, bytes, arithmetic "
+              "intensity, bound, roofline time), details.operators (otherwise null)")
+        .access(FLOPCAST_MEMBER(s.base.operator_table)),
     def("calibration", T::calibration).commands(k_layout | command_calibrate)
         .help("A calibration store applied where efficiencies are not explicit (the CLI: --calibration FILE)"),
     def("parallelism", T::part).commands(k_layout).help("A multi-GPU layout"),

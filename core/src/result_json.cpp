@@ -14,6 +14,7 @@
 #include "flopcast/serving.hpp"
 #include "flopcast/training.hpp"
 #include "json_writer.hpp"
+#include "operators_parts.hpp"
 
 namespace flopcast {
 namespace {
@@ -399,6 +400,7 @@ std::string to_json(const estimate_context& c, int indent) {
   settings_out["weight_bytes_source"] =
       s.weight_bytes && !s.weight_bytes_source.empty() ? json(s.weight_bytes_source) : json(nullptr);
   details["settings"] = settings_out;
+  details["operators"] = s.operator_table ? detail::operators_json(m, s, r) : json(nullptr);
   out["details"] = details;
   return detail::dump_result(out, indent);
 }

@@ -49,9 +49,14 @@ TEST_CASE("TP all-reduce: 2 per layer, ring volume 2(N-1)/N of the message (Mega
   s.parallel.link_latency_s = 1e-5;
   const auto with_latency = estimate(m, s, &a100);
   CHECK(with_latency.parallel.tp_allreduce_s - r.parallel.tp_allreduce_s == Approx(80 * 2 * 14 * 1e-5).epsilon(1e-9));
-  // Latency with communication: the per-GPU roofline divided by TP, plus the all-reduces.
+  // Latency with communication: one GPU's roofline divided by TP, plus the all-reduces; the
+  // estimate's headline is that layout's figure.
+  auto single = s;
+  single.parallel = flopcast::parallel_layout{};
+  const auto one = estimate(m, single, &a100);
   CHECK(r.parallel.prefill_latency_s ==
-        Approx(r.perf.prefill_latency_s / 8 + r.parallel.tp_allreduce_s).epsilon(1e-12));
+        Approx(one.perf.prefill_latency_s / 8 + r.parallel.tp_allreduce_s).epsilon(1e-12));
+  CHECK(r.perf.prefill_latency_s == r.parallel.prefill_latency_s);
 }
 
 TEST_CASE("parallel attention needs one all-reduce per layer") {

@@ -31,6 +31,8 @@ function realResults() {
     'MLA + MoE (deepseek-v3)': { model: 'deepseek-v3', gpu: 'H100', precision: 'fp8' },
     'sliding windows (gemma-2-9b)': { model: 'gemma-2-9b', gpu: 'A100', causal: true },
     'hybrid linear attention (qwen3-next)': { model: 'qwen3-next', gpu: 'H100', layer_table: true },
+    'operator tables (qwen3-next)': { model: 'qwen3-next', gpu: 'H100', operator_table: true },
+    'operator tables of an encoder without GPU': { model: 'bert-base', gpu: null, operator_table: true },
     'state space (mamba-2.8b)': { model: 'mamba-2.8b', gpu: 'RTX 4090' },
     'mxfp4 experts from quantization_config (gpt-oss-120b)': { model: 'gpt-oss-120b', gpu: 'B200' },
     'llama.cpp preset (q4_k_m)': { model: 'llama-3.1-8b', gpu: 'RTX 4090', precision: 'q4_k_m' },

@@ -652,6 +652,7 @@ function update(force = false) {
     $('export-json').disabled = false;
     $('download-report').disabled = false;
     charts?.schedule(result, req);
+    ops?.then((card) => card.update(req));
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
     setStatus(
@@ -661,6 +662,7 @@ function update(force = false) {
   } else {
     resultsEl.classList.add('stale');
     charts?.stale(true);
+    $('operators').classList.add('stale'); // until the next valid estimate reaches the card
     const list = [...errors].map(([id, e]) => {
       const text = errorText(id, e);
       return (id && typeof e === 'string' ? `${labelOf(id)}: ${text}` : text).replace(/\.$/, '');
@@ -912,6 +914,26 @@ planForm.addEventListener('submit', (e) => {
 });
 planForm.addEventListener('input', (e) => plan?.then((panel) => panel.clearError(e.target.id)));
 loadWhenNear($('plan'), planForm, loadPlan);
+
+// ---------- the operators card (app/ops.js, loaded when it comes into view or gets focus) ----------
+let ops = null;
+function loadOps() {
+  if (!ops) {
+    ops = import('./app/ops.js').then(({ initOps }) => initOps({ fc, root: $('operators') }));
+    ops.then((card) => lastGood && card.update(lastGood.req));
+  }
+  return ops;
+}
+$('operators').addEventListener('focusin', loadOps, { once: true });
+if ('IntersectionObserver' in window) {
+  const seenOps = new IntersectionObserver((entries) => {
+    if (entries.some((en) => en.isIntersecting)) {
+      seenOps.disconnect();
+      loadOps();
+    }
+  });
+  seenOps.observe($('operators'));
+}
 
 // The first estimate, for the inputs the address gives.
 applyQuery(q);

@@ -105,6 +105,7 @@ struct settings {
   std::optional<double> gpu_memory_utilization;
   double gpu_memory_reserve_bytes = 0;  // per GPU, not available to the model (fit check)
   bool layer_table = false;             // output: a row per layer in details.flops.layers
+  bool operator_table = false;          // output: the per-operator tables in details.operators (operators.hpp)
   parallel_layout parallel;
   // Exact bytes of the stored weights (a checkpoint's tensors, from its header). When set, the
   // inference weights' memory is this, and the roofline's weight traffic uses its mean bytes per

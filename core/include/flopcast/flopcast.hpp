@@ -7,6 +7,7 @@
 #include "flopcast/estimate.hpp"
 #include "flopcast/hardware.hpp"
 #include "flopcast/model.hpp"
+#include "flopcast/operators.hpp"
 #include "flopcast/precision.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/report.hpp"
