@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "flopcast/flopcast.hpp"
+#include "flopcast/plan.hpp"
 
 namespace {
 
@@ -41,6 +42,9 @@ status throughput(const std::string& request) {
 }
 status simulate(const std::string& request) {
   return guarded([&] { return status{true, flopcast::simulate_json(request), 0}; });
+}
+status plan(const std::string& request) {
+  return guarded([&] { return status{true, flopcast::plan_json(request), 0}; });
 }
 status train(const std::string& request) {
   return guarded([&] { return status{true, flopcast::train_json(request), 0}; });
@@ -137,6 +141,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("compare", &compare);
   emscripten::function("throughput", &throughput);
   emscripten::function("simulate", &simulate);
+  emscripten::function("plan", &plan);
   emscripten::function("calibrate", &calibrate);
   emscripten::function("train", &train);
   emscripten::function("reportData", &report_data);

@@ -373,6 +373,95 @@ export interface SimulationResult {
   ranges_source: string;
   points: SimulationPoint[];
 }
+/** The "plan" part of a plan() request (the request table's "plan" fields). */
+export interface PlanSettings {
+  /** The most GPUs a layout may use (default 64, at most 1024). */
+  max_gpus?: number;
+  /** Concurrent sequences to serve (the serving closed form); unset: batch_size sequences at once. */
+  concurrency?: number;
+}
+
+/** plan(): an estimate request without training or layout ranks (the plan chooses them), plus "plan". */
+export interface PlanRequest extends Omit<
+  EstimateRequest,
+  | 'training'
+  | 'optimizer'
+  | 'gradient_checkpointing'
+  | 'layer_table'
+  | 'power_utilization'
+  | 'carbon_intensity'
+  | 'parallelism'
+> {
+  /** Only the link figures: the ranks are the plan's. */
+  parallelism?: Pick<Parallelism, 'interconnect_bandwidth_bytes_per_s' | 'link_latency_s'>;
+  plan?: PlanSettings;
+}
+
+/** One layout of a plan, SI units. Speed and cost are null where it does not fit. */
+export interface PlanLayout {
+  tp: number;
+  pp: number;
+  ep: number;
+  dp: number;
+  gpus: number;
+  /** estimate() at this layout: details.parallelism.per_gpu_memory_bytes. */
+  per_gpu_memory_bytes: number;
+  weights_per_gpu_bytes: number;
+  kv_cache_per_gpu_bytes: number;
+  activations_per_gpu_bytes: number;
+  /** Per GPU, after the fit reserve (gpu_memory_utilization, gpu_memory_reserve_bytes). */
+  usable_bytes: number;
+  fits: boolean;
+  /** More GPUs than one interconnect domain holds. */
+  spans_nodes: boolean;
+  ttft_s: number | null;
+  tpot_s: number | null;
+  /** ttft_s + (num_generated_tokens - 1) x tpot_s: what `fastest` minimises. */
+  request_latency_s: number | null;
+  /** Output tokens/s of the whole batch or concurrency, all replicas. */
+  tokens_per_s: number | null;
+  /** All GPUs. */
+  cost_per_hour_usd: number;
+  /** What `cheapest` minimises. */
+  usd_per_million_output_tokens: number | null;
+  cheapest: boolean;
+  fastest: boolean;
+}
+
+/** plan(): how many GPUs the model needs at this format, context and load. */
+export interface PlanResult {
+  model: string;
+  gpu: string;
+  precision: Precision;
+  /** Parts stored in another format than `precision`. */
+  component_precision: Partial<Record<WeightComponent, Precision>>;
+  kv_cache_precision: Precision;
+  batch_size: number;
+  sequence_length: number;
+  num_generated_tokens: number;
+  concurrency: number | null;
+  /** Sequences the layouts hold: the concurrency, else the batch. */
+  load: number;
+  engine: string | null;
+  /** The cap searched (1 when the GPU lists no interconnect). */
+  max_gpus: number;
+  /** Devices per NVLink / ICI / xGMI domain (1 when unknown): TP x EP stay within it. */
+  interconnect_domain_size: number;
+  fits: boolean;
+  /** The fewest GPUs that fit; null when none within max_gpus. */
+  min_gpus: number | null;
+  /** By GPU count: every fitting layout at min_gpus, faster ones at larger power-of-two counts. */
+  layouts: PlanLayout[];
+  /** Indices into layouts. */
+  cheapest: number | null;
+  fastest: number | null;
+  /** Nothing fits: the layout tried with the least memory per GPU. */
+  closest: PlanLayout | null;
+  /** Layouts evaluated. */
+  candidates: number;
+  notes: string[];
+}
+
 export interface CalibrationRequest extends EstimateRequest {
   measured: { decode_tokens_per_second?: number; time_to_first_token_s?: number };
   all_models?: boolean;
@@ -1127,7 +1216,7 @@ export interface RequestField {
   derived: string | null;
   /** What a valid value is, as error messages say it. */
   expected: string;
-  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate' | 'report')[];
+  commands: ('estimate' | 'compare' | 'throughput' | 'train' | 'calibrate' | 'simulate' | 'report' | 'plan')[];
   help: string;
   /** A choice field's accepted names (e.g. ["mixed", "prefill_first"]); [] otherwise. */
   choices: string[];
@@ -1332,6 +1421,8 @@ export interface Flopcast {
   throughput(request: ThroughputRequest | string): ThroughputResult;
   /** The serving simulation: one point per concurrency or request-rate value (the latency-throughput curve). */
   simulate(request: SimulationRequest | string): SimulationResult;
+  /** How many GPUs: the smallest layouts that fit, with memory per GPU, speed and cost, cheapest and fastest marked. */
+  plan(request: PlanRequest | string): PlanResult;
   /** The calibration entry a measurement implies, as a store {version, entries: [entry]}. */
   calibrate(request: CalibrationRequest | string): CalibrationStore;
   /** The training-step analysis (`training: true` is implied); `training_analysis` holds its options. */

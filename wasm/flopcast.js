@@ -72,6 +72,8 @@ export async function createFlopcast(options = {}) {
      * point, TTFT / TPOT / ITL distributions, tokens/s, goodput, KV use and a timeline.
      */
     simulate: (request) => JSON.parse(unwrap(mod.simulate(requestText(request))).text),
+    /** How many GPUs: the smallest layouts that fit, memory per GPU, speed and cost, cheapest and fastest marked. */
+    plan: (request) => JSON.parse(unwrap(mod.plan(requestText(request))).text),
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
     train: (request) => JSON.parse(unwrap(mod.train(requestText(request))).text),
     /** What a report draws: the estimate, its row, the series of its charts, the roofline, the serving curve. */

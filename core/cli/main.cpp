@@ -2,6 +2,7 @@
 //   flopcast estimate MODEL [options] [--json|--csv]
 //   flopcast compare MODEL... [-b 1,8] [-s 512,2048] [-p bf16,int4] [-g A100,H100] [--json|--csv]
 //   flopcast throughput | serve | train | calibrate | measure MODEL [options]
+//   flopcast plan MODEL -g GPU [options] [--json|--csv]: how many GPUs, the layouts that fit
 //   flopcast report MODEL [options] -o FILE.html [--pdf FILE.pdf]
 //   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
 // Every command's options come from the core's request table; bad input prints one line on
@@ -22,6 +23,7 @@
 #include "flopcast/request_json.hpp"
 #include "measure_cmd.hpp"
 #include "operators_text.hpp"
+#include "plan_cmd.hpp"
 #include "report_cmd.hpp"
 #include "report_text.hpp"
 #include "serve_cmd.hpp"
@@ -110,6 +112,7 @@ int run(int argc, char** argv) {
   const cli::train_command train = cli::add_train_command(app);
   const cli::throughput_command throughput = cli::add_throughput_command(app);
   const cli::serve_command serve = cli::add_serve_command(app);
+  const cli::plan_command plan_gpus = cli::add_plan_command(app);
   const cli::calibrate_command calibrate = cli::add_calibrate_command(app);
   const cli::inspect_command inspect = cli::add_inspect_command(app);
   const cli::validate_command validate = cli::add_validate_command(app);
@@ -144,6 +147,7 @@ int run(int argc, char** argv) {
   if (*train.app) return train.run();
   if (*throughput.app) return throughput.run();
   if (*serve.app) return serve.run();
+  if (*plan_gpus.app) return plan_gpus.run();
   if (*calibrate.app) return calibrate.run();
   if (*inspect.app) return inspect.run();
   if (*validate.app) return validate.run();

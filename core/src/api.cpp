@@ -5,6 +5,7 @@
 
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/plan.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/request.hpp"
 #include "flopcast/result_json.hpp"
@@ -56,9 +57,10 @@ const char* type_name(field_type t) {
 json commands_json(std::uint32_t c) {
   json out = json::array();
   static const std::pair<request_command, const char*> names[] = {
-      {command_estimate, "estimate"}, {command_compare, "compare"},     {command_throughput, "throughput"},
-      {command_train, "train"},       {command_calibrate, "calibrate"}, {command_simulate, "simulate"},
-      {command_report, "report"}};
+      {command_estimate, "estimate"},     {command_compare, "compare"},
+      {command_throughput, "throughput"}, {command_train, "train"},
+      {command_calibrate, "calibrate"},   {command_simulate, "simulate"},
+      {command_report, "report"},         {command_plan, "plan"}};
   for (const auto& [bit, name] : names)
     if (c & bit) out.push_back(name);
   return out;
@@ -194,6 +196,13 @@ std::string simulate_json(std::string_view request_json, int indent) {
     results.reserve(q.points.size());
     for (std::size_t i = 0; i < q.points.size(); ++i) results.push_back(q.run(i));
     return simulation_to_json(q, results, indent);
+  });
+}
+
+std::string plan_json(std::string_view request_json, int indent) {
+  return guarded([&] {
+    const plan_request q = read_plan_request(request_json);
+    return plan_to_json(q, plan(*q.model, q.plan, *q.gpu), indent);
   });
 }
 

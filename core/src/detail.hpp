@@ -182,6 +182,7 @@ struct estimate_result;
 struct parallel_result;
 struct hardware_spec;
 struct training_settings;
+struct plan_settings;
 namespace detail {
 // The multi-GPU view of an estimate (parallel.cpp); `training`: the resolved training
 // options with settings.training (what the per-replica step is estimated with), else null.
@@ -195,6 +196,7 @@ void apply_layout(const settings& s, const hardware_spec& gpu, estimate_result& 
 void check_settings(const settings& s);
 void check_serving(const serving_settings& s);
 void check_training(const training_settings& t);
+void check_plan(const plan_settings& p);
 // The one fit rule: the bytes of one GPU that weights, cache, activations and training state may
 // use (estimate, layouts, training and serving all fit against this).
 [[nodiscard]] double usable_memory(const settings& s, const hardware_spec& gpu);

@@ -1,6 +1,7 @@
 // The request table: every request field declared once. To add a field, add one row here
 // (where its value lives, its pointer, flag, bounds and help) and use the value in the
 // formula; the readers, validate(), the CLI and the page pick it up from this table.
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -379,6 +380,13 @@ std::vector<row> make_rows() {
     def("kv_blocks", T::integer).part("simulation").flag("--kv-blocks").unit("blocks").range(1, p2_40)
         .commands(command_simulate).derived("what the GPU memory left after weights and activations holds")
         .help("KV cache blocks").access(FLOPCAST_MEMBER(s.simulation.kv_blocks)),
+    def("plan", T::part).commands(command_plan).help("Layout search settings (flopcast plan)"),
+    def("max_gpus", T::integer).part("plan").flag("--max-gpus").unit("GPUs").range(1, 1024).commands(command_plan)
+        .help("The most GPUs a layout may use").access(FLOPCAST_MEMBER(s.plan.max_gpus)),
+    def("concurrency", T::integer).part("plan").flag("--concurrency").unit("sequences").range(1, p2_30)
+        .commands(command_plan).derived("none: the batch runs at once")
+        .help("Concurrent sequences to serve (the serving closed form) instead of one batch")
+        .access(FLOPCAST_MEMBER(s.plan.concurrency)),
     def("training_analysis", T::part).commands(command_train).help("Training-step analysis options"),
     def("recompute", T::recompute).part("training_analysis").flag("--recompute").commands(command_train)
         .derived("full with checkpointing, else none").help("Activation recompute: none, selective, full")
@@ -427,6 +435,15 @@ std::vector<row> make_rows() {
     // A simulation runs on the serving layout: the top-level and "parallelism" fields throughput takes.
     if ((x.r.f.commands & command_throughput) && x.r.f.part != "serving" && x.r.f.key != "serving")
       x.r.f.commands |= command_simulate;
+    // A plan estimates inference at the layouts it chooses: the estimate's fields but training's and
+    // the ranks, with the layout's link figures.
+    static constexpr std::string_view not_planned[] = {"training", "optimizer", "gradient_checkpointing",
+                                                       "layer_table", "power_utilization", "carbon_intensity"};
+    const bool link = x.r.f.key == "parallelism" || x.r.f.key == "interconnect_bandwidth_bytes_per_s" ||
+                      x.r.f.key == "link_latency_s";
+    if ((x.r.f.commands & command_estimate) && (x.r.f.part.empty() || link) &&
+        std::find(std::begin(not_planned), std::end(not_planned), x.r.f.key) == std::end(not_planned))
+      x.r.f.commands |= command_plan;
     out.push_back(x.r);
   }
   return out;
@@ -630,6 +647,11 @@ void check_serving(const serving_settings& s) {
   request_state state;
   state.serving = s;
   check_state(state, {"serving"});
+}
+void check_plan(const plan_settings& p) {
+  request_state state;
+  state.plan = p;
+  check_state(state, {"plan"});
 }
 void check_training(const training_settings& t) {
   request_state state;

@@ -6,6 +6,7 @@
 
 #include "detail.hpp"
 #include "flopcast/engine.hpp"
+#include "flopcast/plan.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/request_json.hpp"
 #include "json_reader.hpp"
@@ -149,6 +150,13 @@ std::vector<calibration_entry> read_calibration_value(const json& j, const std::
   return out;
 }
 
+// The request's one point, which needs a GPU (`needs`: what for, in the message).
+compare_plan::point point_with_gpu(const compare_request& q, const std::string& needs) {
+  const compare_plan::point p = q.plan.at(0);
+  if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected a GPU: " + needs);
+  return p;
+}
+
 }  // namespace
 
 compare_request read_request(const json& j, bool allow_lists, std::uint32_t command, request_state& state) {
@@ -261,6 +269,21 @@ serving_request read_serving_request(const nlohmann::json& j) {
   return q;
 }
 
+plan_request read_plan_request(std::string_view json_text) {
+  using namespace detail;
+  const json j = parse_object(json_text, "the request");
+  request_state state;
+  plan_request q;
+  q.request = read_request(j, false, command_plan, state);
+  const compare_plan::point p = point_with_gpu(q.request, "a plan lays the model out on one kind of GPU");
+  q.model = p.model;
+  q.gpu = p.gpu;
+  read_scalars(part_object(j, "plan"), "plan", command_plan, state, false);
+  q.plan = state.plan;
+  q.plan.base = p.config;
+  return q;
+}
+
 simulation_settings simulation_request::at(std::size_t i) const {
   simulation_settings s = simulation;
   const simulation_point& p = points.at(i);
@@ -281,9 +304,7 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   request_state state;
   simulation_request q;
   q.request = read_request(j, false, command_simulate, state);
-  const compare_plan::point p = q.request.plan.at(0);
-  if (p.gpu == nullptr)
-    throw error(error_code::invalid_argument, "/gpu", "expected a GPU: the serving simulation needs one");
+  const compare_plan::point p = point_with_gpu(q.request, "the serving simulation needs one");
   q.model = p.model;
   q.gpu = p.gpu;
   const json& part = part_object(j, "simulation");

@@ -3,6 +3,7 @@
 // it is stored and read back. Only request_fields.cpp and request_reader.cpp include this.
 #include <nlohmann/json.hpp>
 
+#include "flopcast/plan.hpp"
 #include "flopcast/request.hpp"
 
 namespace flopcast::detail {
@@ -15,6 +16,7 @@ struct request_state {
   measurement measured;
   bool all_models = false;
   bool qlora = false;
+  plan_settings plan;           // "plan": max_gpus, concurrency
   bool report_serving = false;  // "report": {"serving": true}
   // "simulation": what the request gave (unset: the engine's or the simulator's default).
   struct simulation_part {

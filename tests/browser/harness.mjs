@@ -1,6 +1,7 @@
 // Shared by the browser tests and benchmarks: a real HTTP server on 127.0.0.1 serving the
 // built site (dist/), and Debian's chromium driven by playwright-core (never a downloaded browser).
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -76,6 +77,20 @@ export async function launch() {
       '--no-first-run',
     ], // playwright gives each launch a fresh temporary profile
   });
+}
+
+/**
+ * For a test file: serves dist/ and launches the browser before its tests, closes both after.
+ * The returned object holds {site, browser} once the tests run.
+ */
+export function siteAndBrowser() {
+  const up = {};
+  before(async () => Object.assign(up, { site: await serve(dist), browser: await launch() }));
+  after(async () => {
+    await up.browser?.close();
+    await up.site?.close();
+  });
+  return up;
 }
 
 /**

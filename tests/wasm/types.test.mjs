@@ -165,6 +165,18 @@ function realResults() {
     }),
   );
 
+  add('plan', 'plan', fc.plan({ model: 'llama-2-70b', precision: 'fp16', gpu: 'A100-80GB-SXM' }));
+  add(
+    'plan',
+    'plan: concurrency, per-part format',
+    fc.plan({
+      model: 'mixtral-8x7b',
+      gpu: 'H100',
+      precision: { default: 'bf16', experts: 'fp8' },
+      plan: { concurrency: 16, max_gpus: 8 },
+    }),
+  );
+  add('plan', 'plan: nothing fits', fc.plan({ model: 'llama-3.1-405b', gpu: 'A100', plan: { max_gpus: 2 } }));
   add('train', 'train', fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024 }));
   add(
     'train',

@@ -59,7 +59,7 @@ const LAYOUT = D.request_fields.flatMap((f) =>
 );
 const ERROR_IDS = [...document.querySelectorAll('.error[id$="-error"]')]
   .map((el) => el.id.slice(0, -'-error'.length))
-  .filter((id) => $(id) && !id.startsWith('sweep-') && !id.startsWith('sim-'));
+  .filter((id) => $(id) && !id.startsWith('sweep-') && !id.startsWith('sim-') && !id.startsWith('plan-'));
 // A field's error goes under its row of the form, at the row's full width (a narrow grid column
 // would wrap it into many short lines); it keeps its id, so aria-describedby still finds it.
 for (const grid of form.querySelectorAll('.grid2, .grid3')) {
@@ -406,6 +406,9 @@ const PAGE_INPUTS = {
   slottft: 'sim-slo-ttft',
   slotpot: 'sim-slo-tpot',
   simy: 'sim-metric',
+  // the "How many GPUs?" panel (app/plan.js)
+  'plan-conc': 'plan-concurrency',
+  'plan-gpus': 'plan-max-gpus',
   // the serving-throughput panel (app/system.js)
   'srv-prompt': 'srv-prompt',
   'srv-output': 'srv-output',
@@ -644,6 +647,7 @@ function update(force = false) {
   } else checkEach(req, raw, errors); // the page found some; the core judges the rest
   showErrors(errors);
   serve?.then((panel) => panel.stale());
+  plan?.then((panel) => panel.refresh());
   noEstimate.hidden = Boolean(result || lastGood);
   if (result) {
     render(result);
@@ -862,17 +866,67 @@ simForm.addEventListener('input', (e) => {
     panel.stale();
   });
 });
-// Load the panel's code when it comes near the viewport or gets focus (not on a first visit's load).
-simForm.addEventListener('focusin', loadServe, { once: true });
-if ('IntersectionObserver' in window) {
+/** Loads a panel's code when its section comes near the viewport or its form gets focus (not on a first visit's load). */
+function loadWhenNear(section, panelForm, load) {
+  panelForm.addEventListener('focusin', load, { once: true });
+  if (!('IntersectionObserver' in window)) return;
   const seen = new IntersectionObserver((entries) => {
     if (entries.some((en) => en.isIntersecting)) {
       seen.disconnect();
-      loadServe();
+      load();
     }
   });
-  seen.observe($('serve'));
+  seen.observe(section);
 }
+loadWhenNear($('serve'), simForm, loadServe);
+
+// ---------- "How many GPUs?" (app/plan.js, loaded on first use; fc.plan runs in the worker) ----------
+/** The plan's base: the request above with the fields fc.plan takes (the layout's ranks are the plan's). */
+function planBase() {
+  const raw = readRaw();
+  const errors = new Map();
+  const req = buildRequest(raw, errors);
+  const forPlan = D.request_fields.filter((f) => f.commands.includes('plan'));
+  const top = new Set(forPlan.filter((f) => f.part === '').map((f) => f.key));
+  const links = new Set(forPlan.filter((f) => f.part === 'parallelism').map((f) => f.key));
+  const base = Object.fromEntries(Object.entries(req).filter(([k]) => top.has(k) && k !== 'parallelism'));
+  const kept = Object.entries(req.parallelism ?? {}).filter(([k]) => links.has(k));
+  if (kept.length) base.parallelism = Object.fromEntries(kept);
+  const bad = [...errors]
+    .filter(([id]) => !LAYOUT.some((f) => f.id === id))
+    .map(([id, msg]) => `${labelOf(id)}: ${errorText(id, msg)}`);
+  if (!bad.length && !base.gpu) bad.push(`${labelOf('gpu')}: choose a GPU to plan for`);
+  return { base, error: bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '' };
+}
+/** "Use this layout": the plan's ranks into the layout inputs, then the estimate follows. */
+function useLayout(layout) {
+  const key = { tensor_parallel: 'tp', pipeline_parallel: 'pp', data_parallel: 'dp', expert_parallel: 'ep' };
+  for (const f of LAYOUT) if (key[f.key] in layout) $(f.id).value = String(layout[key[f.key]]);
+  update();
+  scheduleUrl(true);
+  $('results').scrollIntoView?.({ block: 'start' });
+}
+{
+  const d = D.request_fields.find((f) => f.part === 'plan' && f.key === 'max_gpus')?.default;
+  if (typeof d === 'number') $('plan-max-gpus').value = String(d);
+}
+let plan = null;
+function loadPlan() {
+  plan ??= import('./app/plan.js').then(({ initPlan }) => {
+    const panel = initPlan({ call: work, base: planBase, useLayout, labelOf });
+    panel.run();
+    return panel;
+  });
+  return plan;
+}
+const planForm = $('plan-form');
+planForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  scheduleUrl(true); // a Plan click commits
+  loadPlan().then((panel) => panel.run());
+});
+planForm.addEventListener('input', (e) => plan?.then((panel) => panel.clearError(e.target.id)));
+loadWhenNear($('plan'), planForm, loadPlan);
 
 // ---------- the operators card (app/ops.js, loaded when it comes into view or gets focus) ----------
 let ops = null;

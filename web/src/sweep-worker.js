@@ -49,9 +49,9 @@ self.onmessage = async ({ data: msg }) => {
       const t0 = performance.now();
       const result = fc.simulate(msg.request);
       postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
-    } else if (msg.type === 'reportData') {
+    } else if (msg.type === 'plan' || msg.type === 'reportData') {
       const t0 = performance.now();
-      const result = fc.reportData(msg.request);
+      const result = fc[msg.type](msg.request);
       postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
     } else throw new Error(`unknown worker message type ${JSON.stringify(msg.type)}`);
   } catch (e) {

@@ -35,6 +35,7 @@ enum request_command : std::uint32_t {
   command_calibrate = 1u << 4,
   command_simulate = 1u << 5,
   command_report = 1u << 6,  // only the report part: a report takes the estimate's fields besides
+  command_plan = 1u << 7,    // flopcast plan: the layouts that fit (plan.hpp)
 };
 
 enum class field_type : std::uint8_t {

@@ -4,6 +4,7 @@
 // latency-throughput curve and one point's timeline. Formatting only here (../format.js); every
 // cell keeps its raw value (data-value) at its JSON pointer in the result (data-field).
 import { plainMessage, showError } from './fmt.js';
+import { readNumbers, setFieldError } from './inputs.js';
 import { formatInteger, formatPercent, formatPerSecond, formatRate, formatSeconds } from '../format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -71,11 +72,7 @@ export function initServe({ fc, call, base, labelOf }) {
   let shown = null; // {request, result, ms}
   let runId = 0;
 
-  function setError(id, msg, e = null) {
-    showError($(`${id}-error`), msg, e);
-    if (msg) $(id).setAttribute('aria-invalid', 'true');
-    else $(id).removeAttribute('aria-invalid');
-  }
+  const setError = setFieldError;
   function clearErrors() {
     for (const id of IDS) setError(id, '');
     showError(errorEl, '');
@@ -94,18 +91,7 @@ export function initServe({ fc, call, base, labelOf }) {
       if (bad !== undefined) errors.set('sim-concurrency', `Not a number: "${bad}".`);
       else sim.concurrency = items.map(Number);
     }
-    for (const { id, key } of NUMBERS) {
-      const el = $(id);
-      const v = el.value.trim();
-      if (v === '') {
-        if (el.validity?.badInput) errors.set(id, 'Not a number: enter a number.');
-        continue;
-      }
-      const n = Number(v);
-      if (Number.isFinite(n)) sim[key] = n;
-      else errors.set(id, `Not a number: "${v}".`);
-    }
-    return sim;
+    return { ...sim, ...readNumbers(NUMBERS, errors) };
   }
 
   /** Puts a core error at the field its pointer names (/simulation/concurrency/0, /engine), else under the panel. */
