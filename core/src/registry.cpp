@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <unordered_map>
 
 #include "detail.hpp"
 #include "flopcast/config.hpp"
@@ -203,30 +204,46 @@ bool model_filter::matches(const model_record& r) const {
   return (!min_parameters || n >= *min_parameters) && (!max_parameters || n <= *max_parameters);
 }
 
+// Name -> record indexes, built once (the records never change): a lookup is one hash of the
+// folded name, not a scan folding every id and alias (the scan was ~12% of estimate_json).
+namespace {
+template <class Record, class Fold, class Names>
+std::unordered_map<std::string, const Record*> index_of(const std::vector<Record>& records, Fold fold, Names names) {
+  std::unordered_map<std::string, const Record*> index;
+  for (const Record& r : records)
+    for (const std::string& n : names(r)) index.emplace(fold(n), &r);  // the first record keeps a name
+  return index;
+}
+}  // namespace
+
 const model_record& find_model(std::string_view name) {
-  const std::string key = lower(name);
-  for (const auto& r : model_records()) {
-    if (lower(r.id) == key) return r;
-    for (const auto& a : r.aliases)
-      if (lower(a) == key) return r;
-  }
-  // A bare repo name ("Meta-Llama-3-8B") also finds "meta-llama/Meta-Llama-3-8B".
-  for (const auto& r : model_records()) {
-    const auto slash = r.id.find('/');
-    if (slash != std::string::npos && lower(r.id.substr(slash + 1)) == key) return r;
-  }
+  // Ids and aliases first; then a bare repo name ("Meta-Llama-3-8B" finds
+  // "meta-llama/Meta-Llama-3-8B") where no id or alias has it.
+  static const auto by_name = [] {
+    auto index = index_of(model_records(), lower, [](const model_record& r) {
+      std::vector<std::string> names{r.id};
+      names.insert(names.end(), r.aliases.begin(), r.aliases.end());
+      return names;
+    });
+    for (const auto& r : model_records()) {
+      const auto slash = r.id.find('/');
+      if (slash != std::string::npos) index.emplace(lower(r.id.substr(slash + 1)), &r);
+    }
+    return index;
+  }();
+  if (const auto it = by_name.find(lower(name)); it != by_name.end()) return *it->second;
   throw error(error_code::unknown_model, "/model",
               "unknown model \"" + std::string(name) + "\": expected a registry model name or alias" +
                   did_you_mean(suggest_models(name)));
 }
 
 const hardware_spec& find_gpu(std::string_view name) {
-  const std::string key = squash(name);
-  for (const auto& g : gpu_records()) {
-    if (squash(g.name) == key) return g;
-    for (const auto& a : g.aliases)
-      if (squash(a) == key) return g;
-  }
+  static const auto by_name = index_of(gpu_records(), squash, [](const hardware_spec& g) {
+    std::vector<std::string> names{g.name};
+    names.insert(names.end(), g.aliases.begin(), g.aliases.end());
+    return names;
+  });
+  if (const auto it = by_name.find(squash(name)); it != by_name.end()) return *it->second;
   throw error(error_code::unknown_gpu, "/gpu",
               "unknown GPU \"" + std::string(name) + "\": expected a GPU name or alias from the accelerator database" +
                   did_you_mean(suggest_gpus(name)));
