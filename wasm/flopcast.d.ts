@@ -1023,8 +1023,6 @@ export interface EstimateResult {
       gpu_memory: number | null;
       /** What one GPU may hold: the fit rule's share of gpu_memory after the reserve. */
       usable_gpu_memory: number | null;
-      /** The fullest GPU's bytes on the configuration (the layout's, else total). */
-      per_gpu: number | null;
       /** Whether each GPU of the configuration holds its share (per_gpu <= usable_gpu_memory). */
       fits_on_gpu: boolean | null;
       training: TrainingMemory | null;

@@ -285,7 +285,6 @@ std::string to_json(const estimate_context& c, int indent) {
                  {"inference_total", mem.total},
                  {"gpu_memory", or_null(perf, mem.gpu_memory)},
                  {"usable_gpu_memory", or_null(perf, mem.usable_gpu_memory)},
-                 {"per_gpu", or_null(perf, r.parallel.memory_per_gpu)},
                  {"fits_on_gpu", perf ? json(mem.fits_on_gpu) : json(nullptr)}};
   if (s.training)
     memory["training"] = {{"weights", mem.train_weights},

@@ -6,17 +6,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { serve, launch, openPage, dist, root, assertSame, shownBy } from './harness.mjs';
+import { openPage, root, assertSame, shownBy, openSuite, closeSuite } from './harness.mjs';
 
 let site, browser;
-before(async () => {
-  site = await serve(dist);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+before(async () => ({ site, browser } = await openSuite()));
+after(() => closeSuite({ site, browser }));
 
 const cli = (args) => {
   const r = spawnSync(join(root, 'build/flopcast'), [...args, '--json', '--no-calibration'], { encoding: 'utf8' });

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { load } from '../wasm/load.mjs';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const dist = join(root, 'dist');
@@ -85,12 +86,20 @@ export async function launch() {
  */
 export function siteAndBrowser() {
   const up = {};
-  before(async () => Object.assign(up, { site: await serve(dist), browser: await launch() }));
-  after(async () => {
-    await up.browser?.close();
-    await up.site?.close();
-  });
+  before(async () => Object.assign(up, await openSuite()));
+  after(() => closeSuite(up));
   return up;
+}
+
+/** A suite's fixtures: dist/ served, the browser, and with `core` the WASM core in Node ({fc}). */
+export async function openSuite({ core = false } = {}) {
+  const site = await serve(dist);
+  const browser = await launch();
+  return { site, browser, fc: core ? (await load()).fc : undefined };
+}
+export async function closeSuite({ site, browser }) {
+  await browser?.close();
+  await site?.close();
 }
 
 /**

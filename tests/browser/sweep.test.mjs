@@ -7,20 +7,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openSync, readSync, closeSync, statSync, readFileSync } from 'node:fs';
-import { serve, launch, openPage, dist } from './harness.mjs';
-import { load } from '../wasm/load.mjs';
+import { openPage, openSuite, closeSuite } from './harness.mjs';
 import { formatInteger } from '../../web/src/format.js';
 
 let site, browser, fc;
-before(async () => {
-  site = await serve(dist);
-  browser = await launch();
-  ({ fc } = await load());
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+before(async () => ({ site, browser, fc } = await openSuite({ core: true })));
+after(() => closeSuite({ site, browser }));
 
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
 const range = (n, f = (i) => i + 1) => Array.from({ length: n }, (_, i) => f(i)).join(',');

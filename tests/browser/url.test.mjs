@@ -6,19 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, dist, shownBy } from './harness.mjs';
-import { load } from '../wasm/load.mjs';
+import { openPage, shownBy, openSuite, closeSuite } from './harness.mjs';
 
 let site, browser, fc;
-before(async () => {
-  site = await serve(dist);
-  browser = await launch();
-  ({ fc } = await load());
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+before(async () => ({ site, browser, fc } = await openSuite({ core: true })));
+after(() => closeSuite({ site, browser }));
 
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
 const historyLength = (page) => page.evaluate(() => history.length);

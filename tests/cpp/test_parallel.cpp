@@ -234,7 +234,7 @@ TEST_CASE("with a layout the headline is the configuration: fit per GPU, latency
   CHECK(j["memory_per_gpu"].get<double>() == j["details"]["parallelism"]["per_gpu_memory_bytes"].get<double>());
   CHECK(j["latency"].get<double>() == j["details"]["parallelism"]["prefill_latency_s"].get<double>());
   CHECK(j["details"]["memory"]["fits_on_gpu"] == true);
-  CHECK(j["details"]["memory"]["per_gpu"].get<double>() < j["details"]["memory"]["usable_gpu_memory"].get<double>());
+  CHECK(j["memory_per_gpu"].get<double>() < j["details"]["memory"]["usable_gpu_memory"].get<double>());
   // Training: one step of the layout.
   auto t = fp16_layout(4);
   t.training = true;
