@@ -321,15 +321,11 @@ struct row_builder {
     const memory_breakdown& mem = r.memory;
     const weight_traffic t = detail::weight_traffic_of(m, r);
     const auto bytes_of = [&](weight_component c) { return mem.weights_by_component[static_cast<std::size_t>(c)]; };
-    // Norm weights are part of the attention component's bytes: 16-bit (fp32 models: 32-bit) in a
-    // format's accounting (memory.cpp), else the component's mean.
+    // Norm weights are part of the attention component's bytes, at the rate the estimate costed
+    // them (memory.cpp: memory_breakdown::norm_bytes_per_parameter).
     const double attn_bytes = bytes_of(weight_component::attention);
     const double norm_params = d(r.parameters.norm);
-    const double norm_bpp = std::string_view(mem.weights_source) == "format"
-                                ? detail::activation_bytes(s.weight_precision)
-                                : (r.parameters.attention + r.parameters.norm > 0
-                                       ? attn_bytes / d(r.parameters.attention + r.parameters.norm)
-                                       : 0.0);
+    const double norm_bpp = mem.norm_bytes_per_parameter;
     std::array<double, 10> share{};  // bytes per parameter by bucket
     std::array<double, 10> total{};
     for (std::size_t i = 0; i < rows.size(); ++i) total[static_cast<std::size_t>(buckets[i])] += params[i];

@@ -217,7 +217,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     }
     start += size;
   }
-  out.fits_per_gpu = out.memory_per_gpu <= usable_memory(s, gpu);
+  out.fits_per_gpu = out.memory_per_gpu <= r.memory.usable_gpu_memory;  // the fit rule, as roofline.cpp applied it
 
   // Communication of one prefill pass and one decode step, per replica.
   const double act = activation_bytes(s.weight_precision), h = d(m.hidden_size), lat = l.link_latency_s;
