@@ -50,7 +50,14 @@ status guarded(F&& f) {
 }
 
 status estimate(const std::string& request) {
-  return guarded([&] { return ok(flopcast::estimate_json(request), 1); });
+  return guarded([&] {
+    std::string text = flopcast::estimate_json(request);
+    // count: the byte offset of the top-level ,"details": (its last key; a JSON string cannot
+    // hold that sequence, its quotes would be escaped), so that the wrapper parses the headline
+    // at once and the details only when they are read.
+    const std::size_t at = text.find(",\"details\":");
+    return ok(std::move(text), at == std::string::npos ? 0 : static_cast<double>(at));
+  });
 }
 status compare(const std::string& request) {
   return guarded([&] { return ok(flopcast::compare_json(request), 0); });

@@ -50,6 +50,23 @@ function configText(config) {
 }
 const FIRST_READ = 1 << 20; // most headers fit in 1 MiB; GGUF tokenizer arrays may need more
 
+// An own, enumerable property parsed from `text` on first read (then a plain data property):
+// JSON.stringify, spreading and structured cloning see the parsed value.
+const DETAILS_KEY = ',"details":'.length;
+function lazyField(object, key, text) {
+  const settle = (value) => {
+    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(object, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => settle(JSON.parse(text)),
+    set: settle,
+  });
+  return object;
+}
+
 function unwrap(status) {
   if (!status.ok) throw new FlopcastError(status.text);
   return status;
@@ -68,7 +85,17 @@ export async function createFlopcast(options = {}) {
   let models, gpus, engines, defaults;
   const api = {
     version: () => mod.version(),
-    estimate: (request) => result(mod.estimate(requestText(request))),
+    /**
+     * The estimate of one configuration. Its `details` are parsed when first read (most of the
+     * result's bytes; a caller that reads only the headline figures does not pay for them).
+     */
+    estimate(request) {
+      const at = unwrap(mod.estimate(requestText(request))).count;
+      const bytes = mod.resultView();
+      if (!(at > 0)) return JSON.parse(decoder.decode(bytes));
+      const head = JSON.parse(`${decoder.decode(bytes.subarray(0, at))}}`);
+      return lazyField(head, 'details', decoder.decode(bytes.subarray(at + DETAILS_KEY, bytes.length - 1)));
+    },
     compare: (request) => result(mod.compare(requestText(request))),
     throughput: (request) => result(mod.throughput(requestText(request))),
     /**

@@ -2,7 +2,13 @@
 #include "json_out.hpp"
 
 #include <charconv>
+#include <limits>
 #include <nlohmann/json.hpp>
+
+// fmt's Dragonbox gives a double's shortest decimal digits (the digits and exponent only; nlohmann
+// lays them out). Header-only here, so the WebAssembly module needs no fmt library.
+#define FMT_HEADER_ONLY
+#include <fmt/format.h>
 
 namespace flopcast::detail {
 
@@ -19,10 +25,24 @@ json_out& json_out::value(double v) {
     put("null", 4);
     return *this;
   }
-  char buffer[32];
-  // nlohmann's shortest round-trip form (grisu2, "%g"-like, integral values with ".0"): the
-  // same text its dump() wrote, on every platform (Emscripten's libc++ has no double to_chars).
-  const char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, v);
+  // The shortest digits that read back to v (Dragonbox, several times faster than the grisu2 that
+  // nlohmann's dump runs), laid out as nlohmann lays them ("%g"-like between 1e-5 and 1e15, an
+  // integral value with ".0"), so the text is the form nlohmann's dump writes for the same double.
+  char buffer[40];
+  char* p = buffer;
+  if (std::signbit(v)) {
+    *p++ = '-';
+    v = -v;
+  }
+  if (v == 0) {
+    std::memcpy(p, "0.0", 3);
+    put(buffer, static_cast<std::size_t>(p + 3 - buffer));
+    return *this;
+  }
+  const auto d = fmt::detail::dragonbox::to_decimal(v);
+  const auto digits = std::to_chars(p, p + 20, d.significand);
+  const char* end = nlohmann::detail::dtoa_impl::format_buffer(p, static_cast<int>(digits.ptr - p), d.exponent, -4,
+                                                               std::numeric_limits<double>::digits10);
   put(buffer, static_cast<std::size_t>(end - buffer));
   return *this;
 }
@@ -34,6 +54,52 @@ void json_out::grow(std::size_t need) {
   if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
   data_ = std::move(bigger);
   capacity_ = capacity;
+}
+
+json_out& json_out::key(std::string_view k) {
+  separate();
+  string(k);
+  if (indent_ >= 0)
+    put(": ", 2);
+  else
+    put(':');
+  keyed_ = true;
+#ifndef NDEBUG
+  last_key_ = k;
+#endif
+  return *this;
+}
+
+void json_out::separate() {
+  if (depth_ == 0) return;
+  if (!first_[depth_ - 1]) put(',');
+  first_[depth_ - 1] = false;
+  newline(depth_);
+}
+
+void json_out::newline(int depth) {
+  if (indent_ < 0) return;
+  const std::size_t n = static_cast<std::size_t>(depth) * static_cast<std::size_t>(indent_);
+  reserve(n + 1);
+  data_[size_++] = '\n';
+  std::memset(data_.get() + size_, ' ', n);
+  size_ += n;
+}
+
+json_out& json_out::open(char c) {
+  item();
+  put(c);
+  assert(depth_ < static_cast<int>(first_.size()) && "JSON nested too deeply");
+  first_[depth_++] = true;
+  return *this;
+}
+
+json_out& json_out::close(char c) {
+  assert(depth_ > 0 && "no container is open");
+  --depth_;
+  if (!first_[depth_]) newline(depth_);
+  put(c);
+  return *this;
 }
 
 void json_out::integer(std::int64_t v) {

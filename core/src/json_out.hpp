@@ -28,19 +28,7 @@ class json_out {
   json_out& begin_array() { return open('['); }
   json_out& end_object() { return close('}'); }
   json_out& end_array() { return close(']'); }
-  json_out& key(std::string_view k) {
-    separate();
-    string(k);
-    if (indent_ >= 0)
-      put(": ", 2);
-    else
-      put(':');
-    keyed_ = true;
-#ifndef NDEBUG
-    last_key_ = k;
-#endif
-    return *this;
-  }
+  json_out& key(std::string_view k);
 
   json_out& value(std::nullptr_t) { return token("null"); }
   json_out& value(bool b) { return token(b ? "true" : "false"); }
@@ -127,34 +115,10 @@ class json_out {
     else
       separate();
   }
-  void separate() {
-    if (depth_ == 0) return;
-    if (!first_[depth_ - 1]) put(',');
-    first_[depth_ - 1] = false;
-    newline(depth_);
-  }
-  void newline(int depth) {
-    if (indent_ < 0) return;
-    const std::size_t n = static_cast<std::size_t>(depth) * static_cast<std::size_t>(indent_);
-    reserve(n + 1);
-    data_[size_++] = '\n';
-    std::memset(data_.get() + size_, ' ', n);
-    size_ += n;
-  }
-  json_out& open(char c) {
-    item();
-    put(c);
-    assert(depth_ < static_cast<int>(first_.size()) && "JSON nested too deeply");
-    first_[depth_++] = true;
-    return *this;
-  }
-  json_out& close(char c) {
-    assert(depth_ > 0 && "no container is open");
-    --depth_;
-    if (!first_[depth_]) newline(depth_);
-    put(c);
-    return *this;
-  }
+  void separate();
+  void newline(int depth);
+  json_out& open(char c);
+  json_out& close(char c);
   void integer(std::int64_t v);
   void string(std::string_view s);
 

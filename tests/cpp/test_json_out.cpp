@@ -4,6 +4,7 @@
 // and kept valid UTF-8, and numbers read back to the same double.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -16,18 +17,47 @@ namespace {
 
 using ordered = nlohmann::ordered_json;
 
-// Parsing a document and dumping it again with the same indent gives the same text.
+// The length of the number token at text[i] (JSON number characters).
+std::size_t number_length(const std::string& text, std::size_t i) {
+  std::size_t n = 0;
+  while (i + n < text.size() && std::strchr("-+.eE0123456789", text[i + n]) != nullptr) ++n;
+  return n;
+}
+
+// Parsing a document and dumping it again with the same indent gives the same text, except that
+// a number may be written with other digits for the same double (the writer's Dragonbox picks the
+// shortest digits; nlohmann's grisu2 occasionally one more): such tokens must read back to the
+// same double and both be floating-point or both integers.
 void check_canonical(const std::string& text, int indent, const std::string& what) {
   INFO(what << " (indent " << indent << ")");
-  const ordered parsed = ordered::parse(text);
-  const std::string again = parsed.dump(indent);
-  if (again != text) {
-    std::size_t at = 0;
-    while (at < text.size() && at < again.size() && text[at] == again[at]) ++at;
-    const std::size_t from = at > 60 ? at - 60 : 0;
-    FAIL("differs at byte " << at << ":\nwriter:   " << text.substr(from, 120)
-                            << "\nnlohmann: " << again.substr(from, 120));
+  const std::string again = ordered::parse(text).dump(indent);
+  std::size_t i = 0, j = 0;
+  while (i < text.size() && j < again.size()) {
+    const bool in_number = (text[i] == '-' || (text[i] >= '0' && text[i] <= '9')) && i > 0 &&
+                           std::strchr(":[, \n", text[i - 1]) != nullptr;
+    if (in_number) {
+      const std::size_t a = number_length(text, i), b = number_length(again, j);
+      const std::string x = text.substr(i, a), y = again.substr(j, b);
+      const auto is_float = [](const std::string& t) { return t.find_first_of(".eE") != std::string::npos; };
+      if (x != y) {
+        INFO("number " << x << " vs nlohmann's " << y);
+        REQUIRE(is_float(x) == is_float(y));
+        REQUIRE(std::strtod(x.c_str(), nullptr) == std::strtod(y.c_str(), nullptr));
+      }
+      i += a;
+      j += b;
+      continue;
+    }
+    if (text[i] != again[j]) {
+      const std::size_t from = i > 60 ? i - 60 : 0;
+      FAIL("differs at byte " << i << ":\nwriter:   " << text.substr(from, 120)
+                              << "\nnlohmann: " << again.substr(from, 120));
+    }
+    ++i;
+    ++j;
   }
+  CHECK(i == text.size());
+  CHECK(j == again.size());
 }
 
 }  // namespace
