@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -15,8 +17,13 @@
 
 namespace flopcast {
 namespace detail {
-extern const std::string_view k_gpu_records;
+// cmake/embed_data.cmake: one JSON text per record, and beside it the record's names ("id or
+// name\nalias\n...") so that lookups need no parse.
+extern const std::string_view k_gpu_records[];
+extern const std::string_view k_gpu_names[];
+extern const std::size_t k_gpu_record_count;
 extern const std::string_view k_model_records[];
+extern const std::string_view k_model_names[];
 extern const std::size_t k_model_record_count;
 }  // namespace detail
 
@@ -119,29 +126,66 @@ void read_published(const json& j, model_record& r) {
                 "active_significant_digits is given without the active count it qualifies");
 }
 
-std::vector<model_record> load_models() {
-  std::vector<model_record> out;
-  for (std::size_t i = 0; i < detail::k_model_record_count; ++i)
-    out.push_back(parse_model_record(detail::k_model_records[i]));
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return lower(a.id) < lower(b.id); });
-  return out;
-}
-
-std::vector<hardware_spec> load_gpus() {
-  std::vector<hardware_spec> out;
-  const json j = json::parse(detail::k_gpu_records);
-  for (const json& g : j.at("gpus")) out.push_back(detail::read_hardware(g));
-  return out;
-}
-
-template <class Records, class Id>
-std::vector<std::vector<std::string>> names_of(const Records& records, Id id) {
-  std::vector<std::vector<std::string>> out;
-  for (const auto& r : records) {
-    out.push_back({id(r)});
-    out.back().insert(out.back().end(), r.aliases.begin(), r.aliases.end());
+// The embedded records of one kind, parsed one by one when first used: a lookup indexes the
+// names the build wrote beside each record, so a start-up parses only the records it uses.
+// Slots never move (references to records are kept); std::call_once makes a first use from
+// several threads parse once. A record that fails to parse throws at each use.
+template <class Record>
+class lazy_records {
+ public:
+  using parse_fn = Record (*)(std::string_view);
+  lazy_records(const std::string_view* texts, const std::string_view* names, std::size_t count, parse_fn parse,
+               bool sort_by_id)
+      : parse_(parse), slots_(count), once_(new std::once_flag[count]) {
+    std::vector<std::size_t> order(count);
+    for (std::size_t i = 0; i < count; ++i) order[i] = i;
+    std::vector<std::vector<std::string>> split(count);
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t b = 0, e; b <= names[i].size(); b = e + 1) {
+        e = std::min(names[i].find('\n', b), names[i].size());
+        split[i].emplace_back(names[i].substr(b, e - b));
+      }
+    if (sort_by_id)
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return lower(split[a][0]) < lower(split[b][0]); });
+    texts_.reserve(count);
+    names_.reserve(count);
+    for (std::size_t i : order) {
+      texts_.push_back(texts[i]);
+      names_.push_back(std::move(split[i]));
+    }
   }
-  return out;
+  // Slot i's names: its id or name first, then its aliases, as the record holds them.
+  [[nodiscard]] const std::vector<std::vector<std::string>>& names() const { return names_; }
+  const Record& at(std::size_t i) {
+    std::call_once(once_[i], [&] { slots_[i] = parse_(texts_[i]); });
+    return slots_[i];
+  }
+  const std::vector<Record>& all() {
+    for (std::size_t i = 0; i < slots_.size(); ++i) (void)at(i);
+    return slots_;
+  }
+
+ private:
+  parse_fn parse_;
+  std::vector<std::string_view> texts_;
+  std::vector<std::vector<std::string>> names_;
+  std::vector<Record> slots_;
+  std::unique_ptr<std::once_flag[]> once_;
+};
+
+hardware_spec parse_gpu_record(std::string_view text) { return read_hardware(text); }
+
+// Models sorted by id (case-insensitively); GPUs in data/gpus.json's order.
+lazy_records<model_record>& models() {
+  static lazy_records<model_record> records(detail::k_model_records, detail::k_model_names,
+                                            detail::k_model_record_count, parse_model_record, true);
+  return records;
+}
+lazy_records<hardware_spec>& gpus() {
+  static lazy_records<hardware_spec> records(detail::k_gpu_records, detail::k_gpu_names, detail::k_gpu_record_count,
+                                             parse_gpu_record, false);
+  return records;
 }
 
 }  // namespace
@@ -187,15 +231,9 @@ compared_counts counts_for_published(const model_record& r) {
   return {p.total - vision, p.active - vision};
 }
 
-const std::vector<model_record>& model_records() {
-  static const std::vector<model_record> records = load_models();
-  return records;
-}
+const std::vector<model_record>& model_records() { return models().all(); }
 
-const std::vector<hardware_spec>& gpu_records() {
-  static const std::vector<hardware_spec> records = load_gpus();
-  return records;
-}
+const std::vector<hardware_spec>& gpu_records() { return gpus().all(); }
 
 bool model_filter::matches(const model_record& r) const {
   if (!family.empty() && lower(family) != lower(r.family)) return false;
@@ -204,14 +242,14 @@ bool model_filter::matches(const model_record& r) const {
   return (!min_parameters || n >= *min_parameters) && (!max_parameters || n <= *max_parameters);
 }
 
-// Name -> record indexes, built once (the records never change): a lookup is one hash of the
-// folded name, not a scan folding every id and alias (the scan was ~12% of estimate_json).
+// Name -> record slot indexes, built once from the names beside the records (no parse): a
+// lookup is one hash of the folded name, then a parse of that one record on its first use.
 namespace {
-template <class Record, class Fold, class Names>
-std::unordered_map<std::string, const Record*> index_of(const std::vector<Record>& records, Fold fold, Names names) {
-  std::unordered_map<std::string, const Record*> index;
-  for (const Record& r : records)
-    for (const std::string& n : names(r)) index.emplace(fold(n), &r);  // the first record keeps a name
+template <class Fold>
+std::unordered_map<std::string, std::size_t> index_of(const std::vector<std::vector<std::string>>& names, Fold fold) {
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (const std::string& n : names[i]) index.emplace(fold(n), i);  // the first record keeps a name
   return index;
 }
 }  // namespace
@@ -220,40 +258,34 @@ const model_record& find_model(std::string_view name) {
   // Ids and aliases first; then a bare repo name ("Meta-Llama-3-8B" finds
   // "meta-llama/Meta-Llama-3-8B") where no id or alias has it.
   static const auto by_name = [] {
-    auto index = index_of(model_records(), lower, [](const model_record& r) {
-      std::vector<std::string> names{r.id};
-      names.insert(names.end(), r.aliases.begin(), r.aliases.end());
-      return names;
-    });
-    for (const auto& r : model_records()) {
-      const auto slash = r.id.find('/');
-      if (slash != std::string::npos) index.emplace(lower(r.id.substr(slash + 1)), &r);
+    const auto& names = models().names();
+    auto index = index_of(names, lower);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string& id = names[i][0];
+      const auto slash = id.find('/');
+      if (slash != std::string::npos) index.emplace(lower(id.substr(slash + 1)), i);
     }
     return index;
   }();
-  if (const auto it = by_name.find(lower(name)); it != by_name.end()) return *it->second;
+  if (const auto it = by_name.find(lower(name)); it != by_name.end()) return models().at(it->second);
   throw error(error_code::unknown_model, "/model",
               "unknown model \"" + std::string(name) + "\": expected a registry model name or alias" +
                   did_you_mean(suggest_models(name)));
 }
 
 const hardware_spec& find_gpu(std::string_view name) {
-  static const auto by_name = index_of(gpu_records(), squash, [](const hardware_spec& g) {
-    std::vector<std::string> names{g.name};
-    names.insert(names.end(), g.aliases.begin(), g.aliases.end());
-    return names;
-  });
-  if (const auto it = by_name.find(squash(name)); it != by_name.end()) return *it->second;
+  static const auto by_name = index_of(gpus().names(), squash);
+  if (const auto it = by_name.find(squash(name)); it != by_name.end()) return gpus().at(it->second);
   throw error(error_code::unknown_gpu, "/gpu",
               "unknown GPU \"" + std::string(name) + "\": expected a GPU name or alias from the accelerator database" +
                   did_you_mean(suggest_gpus(name)));
 }
 
 std::vector<std::string> suggest_models(std::string_view name, std::size_t limit) {
-  return closest(name, names_of(model_records(), [](const model_record& r) { return r.id; }), limit);
+  return closest(name, models().names(), limit);
 }
 std::vector<std::string> suggest_gpus(std::string_view name, std::size_t limit) {
-  return closest(name, names_of(gpu_records(), [](const hardware_spec& g) { return g.name; }), limit);
+  return closest(name, gpus().names(), limit);
 }
 
 }  // namespace flopcast
