@@ -145,9 +145,11 @@ class lazy_records {
         e = std::min(names[i].find('\n', b), names[i].size());
         split[i].emplace_back(names[i].substr(b, e - b));
       }
-    if (sort_by_id)
-      std::sort(order.begin(), order.end(),
-                [&](std::size_t a, std::size_t b) { return lower(split[a][0]) < lower(split[b][0]); });
+    if (sort_by_id) {
+      std::vector<std::string> keys(count);
+      for (std::size_t i = 0; i < count; ++i) keys[i] = lower(split[i][0]);
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    }
     texts_.reserve(count);
     names_.reserve(count);
     for (std::size_t i : order) {
