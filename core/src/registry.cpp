@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string_view>
-#include <unordered_map>
 
 #include "detail.hpp"
 #include "flopcast/config.hpp"
@@ -17,14 +17,21 @@
 
 namespace flopcast {
 namespace detail {
-// cmake/embed_data.cmake: one JSON text per record, and beside it the record's names ("id or
-// name\nalias\n...") so that lookups need no parse.
+// cmake/embed_data.cmake: one JSON text per record (models sorted by id, GPUs in the file's
+// order), beside it the record's names ("id or name\nalias\n..."), and a name index: keys
+// sorted, each with the record it finds.
 extern const std::string_view k_gpu_records[];
 extern const std::string_view k_gpu_names[];
 extern const std::size_t k_gpu_record_count;
+extern const std::string_view k_gpu_keys[];
+extern const std::uint32_t k_gpu_key_slots[];
+extern const std::size_t k_gpu_key_count;
 extern const std::string_view k_model_records[];
 extern const std::string_view k_model_names[];
 extern const std::size_t k_model_record_count;
+extern const std::string_view k_model_keys[];
+extern const std::uint32_t k_model_key_slots[];
+extern const std::size_t k_model_key_count;
 }  // namespace detail
 
 namespace {
@@ -126,41 +133,45 @@ void read_published(const json& j, model_record& r) {
                 "active_significant_digits is given without the active count it qualifies");
 }
 
-// The embedded records of one kind, parsed one by one when first used: a lookup indexes the
-// names the build wrote beside each record, so a start-up parses only the records it uses.
-// Slots never move (references to records are kept); std::call_once makes a first use from
-// several threads parse once. A record that fails to parse throws at each use.
+// The embedded records of one kind, parsed one by one when first used: a lookup is a binary
+// search of the build's name index, so a start-up parses only the records it uses. Slots never
+// move (references to records are kept); std::call_once makes a first use from several threads
+// parse once. A record that fails to parse throws at each use. Never destroyed (the process
+// keeps its records to the end; no destructor runs at exit).
 template <class Record>
 class lazy_records {
  public:
   using parse_fn = Record (*)(std::string_view);
-  lazy_records(const std::string_view* texts, const std::string_view* names, std::size_t count, parse_fn parse,
-               bool sort_by_id)
-      : parse_(parse), slots_(count), once_(new std::once_flag[count]) {
-    std::vector<std::size_t> order(count);
-    for (std::size_t i = 0; i < count; ++i) order[i] = i;
-    std::vector<std::vector<std::string>> split(count);
-    for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t b = 0, e; b <= names[i].size(); b = e + 1) {
-        e = std::min(names[i].find('\n', b), names[i].size());
-        split[i].emplace_back(names[i].substr(b, e - b));
-      }
-    if (sort_by_id) {
-      std::vector<std::string> keys(count);
-      for (std::size_t i = 0; i < count; ++i) keys[i] = lower(split[i][0]);
-      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
-    }
-    texts_.reserve(count);
-    names_.reserve(count);
-    for (std::size_t i : order) {
-      texts_.push_back(texts[i]);
-      names_.push_back(std::move(split[i]));
-    }
+  struct embedded {
+    const std::string_view* texts;
+    const std::string_view* names;
+    std::size_t count;
+    const std::string_view* keys;
+    const std::uint32_t* key_slots;
+    std::size_t key_count;
+  };
+  lazy_records(const embedded& data, parse_fn parse)
+      : data_(data), parse_(parse), slots_(data.count), once_(new std::once_flag[data.count]) {}
+  // The slot whose name folds to `key`, or -1.
+  [[nodiscard]] std::ptrdiff_t find(std::string_view key) const {
+    const std::string_view* end = data_.keys + data_.key_count;
+    const std::string_view* it = std::lower_bound(data_.keys, end, key);
+    return it != end && *it == key ? static_cast<std::ptrdiff_t>(data_.key_slots[it - data_.keys]) : -1;
   }
-  // Slot i's names: its id or name first, then its aliases, as the record holds them.
-  [[nodiscard]] const std::vector<std::vector<std::string>>& names() const { return names_; }
+  // Each record's names: its id or name first, then its aliases (for suggestions).
+  [[nodiscard]] std::vector<std::vector<std::string>> names() const {
+    std::vector<std::vector<std::string>> out(data_.count);
+    for (std::size_t i = 0; i < data_.count; ++i) {
+      const std::string_view n = data_.names[i];
+      for (std::size_t b = 0, e; b <= n.size(); b = e + 1) {
+        e = std::min(n.find('\n', b), n.size());
+        out[i].emplace_back(n.substr(b, e - b));
+      }
+    }
+    return out;
+  }
   const Record& at(std::size_t i) {
-    std::call_once(once_[i], [&] { slots_[i] = parse_(texts_[i]); });
+    std::call_once(once_[i], [&] { slots_[i] = parse_(data_.texts[i]); });
     return slots_[i];
   }
   const std::vector<Record>& all() {
@@ -169,25 +180,27 @@ class lazy_records {
   }
 
  private:
+  embedded data_;
   parse_fn parse_;
-  std::vector<std::string_view> texts_;
-  std::vector<std::vector<std::string>> names_;
   std::vector<Record> slots_;
   std::unique_ptr<std::once_flag[]> once_;
 };
 
 hardware_spec parse_gpu_record(std::string_view text) { return read_hardware(text); }
 
-// Models sorted by id (case-insensitively); GPUs in data/gpus.json's order.
 lazy_records<model_record>& models() {
-  static lazy_records<model_record> records(detail::k_model_records, detail::k_model_names,
-                                            detail::k_model_record_count, parse_model_record, true);
-  return records;
+  static auto* records =
+      new lazy_records<model_record>({detail::k_model_records, detail::k_model_names, detail::k_model_record_count,
+                                      detail::k_model_keys, detail::k_model_key_slots, detail::k_model_key_count},
+                                     parse_model_record);
+  return *records;
 }
 lazy_records<hardware_spec>& gpus() {
-  static lazy_records<hardware_spec> records(detail::k_gpu_records, detail::k_gpu_names, detail::k_gpu_record_count,
-                                             parse_gpu_record, false);
-  return records;
+  static auto* records =
+      new lazy_records<hardware_spec>({detail::k_gpu_records, detail::k_gpu_names, detail::k_gpu_record_count,
+                                       detail::k_gpu_keys, detail::k_gpu_key_slots, detail::k_gpu_key_count},
+                                      parse_gpu_record);
+  return *records;
 }
 
 }  // namespace
@@ -244,40 +257,17 @@ bool model_filter::matches(const model_record& r) const {
   return (!min_parameters || n >= *min_parameters) && (!max_parameters || n <= *max_parameters);
 }
 
-// Name -> record slot indexes, built once from the names beside the records (no parse): a
-// lookup is one hash of the folded name, then a parse of that one record on its first use.
-namespace {
-template <class Fold>
-std::unordered_map<std::string, std::size_t> index_of(const std::vector<std::vector<std::string>>& names, Fold fold) {
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    for (const std::string& n : names[i]) index.emplace(fold(n), i);  // the first record keeps a name
-  return index;
-}
-}  // namespace
-
+// Ids and aliases first; then a bare repo name ("Meta-Llama-3-8B" finds
+// "meta-llama/Meta-Llama-3-8B") where no id or alias has it (the build's index orders them so).
 const model_record& find_model(std::string_view name) {
-  // Ids and aliases first; then a bare repo name ("Meta-Llama-3-8B" finds
-  // "meta-llama/Meta-Llama-3-8B") where no id or alias has it.
-  static const auto by_name = [] {
-    const auto& names = models().names();
-    auto index = index_of(names, lower);
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const std::string& id = names[i][0];
-      const auto slash = id.find('/');
-      if (slash != std::string::npos) index.emplace(lower(id.substr(slash + 1)), i);
-    }
-    return index;
-  }();
-  if (const auto it = by_name.find(lower(name)); it != by_name.end()) return models().at(it->second);
+  if (const auto slot = models().find(lower(name)); slot >= 0) return models().at(static_cast<std::size_t>(slot));
   throw error(error_code::unknown_model, "/model",
               "unknown model \"" + std::string(name) + "\": expected a registry model name or alias" +
                   did_you_mean(suggest_models(name)));
 }
 
 const hardware_spec& find_gpu(std::string_view name) {
-  static const auto by_name = index_of(gpus().names(), squash);
-  if (const auto it = by_name.find(squash(name)); it != by_name.end()) return gpus().at(it->second);
+  if (const auto slot = gpus().find(squash(name)); slot >= 0) return gpus().at(static_cast<std::size_t>(slot));
   throw error(error_code::unknown_gpu, "/gpu",
               "unknown GPU \"" + std::string(name) + "\": expected a GPU name or alias from the accelerator database" +
                   did_you_mean(suggest_gpus(name)));
