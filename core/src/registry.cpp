@@ -11,28 +11,12 @@
 #include <string_view>
 
 #include "detail.hpp"
+#include "embedded_records.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "json_reader.hpp"
 
 namespace flopcast {
-namespace detail {
-// cmake/embed_data.cmake: one JSON text per record (models sorted by id, GPUs in the file's
-// order), beside it the record's names ("id or name\nalias\n..."), and a name index: keys
-// sorted, each with the record it finds.
-extern const std::string_view k_gpu_records[];
-extern const std::string_view k_gpu_names[];
-extern const std::size_t k_gpu_record_count;
-extern const std::string_view k_gpu_keys[];
-extern const std::uint32_t k_gpu_key_slots[];
-extern const std::size_t k_gpu_key_count;
-extern const std::string_view k_model_records[];
-extern const std::string_view k_model_names[];
-extern const std::size_t k_model_record_count;
-extern const std::string_view k_model_keys[];
-extern const std::uint32_t k_model_key_slots[];
-extern const std::size_t k_model_key_count;
-}  // namespace detail
 
 namespace {
 
@@ -142,15 +126,7 @@ template <class Record>
 class lazy_records {
  public:
   using parse_fn = Record (*)(std::string_view);
-  struct embedded {
-    const std::string_view* texts;
-    const std::string_view* names;
-    std::size_t count;
-    const std::string_view* keys;
-    const std::uint32_t* key_slots;
-    std::size_t key_count;
-  };
-  lazy_records(const embedded& data, parse_fn parse)
+  lazy_records(const detail::embedded_records& data, parse_fn parse)
       : data_(data), parse_(parse), slots_(data.count), once_(new std::once_flag[data.count]) {}
   // The slot whose name folds to `key`, or -1.
   [[nodiscard]] std::ptrdiff_t find(std::string_view key) const {
@@ -180,7 +156,7 @@ class lazy_records {
   }
 
  private:
-  embedded data_;
+  detail::embedded_records data_;
   parse_fn parse_;
   std::vector<Record> slots_;
   std::unique_ptr<std::once_flag[]> once_;
@@ -189,17 +165,11 @@ class lazy_records {
 hardware_spec parse_gpu_record(std::string_view text) { return read_hardware(text); }
 
 lazy_records<model_record>& models() {
-  static auto* records =
-      new lazy_records<model_record>({detail::k_model_records, detail::k_model_names, detail::k_model_record_count,
-                                      detail::k_model_keys, detail::k_model_key_slots, detail::k_model_key_count},
-                                     parse_model_record);
+  static auto* records = new lazy_records<model_record>(detail::k_models, parse_model_record);
   return *records;
 }
 lazy_records<hardware_spec>& gpus() {
-  static auto* records =
-      new lazy_records<hardware_spec>({detail::k_gpu_records, detail::k_gpu_names, detail::k_gpu_record_count,
-                                       detail::k_gpu_keys, detail::k_gpu_key_slots, detail::k_gpu_key_count},
-                                      parse_gpu_record);
+  static auto* records = new lazy_records<hardware_spec>(detail::k_gpus, parse_gpu_record);
   return *records;
 }
 
