@@ -2,19 +2,21 @@
 // "met" / "NOT met" (npm run bench; the page's figures are npm run bench:web). Prints figures,
 // asserts nothing. Needs the native build (build/); the WASM lines need build-wasm/ and are
 // skipped, saying so, without it.
-//   node tests/bench/bench_all.mjs [--min-time=0.5] [--runs=60]
+//   node tests/bench/bench_all.mjs [--min-time=0.5] [--runs=60] [--root=DIR]
+// --root measures another checkout's builds (DIR/build, DIR/build-wasm) with this script, e.g.
+// the commit before a change, for figures side by side.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const root = resolve(import.meta.dirname, '../..');
-const build = join(root, 'build');
-const wasmDir = join(root, 'build-wasm/wasm');
 const option = (name, fallback) => {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? a.slice(name.length + 3) : fallback;
 };
+const root = resolve(option('root', resolve(import.meta.dirname, '../..')));
+const build = join(root, 'build');
+const wasmDir = join(root, 'build-wasm/wasm');
 const minTime = option('min-time', '0.5');
 const runs = Number(option('runs', '60'));
 const tmp = mkdtempSync(join(tmpdir(), 'flopcast-bench-'));
