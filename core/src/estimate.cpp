@@ -107,7 +107,12 @@ namespace detail {
 
 estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                               const training_settings* t, training_core* core) {
-  validate(s);
+  return estimate_with(m, s, gpu, t, core, nullptr);
+}
+
+estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
+                              const training_settings* t, training_core* core, estimate_reuse* reuse) {
+  if (reuse == nullptr || !reuse->validated) validate(s);
   if (!s.parallel.trivial()) validate_layout(m, s);
   estimate_result r;
   const bool encdec = m.arch == architecture::encoder_decoder;
@@ -115,7 +120,12 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   const double B = d(s.batch_size), S = d(s.sequence_length);
 
   // FLOPs.
-  r.parameters = count_parameters(m);
+  if (reuse != nullptr && reuse->model != &m) {
+    reuse->model = &m;
+    reuse->parameters = count_parameters(m);
+    reuse->has_weights = false;
+  }
+  r.parameters = reuse != nullptr ? reuse->parameters : count_parameters(m);
   r.forward = run_pass(m, pass_kind::forward, B, S, 0, s.causal);
   r.backward_flops = 2 * r.forward.parts.total;
   r.prefill = encoder_only ? r.forward : run_pass(m, pass_kind::prefill, B, S, 0, s.causal);
@@ -143,6 +153,24 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   // Memory.
   const precision wp = s.weight_precision;
   r.kv_precision = s.kv_cache_precision.value_or(default_kv_precision(wp));
+  if (reuse == nullptr) {
+    fill_weights(m, s, r);
+  } else {
+    if (!reuse->has_weights || reuse->weight_precision != wp || reuse->component_precision != s.component_precision ||
+        reuse->weight_bytes != s.weight_bytes) {
+      estimate_result w;  // fill_weights() alone: the memory and the notes it sets
+      w.parameters = r.parameters;
+      fill_weights(m, s, w);
+      reuse->has_weights = true;
+      reuse->weight_precision = wp;
+      reuse->component_precision = s.component_precision;
+      reuse->weight_bytes = s.weight_bytes;
+      reuse->weights = w.memory;
+      reuse->weights_notes = w.notes;
+    }
+    r.memory = reuse->weights;
+    r.notes |= reuse->weights_notes;
+  }
   fill_inference_memory(m, s, r);
 
   // The training step: memory and phases of the one step model analyze_training() reports.

@@ -92,7 +92,9 @@ struct training_state_bytes {
 // MXFP8 (Transformer Engine), FP8 blocks (DeepSeek-V3), NVFP4 (NVIDIA 2025)).
 [[nodiscard]] bool trainable_in(precision p);
 
-// Inference memory (weights, KV cache, activations); r.parameters and r.kv_precision set.
+// The weights' memory by part (r.memory's weights fields; r.parameters set).
+void fill_weights(const model_spec& m, const settings& s, estimate_result& r);
+// Inference memory (KV cache, activations) after fill_weights(); r.parameters and r.kv_precision set.
 void fill_inference_memory(const model_spec& m, const settings& s, estimate_result& r);
 // The precision one part of the model is stored in: its own, else weight_precision (a narrow
 // format leaves the embedding, the LM head and a vision tower in bf16).
@@ -139,5 +141,27 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 // when s.training.
 [[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                                             const training_settings* t, training_core* core);
+
+// What a run of estimates over one model keeps from one call to the next (a sweep): the figures
+// that depend only on the model, or on the model and its weight formats, computed by the same
+// functions on the first call that needs them and copied after. Results are bit for bit those of
+// estimate().
+struct estimate_reuse {
+  // Set by the caller when validate() has passed for settings that differ from this call's only in
+  // batch_size, sequence_length and num_generated_tokens, whose bounds the caller has checked.
+  bool validated = false;
+  // count_parameters(*model).
+  const model_spec* model = nullptr;
+  parameter_breakdown parameters;
+  // fill_weights(): the memory it fills and the notes it sets, for these formats of *model.
+  bool has_weights = false;
+  precision weight_precision = precision::bf16;
+  std::array<std::optional<precision>, weight_component_count> component_precision{};
+  std::optional<double> weight_bytes;
+  memory_breakdown weights;
+  std::uint32_t weights_notes = 0;
+};
+[[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
+                                            const training_settings* t, training_core* core, estimate_reuse* reuse);
 
 }  // namespace flopcast::detail

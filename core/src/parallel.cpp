@@ -17,7 +17,9 @@
 //   per layer). Bandwidth is per direction: the GPU records give NVLink/PCIe totals for
 //   both directions, so half of it is used unless one is given.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
 
 #include "detail.hpp"
 #include "estimate_parts.hpp"
@@ -115,7 +117,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const auto rate = [&](weight_component c) { return wm.bytes_per_parameter[static_cast<std::size_t>(c)]; };
   const double norm_rate = wm.norm_bytes_per_parameter;
   const std::int64_t total_layers = static_cast<std::int64_t>(m.layer_group_of.size());
-  std::vector<double> layer_params(m.groups.size()), layer_bytes(m.groups.size()), layer_kv(m.groups.size());
+  std::array<double, max_layer_groups> layer_params{}, layer_bytes{}, layer_kv{};
   if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads > 0 &&
       m.attention.num_kv_heads < tp)
     r.notes |= note_kv_replicated;
@@ -248,14 +250,14 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
 
   // The same request on one replica (batch split by DP), then TP divides its compute and
   // its memory traffic; communication is added, not overlapped.
-  estimate_result one;
+  std::optional<estimate_result> one;  // built only for a data-parallel layout
   const performance* p = &r.perf;
   if (dp > 1) {
     settings single = s;
     single.batch_size = out.batch_per_replica;
     single.parallel = parallel_layout{};
     one = estimate_with(m, single, &gpu, training, nullptr);  // the same training options
-    p = &one.perf;
+    p = &one->perf;
   }
   out.prefill_latency_s = p->prefill_latency_s / d(tp) + out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s;
   if (m.arch != architecture::encoder) {
