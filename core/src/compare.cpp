@@ -90,13 +90,15 @@ std::size_t sweep(const compare_plan& plan, std::size_t offset, std::size_t coun
   if (offset >= total) return 0;
   if (count > total - offset) count = total - offset;
   // Each block's first point is built by at() and validated in full; the rest of the block changes
-  // only the sizes (their bounds checked here once), and keeps what depends on the model and its
-  // weight formats (detail::estimate_reuse): the same figures as estimate() per point.
+  // only the sizes (their bounds checked here once), keeps what depends on the model and its
+  // weight formats and computes only what the row reads (detail::estimate_reuse): the same figures
+  // as estimate() per point.
   for (std::int64_t b : plan.batch_sizes) check_field("/batch_size", detail::d(b));
   for (std::int64_t q : plan.sequence_lengths) check_field("/sequence_length", detail::d(q));
   for (std::int64_t n : plan.generated_tokens) check_field("/num_generated_tokens", detail::d(n));
   const std::size_t block_size = sizes_per_block(plan);
   detail::estimate_reuse reuse;
+  reuse.row_only = true;
   point p{nullptr, nullptr, {}};
   std::size_t block = total;  // none yet
   for (std::size_t i = offset; i < offset + count; ++i) {

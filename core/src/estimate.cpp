@@ -4,6 +4,7 @@
 // those files, once.
 #include "flopcast/estimate.hpp"
 
+#include <optional>
 #include <string>
 
 #include "estimate_parts.hpp"
@@ -174,11 +175,13 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   fill_inference_memory(m, s, r);
 
   // The training step: memory and phases of the one step model analyze_training() reports.
-  training_settings resolved;
-  training_core step;
+  // (Built only when training: each holds a copy of the settings.)
+  std::optional<training_settings> resolved;
+  std::optional<training_core> trained;
   if (s.training) {
     resolved = resolve_training(s, t);
-    step = training_step(m, resolved, r);
+    trained = training_step(m, *resolved, r);
+    const training_core& step = *trained;
     memory_breakdown& mem = r.memory;
     mem.train_weights = step.memory.weights;
     mem.train_gradients = step.memory.gradients;
@@ -190,11 +193,12 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   }
 
   if (gpu != nullptr) {
-    fill_roofline(m, s, *gpu, s.training ? &step : nullptr, r);
-    r.parallel = parallel_view(m, s, *gpu, r, s.training ? &resolved : nullptr);
+    const bool row_only = reuse != nullptr && reuse->row_only;
+    fill_roofline(m, s, *gpu, trained ? &*trained : nullptr, r, !row_only);
+    if (!row_only || !s.parallel.trivial()) r.parallel = parallel_view(m, s, *gpu, r, resolved ? &*resolved : nullptr);
     if (!s.parallel.trivial()) apply_layout(s, *gpu, r);  // the headline is the configuration asked for
   }
-  if (core != nullptr && s.training) *core = std::move(step);
+  if (core != nullptr && trained) *core = std::move(*trained);
   return r;
 }
 

@@ -129,9 +129,10 @@ struct step_cost {
 [[nodiscard]] compute_unit compute_unit_for(precision p, const hardware_spec& gpu, bool& fell_back);
 
 // Peaks, traffic, latencies, ranges, energy and cost of r (FLOPs and memory already set).
-// `train` is the training step (settings.training), else nullptr.
+// `train` is the training step (settings.training), else nullptr. Without `ranges` the figures
+// over the efficiency spread (the ranges, their bands and range_source) are left unset.
 void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
-                   estimate_result& r);
+                   estimate_result& r, bool ranges = true);
 
 // ---- estimate.cpp ----
 
@@ -144,12 +145,15 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 
 // What a run of estimates over one model keeps from one call to the next (a sweep): the figures
 // that depend only on the model, or on the model and its weight formats, computed by the same
-// functions on the first call that needs them and copied after. Results are bit for bit those of
-// estimate().
+// functions on the first call that needs them and copied after. Results (with row_only, their
+// rows) are bit for bit those of estimate().
 struct estimate_reuse {
   // Set by the caller when validate() has passed for settings that differ from this call's only in
   // batch_size, sequence_length and num_generated_tokens, whose bounds the caller has checked.
   bool validated = false;
+  // Set by a caller that reads only row_numbers(): the ranges (fill_roofline's `ranges`) and, for
+  // a one-GPU layout, the multi-GPU view (which then changes no row figure) are left out.
+  bool row_only = false;
   // count_parameters(*model).
   const model_spec* model = nullptr;
   parameter_breakdown parameters;
