@@ -168,6 +168,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
       reuse->weight_bytes = s.weight_bytes;
       reuse->weights = w.memory;
       reuse->weights_notes = w.notes;
+      reuse->traffic = weight_traffic_of(m, w);
     }
     r.memory = reuse->weights;
     r.notes |= reuse->weights_notes;
@@ -194,7 +195,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
 
   if (gpu != nullptr) {
     const bool row_only = reuse != nullptr && reuse->row_only;
-    fill_roofline(m, s, *gpu, trained ? &*trained : nullptr, r, !row_only);
+    fill_roofline(m, s, *gpu, trained ? &*trained : nullptr, r, !row_only, reuse != nullptr ? &reuse->traffic : nullptr);
     if (!row_only || !s.parallel.trivial()) r.parallel = parallel_view(m, s, *gpu, r, resolved ? &*resolved : nullptr);
     if (!s.parallel.trivial()) apply_layout(s, *gpu, r);  // the headline is the configuration asked for
   }

@@ -131,8 +131,9 @@ struct step_cost {
 // Peaks, traffic, latencies, ranges, energy and cost of r (FLOPs and memory already set).
 // `train` is the training step (settings.training), else nullptr. Without `ranges` the figures
 // over the efficiency spread (the ranges, their bands and range_source) are left unset.
+// `traffic`: weight_traffic_of(m, r) when the caller has it.
 void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
-                   estimate_result& r, bool ranges = true);
+                   estimate_result& r, bool ranges = true, const weight_traffic* traffic = nullptr);
 
 // ---- estimate.cpp ----
 
@@ -164,6 +165,7 @@ struct estimate_reuse {
   std::optional<double> weight_bytes;
   memory_breakdown weights;
   std::uint32_t weights_notes = 0;
+  weight_traffic traffic;  // weight_traffic_of() of those weights
 };
 [[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                                             const training_settings* t, training_core* core, estimate_reuse* reuse);

@@ -6,11 +6,11 @@
 // Run after the WASM build:  node tests/wasm/bench_sweep.mjs
 // (FLOPCAST_WASM_DIR=<dir> measures another build's package, e.g. a baseline.)
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { wasmDir as builtDir } from './load.mjs';
 
-const wasmDir = process.env.FLOPCAST_WASM_DIR ?? builtDir;
+const wasmDir = resolve(process.env.FLOPCAST_WASM_DIR ?? builtDir);
 const mib = (bytes) => (bytes / 1048576).toFixed(1);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
