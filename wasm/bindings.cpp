@@ -91,9 +91,7 @@ const flopcast::compare_request& sweep_request(const std::string& request) {
   return *read;
 }
 status sweep_size(const std::string& request) {
-  return guarded([&] {
-    return status{true, "", static_cast<double>(sweep_request(request).plan.size())};
-  });
+  return guarded([&] { return status{true, "", static_cast<double>(sweep_request(request).plan.size())}; });
 }
 status sweep_chunk(const std::string& request, double offset, double count) {
   return guarded([&] {

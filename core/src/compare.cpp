@@ -3,10 +3,9 @@
 #include <limits>
 
 #include "estimate_parts.hpp"
-#include "flopcast/request.hpp"
-
 #include "flopcast/engine.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/request.hpp"
 #include "flopcast/result_json.hpp"
 
 namespace flopcast {

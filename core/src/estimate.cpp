@@ -195,7 +195,8 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
 
   if (gpu != nullptr) {
     const bool row_only = reuse != nullptr && reuse->row_only;
-    fill_roofline(m, s, *gpu, trained ? &*trained : nullptr, r, !row_only, reuse != nullptr ? &reuse->traffic : nullptr);
+    fill_roofline(m, s, *gpu, trained ? &*trained : nullptr, r, !row_only,
+                  reuse != nullptr ? &reuse->traffic : nullptr);
     if (!row_only || !s.parallel.trivial()) r.parallel = parallel_view(m, s, *gpu, r, resolved ? &*resolved : nullptr);
     if (!s.parallel.trivial()) apply_layout(s, *gpu, r);  // the headline is the configuration asked for
   }

@@ -122,9 +122,9 @@ std::optional<double> number_of(const std::optional<T>& v) {
   return v ? number_of(*v) : std::nullopt;
 }
 
-#define FLOPCAST_MEMBER(member)                                                         \
-  [](request_state& s, const json& v) { assign(member, v); },                           \
-      [](const request_state& s) -> json { return value_of(member); },                  \
+#define FLOPCAST_MEMBER(member)                                        \
+  [](request_state& s, const json& v) { assign(member, v); },          \
+      [](const request_state& s) -> json { return value_of(member); }, \
       [](const request_state& s) -> std::optional<double> { return number_of(member); }
 
 // A token count: a number, or a string with a K, M, B (or G) or T suffix ("15T", "2e12").

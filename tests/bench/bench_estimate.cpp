@@ -62,10 +62,10 @@ void BM_sweep_1m(benchmark::State& state) {
   std::string models = R"("llama-3-8b", "mixtral-8x7b", "qwen2.5-7b", "gemma-2-9b")", batches, sequences;
   for (int i = 1; i <= 50; ++i) batches += (i > 1 ? ", " : "") + std::to_string(i);
   for (int i = 1; i <= 100; ++i) sequences += (i > 1 ? ", " : "") + std::to_string(128 * i);
-  const std::string request = "{\"model\": [" + models + "], \"batch_size\": [" + batches +
-                              "], \"sequence_length\": [" + sequences +
-                              R"(], "precision": ["bf16", "fp8", "int8", "int4", "fp16"], )" +
-                              R"("gpu": ["A100", "H100", "H200", "L4", "L40S", "MI300X", "B200", "T4", "A10G", "RTX-4090"]})";
+  const std::string request =
+      "{\"model\": [" + models + "], \"batch_size\": [" + batches + "], \"sequence_length\": [" + sequences +
+      R"(], "precision": ["bf16", "fp8", "int8", "int4", "fp16"], )" +
+      R"("gpu": ["A100", "H100", "H200", "L4", "L40S", "MI300X", "B200", "T4", "A10G", "RTX-4090"]})";
   const auto q = flopcast::read_compare_request(request, true);
   const std::size_t total = q.plan.size(), chunk = 20000;
   std::vector<double> buffer(chunk * flopcast::sweep_field_count());

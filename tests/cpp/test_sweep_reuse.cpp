@@ -46,7 +46,8 @@ struct variant {
 
 std::vector<variant> variants() {
   std::vector<variant> out;
-  out.push_back({"defaults", {precision::bf16, precision::fp8, precision::int4, precision::q4_k_m, precision::nvfp4},
+  out.push_back({"defaults",
+                 {precision::bf16, precision::fp8, precision::int4, precision::q4_k_m, precision::nvfp4},
                  settings{}});
   settings own;
   out.push_back({"each model's own format", {precision::bf16}, own, false});

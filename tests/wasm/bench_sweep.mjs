@@ -61,7 +61,7 @@ const rssAfter = process.memoryUsage().rss;
 const ms = median(runs);
 const output = count * fields * 8;
 console.log(
-  `sweep in node: ${count} points, median ${ms.toFixed(0)} ms, ${((count / ms) * 1000 / 1e6).toFixed(2)}M points/s, ` +
+  `sweep in node: ${count} points, median ${ms.toFixed(0)} ms, ${(((count / ms) * 1000) / 1e6).toFixed(2)}M points/s, ` +
     `${((ms * 1e6) / count).toFixed(0)} ns/point (runs: ${runs.map((x) => x.toFixed(0)).join(', ')}; CPU ` +
     `${median(cpu).toFixed(0)} ms; goal <= 500 ms)`,
 );
