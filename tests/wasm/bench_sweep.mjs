@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { wasmDir as builtDir } from './load.mjs';
+import { sweep1m } from './sweep_request.mjs';
 
 const wasmDir = resolve(process.env.FLOPCAST_WASM_DIR ?? builtDir);
 const mib = (bytes) => (bytes / 1048576).toFixed(1);
@@ -33,13 +34,7 @@ const perCallUs = ((performance.now() - t) * 1000) / calls;
 console.log(`fc.estimate() per call: ${perCallUs.toFixed(1)} us (goal <= 30 us)`);
 
 // The 1M-point sweep (tests/browser/bench.mjs's request), in the worker's chunks.
-const sweepRequest = {
-  model: ['llama-3-8b', 'mixtral-8x7b', 'qwen2.5-7b', 'gemma-2-9b'],
-  batch_size: Array.from({ length: 50 }, (_, i) => i + 1),
-  sequence_length: Array.from({ length: 100 }, (_, i) => 128 * (i + 1)),
-  precision: ['bf16', 'fp8', 'int8', 'int4', 'fp16'],
-  gpu: ['A100', 'H100', 'H200', 'L4', 'L40S', 'MI300X', 'B200', 'T4', 'A10G', 'RTX-4090'],
-};
+const sweepRequest = sweep1m;
 fc.sweep(sweepRequest, { chunk: 20000, count: 40000 }); // warm-up
 const fields = fc.defaults().sweep_fields.length;
 const heap = () => (typeof fc.heapUsed === 'function' ? fc.heapUsed() : NaN);
