@@ -509,9 +509,11 @@ std::string value_text(const request_field& f, double v) {
   throw error(error_code::config_type, pointer, "expected " + expected_text(f) + ", but got " + describe(v));
 }
 
+inline bool within_bounds(const request_field& f, double v) {
+  return (f.min_open ? v > f.min : v >= f.min) && v <= f.max;
+}
 void check_bounds(const request_field& f, double v, std::string_view pointer) {
-  const bool low_ok = f.min_open ? v > f.min : v >= f.min;
-  if (!(low_ok && v <= f.max))
+  if (!within_bounds(f, v))
     throw error(error_code::config_range, std::string(pointer),
                 "expected " + expected_text(f) + ", but got " + value_text(f, v));
 }
@@ -661,7 +663,8 @@ std::vector<const field_access*> numeric_accesses(std::initializer_list<std::str
 void check_accesses(const request_state& state, const std::vector<const field_access*>& accesses) {
   for (const field_access* a : accesses) {
     if (a->number) {
-      if (const std::optional<double> v = a->number(state)) check_bounds(*a->field, *v, a->field->pointer);
+      if (const std::optional<double> v = a->number(state); v && !within_bounds(*a->field, *v))
+        check_bounds(*a->field, *v, a->field->pointer);
       continue;
     }
     const json v = a->get(state);
