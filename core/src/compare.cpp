@@ -63,6 +63,35 @@ compare_plan::point compare_plan::at(std::size_t i) const {
   return p;
 }
 
+namespace {
+// The estimates of points [offset, offset + count) for their rows, in order: each block's first
+// point is built by at() and validated in full; the rest of the block changes only the sizes
+// (their bounds checked here once), keeps what depends on the model and its weight formats and
+// computes only what a row reads (detail::estimate_reuse): per point, the row of estimate().
+template <class F>
+void for_each_row(const compare_plan& plan, std::size_t offset, std::size_t count, F&& row) {
+  for (std::int64_t b : plan.batch_sizes) check_field("/batch_size", detail::d(b));
+  for (std::int64_t q : plan.sequence_lengths) check_field("/sequence_length", detail::d(q));
+  for (std::int64_t n : plan.generated_tokens) check_field("/num_generated_tokens", detail::d(n));
+  const std::size_t block_size = sizes_per_block(plan);
+  detail::estimate_reuse reuse;
+  reuse.row_only = true;
+  point p{nullptr, nullptr, {}};
+  std::size_t block = 0;
+  for (std::size_t i = offset; i < offset + count; ++i) {
+    if (i == offset || i / block_size != block) {
+      p = plan.at(i);
+      validate(p.config);
+      reuse.validated = true;
+      block = i / block_size;
+    } else {
+      (void)set_sizes(plan, i, p.config);
+    }
+    row({*p.model, p.config, p.gpu, detail::estimate_with(*p.model, p.config, p.gpu, nullptr, nullptr, &reuse)});
+  }
+}
+}  // namespace
+
 std::vector<std::vector<field_value>> compare_rows(const compare_plan& plan, std::size_t max_rows) {
   const std::size_t n = plan.size();
   if (n > max_rows)
@@ -71,10 +100,7 @@ std::vector<std::vector<field_value>> compare_rows(const compare_plan& plan, std
                     std::to_string(max_rows) + " (a sweep takes more)");
   std::vector<std::vector<field_value>> rows;
   rows.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const point p = plan.at(i);
-    rows.push_back(row_values({*p.model, p.config, p.gpu, estimate(*p.model, p.config, p.gpu)}));
-  }
+  for_each_row(plan, 0, n, [&](const estimate_context& c) { rows.push_back(row_values(c)); });
   return rows;
 }
 
@@ -88,30 +114,7 @@ std::size_t sweep(const compare_plan& plan, std::size_t offset, std::size_t coun
   const std::size_t total = plan.size();
   if (offset >= total) return 0;
   if (count > total - offset) count = total - offset;
-  // Each block's first point is built by at() and validated in full; the rest of the block changes
-  // only the sizes (their bounds checked here once), keeps what depends on the model and its
-  // weight formats and computes only what the row reads (detail::estimate_reuse): the same figures
-  // as estimate() per point.
-  for (std::int64_t b : plan.batch_sizes) check_field("/batch_size", detail::d(b));
-  for (std::int64_t q : plan.sequence_lengths) check_field("/sequence_length", detail::d(q));
-  for (std::int64_t n : plan.generated_tokens) check_field("/num_generated_tokens", detail::d(n));
-  const std::size_t block_size = sizes_per_block(plan);
-  detail::estimate_reuse reuse;
-  reuse.row_only = true;
-  point p{nullptr, nullptr, {}};
-  std::size_t block = total;  // none yet
-  for (std::size_t i = offset; i < offset + count; ++i) {
-    if (i / block_size != block) {
-      p = plan.at(i);
-      validate(p.config);
-      reuse.validated = true;
-      block = i / block_size;
-    } else {
-      (void)set_sizes(plan, i, p.config);
-    }
-    const estimate_result r = detail::estimate_with(*p.model, p.config, p.gpu, nullptr, nullptr, &reuse);
-    out += row_numbers({*p.model, p.config, p.gpu, r}, out);
-  }
+  for_each_row(plan, offset, count, [&](const estimate_context& c) { out += row_numbers(c, out); });
   return count;
 }
 

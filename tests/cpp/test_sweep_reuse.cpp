@@ -1,6 +1,7 @@
 // The sweep's fast path (compare.cpp: one validation per block of sizes, and what depends on the
 // model and its weight formats kept from point to point, detail::estimate_reuse) against the plain
-// path (compare_plan::at + estimate() per point): every figure the same, bit for bit.
+// path (compare_plan::at + estimate() per point): every figure the same, bit for bit; compare_rows
+// (compare --json, the tables) takes the same path.
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
@@ -89,11 +90,26 @@ TEST_CASE("sweep: the fast path gives every figure of the plain path, bit for bi
     // The plain path: at() and estimate() per point, the row and the whole result.
     std::vector<double> expected(n * fields);
     std::vector<std::string> expected_json(n);
+    std::vector<std::vector<field_value>> expected_rows(n);
     for (std::size_t i = 0; i < n; ++i) {
       const compare_plan::point p = plan.at(i);
       const estimate_result r = estimate(*p.model, p.config, p.gpu);
       REQUIRE(row_numbers({*p.model, p.config, p.gpu, r}, &expected[i * fields]) == fields);
       expected_json[i] = to_json({*p.model, p.config, p.gpu, r}, -1);
+      expected_rows[i] = row_values({*p.model, p.config, p.gpu, r});
+    }
+    // compare_rows (compare --json, the table) takes the same path as the sweep.
+    const auto rows = compare_rows(plan, n);
+    REQUIRE(rows.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("row " << i);
+      REQUIRE(rows[i].size() == expected_rows[i].size());
+      for (std::size_t k = 0; k < rows[i].size(); ++k) {
+        CHECK(rows[i][k].kind == expected_rows[i][k].kind);
+        CHECK(rows[i][k].has_value == expected_rows[i][k].has_value);
+        CHECK(std::memcmp(&rows[i][k].number, &expected_rows[i][k].number, sizeof(double)) == 0);
+        CHECK(rows[i][k].text == expected_rows[i][k].text);
+      }
     }
     // The sweep in chunks that start and end inside blocks of sizes.
     for (const std::size_t chunk : {std::size_t{7}, std::size_t{18}, n}) {
