@@ -144,10 +144,11 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 [[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                                             const training_settings* t, training_core* core);
 
-// What a run of estimates over one model keeps from one call to the next (a sweep): the figures
-// that depend only on the model, or on the model and its weight formats, computed by the same
-// functions on the first call that needs them and copied after. Results (with row_only, their
-// rows) are bit for bit those of estimate().
+// What a run of estimates keeps from one call to the next (a sweep): the figures that depend only
+// on the model, or on the model and its weight formats, computed by the same functions on the
+// first call that needs them and copied while the model (by address: its record must not change
+// during the run) and the formats stay the same. Results (with row_only, their rows) are bit for
+// bit those of estimate().
 struct estimate_reuse {
   // Set by the caller when validate() has passed for settings that differ from this call's only in
   // batch_size, sequence_length and num_generated_tokens, whose bounds the caller has checked.
