@@ -127,11 +127,14 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
     reuse->has_weights = false;
   }
   r.parameters = reuse != nullptr ? reuse->parameters : count_parameters(m);
-  r.forward = run_pass(m, pass_kind::forward, B, S, 0, s.causal);
+  run_pass(m, pass_kind::forward, B, S, 0, s.causal, r.forward);  // into the result's zero passes
   r.backward_flops = 2 * r.forward.parts.total;
-  r.prefill = encoder_only ? r.forward : run_pass(m, pass_kind::prefill, B, S, 0, s.causal);
+  if (encoder_only)
+    r.prefill = r.forward;
+  else
+    run_pass(m, pass_kind::prefill, B, S, 0, s.causal, r.prefill);
   const double c0 = encdec ? 1.0 : S;  // decode context: tokens already cached when the step runs
-  if (!encoder_only) r.decode_step = run_pass(m, pass_kind::decode, B, S, c0, s.causal);
+  if (!encoder_only) run_pass(m, pass_kind::decode, B, S, c0, s.causal, r.decode_step);
 
   for (const auto& g : m.groups) {
     if (g.window > 0) r.notes |= note_sliding_window;

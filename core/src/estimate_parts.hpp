@@ -49,6 +49,9 @@ enum class pass_kind { forward, prefill, decode };
 // One pass over the whole batch. `context` is the decode position (tokens already cached).
 [[nodiscard]] pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context,
                                   bool causal);
+// The same into `out`, which must be zero (pass_flops{}): no copy of the result.
+void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context, bool causal,
+              pass_flops& out);
 
 // FLOPs of one decode step per cached key and layer (the attention terms that scale with
 // the context): those over the keys attention reads (attention_window) and, for
