@@ -4,7 +4,7 @@
 // those files, once.
 #include "flopcast/estimate.hpp"
 
-#include <optional>
+#include <memory>
 #include <string>
 
 #include "estimate_parts.hpp"
@@ -179,12 +179,13 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   fill_inference_memory(m, s, r);
 
   // The training step: memory and phases of the one step model analyze_training() reports.
-  // (Built only when training: each holds a copy of the settings.)
-  std::optional<training_settings> resolved;
-  std::optional<training_core> trained;
+  // (Built only when training, on the heap: each holds a copy of the settings, and an empty
+  // std::optional of them is cleared whole by GCC.)
+  std::unique_ptr<training_settings> resolved;
+  std::unique_ptr<training_core> trained;
   if (s.training) {
-    resolved = resolve_training(s, t);
-    trained = training_step(m, *resolved, r);
+    resolved = std::make_unique<training_settings>(resolve_training(s, t));
+    trained = std::make_unique<training_core>(training_step(m, *resolved, r));
     const training_core& step = *trained;
     memory_breakdown& mem = r.memory;
     mem.train_weights = step.memory.weights;
@@ -198,9 +199,8 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
 
   if (gpu != nullptr) {
     const bool row_only = reuse != nullptr && reuse->row_only;
-    fill_roofline(m, s, *gpu, trained ? &*trained : nullptr, r, !row_only,
-                  reuse != nullptr ? &reuse->traffic : nullptr);
-    if (!row_only || !s.parallel.trivial()) r.parallel = parallel_view(m, s, *gpu, r, resolved ? &*resolved : nullptr);
+    fill_roofline(m, s, *gpu, trained.get(), r, !row_only, reuse != nullptr ? &reuse->traffic : nullptr);
+    if (!row_only || !s.parallel.trivial()) r.parallel = parallel_view(m, s, *gpu, r, resolved.get());
     if (!s.parallel.trivial()) apply_layout(s, *gpu, r);  // the headline is the configuration asked for
   }
   if (core != nullptr && trained) *core = std::move(*trained);
