@@ -3,7 +3,7 @@
 //   ms, points/s and the process RSS before and after (flat memory: no growth beyond the output)
 // - fc.estimate() per call (JSON in, JSON out)
 // - module load + first estimate
-// Run after the WASM build:  node tests/wasm/bench_sweep.mjs
+// Run after the WASM build:  node --expose-gc tests/wasm/bench_sweep.mjs
 // (FLOPCAST_WASM_DIR=<dir> measures another build's package, e.g. a baseline.)
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -52,6 +52,7 @@ for (let i = 0; i < 3; i++) {
   cpu.push((c.user + c.system) / 1000);
   count = r.count;
 }
+globalThis.gc?.(); // with --expose-gc: the dropped results collected before the RSS is read
 const rssAfter = process.memoryUsage().rss;
 const ms = median(runs);
 const output = count * fields * 8;
@@ -61,7 +62,7 @@ console.log(
     `${median(cpu).toFixed(0)} ms; goal <= 500 ms)`,
 );
 console.log(
-  `sweep memory: RSS ${mib(rssBefore)} MiB before, ${mib(rssAfter)} MiB after 3 sweeps (each returns ` +
+  `sweep memory: RSS ${mib(rssBefore)} MiB before, ${mib(rssAfter)} MiB after 3 sweeps${globalThis.gc ? ' and a GC' : ''} (each returns ` +
     `${mib(output)} MiB of values); wasm heap in use ${mib(heapBefore)} -> ${mib(heap())} MiB (goal: flat)`,
 );
 
@@ -69,6 +70,7 @@ console.log(
 // RSS beyond one window's output.
 const rssWindowsBefore = process.memoryUsage().rss;
 for (let offset = 0; offset < count; offset += 250000) fc.sweep(sweepRequest, { offset, count: 250000 });
+globalThis.gc?.();
 console.log(
   `sweep in 250k-point windows: RSS ${mib(rssWindowsBefore)} -> ${mib(process.memoryUsage().rss)} MiB, wasm heap ` +
     `${mib(heap())} MiB (goal: flat)`,
