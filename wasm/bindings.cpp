@@ -9,6 +9,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,16 +95,28 @@ status defaults() {
 }
 std::string version() { return flopcast::version(); }
 
-// Sweep: the request is re-read per chunk (cheap next to the chunk), so no handle outlives a call.
+// Sweep: each chunk names its request; the last request read is kept (by its text) for the next
+// chunk of the same sweep, so no handle outlives a call and a chunk does not re-read it.
 std::vector<double>& sweep_buffer() {
-  static std::vector<double> buffer;
+  static std::vector<double> buffer;  // grows to the largest chunk, never shrinks (no refill per chunk)
   return buffer;
 }
+std::size_t& sweep_values_count() {
+  static std::size_t n = 0;
+  return n;
+}
+const flopcast::compare_request& sweep_request(const std::string& request) {
+  static std::string text;
+  static std::unique_ptr<flopcast::compare_request> read;
+  if (!read || text != request) {
+    read.reset();
+    read = std::make_unique<flopcast::compare_request>(flopcast::read_compare_request(request, true));
+    text = request;
+  }
+  return *read;
+}
 status sweep_size(const std::string& request) {
-  return guarded([&] {
-    const auto q = flopcast::read_compare_request(request, true);
-    return status{true, "", static_cast<double>(q.plan.size())};
-  });
+  return guarded([&] { return status{true, "", static_cast<double>(sweep_request(request).plan.size())}; });
 }
 status sweep_chunk(const std::string& request, double offset, double count) {
   return guarded([&] {
@@ -111,19 +124,20 @@ status sweep_chunk(const std::string& request, double offset, double count) {
           std::floor(count) == count))
       throw flopcast::error(flopcast::error_code::invalid_argument, "/offset",
                             "expected whole numbers offset >= 0 and 0 <= count <= 1e7");
-    const auto q = flopcast::read_compare_request(request, true);
+    const auto& q = sweep_request(request);
     auto& buffer = sweep_buffer();
-    buffer.resize(static_cast<std::size_t>(count) * flopcast::sweep_field_count());
+    const std::size_t fields = flopcast::sweep_field_count(), wanted = static_cast<std::size_t>(count) * fields;
+    if (buffer.size() < wanted) buffer.resize(wanted);
+    sweep_values_count() = 0;
     const std::size_t n =
         flopcast::sweep(q.plan, static_cast<std::size_t>(offset), static_cast<std::size_t>(count), buffer.data());
-    buffer.resize(n * flopcast::sweep_field_count());
+    sweep_values_count() = n * fields;
     return status{true, "", static_cast<double>(n)};
   });
 }
 // A view of the last chunk's values; the caller copies it before the next call.
 emscripten::val sweep_values() {
-  auto& buffer = sweep_buffer();
-  return emscripten::val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
+  return emscripten::val(emscripten::typed_memory_view(sweep_values_count(), sweep_buffer().data()));
 }
 
 // Checkpoint headers. `bytes` arrives from a Uint8Array (embind copies it verbatim into the string).

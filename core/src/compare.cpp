@@ -2,8 +2,10 @@
 
 #include <limits>
 
+#include "estimate_parts.hpp"
 #include "flopcast/engine.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/request.hpp"
 #include "flopcast/result_json.hpp"
 
 namespace flopcast {
@@ -22,14 +24,26 @@ std::size_t compare_plan::size() const {
   return n;
 }
 
+namespace {
+// Points [block x sizes, (block + 1) x sizes) share their model, precision and GPU and differ only
+// in the sizes (batch, sequence, generated tokens) of the innermost lists.
+std::size_t sizes_per_block(const compare_plan& plan) {
+  return plan.batch_sizes.size() * plan.sequence_lengths.size() * plan.generated_tokens.size();
+}
+// The sizes of point i; returns i's block.
+std::size_t set_sizes(const compare_plan& plan, std::size_t i, settings& s) {
+  s.num_generated_tokens = plan.generated_tokens[i % plan.generated_tokens.size()];
+  i /= plan.generated_tokens.size();
+  s.sequence_length = plan.sequence_lengths[i % plan.sequence_lengths.size()];
+  i /= plan.sequence_lengths.size();
+  s.batch_size = plan.batch_sizes[i % plan.batch_sizes.size()];
+  return i / plan.batch_sizes.size();
+}
+}  // namespace
+
 compare_plan::point compare_plan::at(std::size_t i) const {
   point p{nullptr, nullptr, base};
-  p.config.num_generated_tokens = generated_tokens[i % generated_tokens.size()];
-  i /= generated_tokens.size();
-  p.config.sequence_length = sequence_lengths[i % sequence_lengths.size()];
-  i /= sequence_lengths.size();
-  p.config.batch_size = batch_sizes[i % batch_sizes.size()];
-  i /= batch_sizes.size();
+  i = set_sizes(*this, i, p.config);
   p.gpu = gpus[i % gpus.size()];
   i /= gpus.size();
   p.config.weight_precision = precisions[i % precisions.size()];
@@ -49,6 +63,35 @@ compare_plan::point compare_plan::at(std::size_t i) const {
   return p;
 }
 
+namespace {
+// The estimates of points [offset, offset + count) for their rows, in order: each block's first
+// point is built by at() and validated in full; the rest of the block changes only the sizes
+// (their bounds checked here once), keeps what depends on the model and its weight formats and
+// computes only what a row reads (detail::estimate_reuse): per point, the row of estimate().
+template <class F>
+void for_each_row(const compare_plan& plan, std::size_t offset, std::size_t count, F&& row) {
+  for (std::int64_t b : plan.batch_sizes) check_field("/batch_size", detail::d(b));
+  for (std::int64_t q : plan.sequence_lengths) check_field("/sequence_length", detail::d(q));
+  for (std::int64_t n : plan.generated_tokens) check_field("/num_generated_tokens", detail::d(n));
+  const std::size_t block_size = sizes_per_block(plan);
+  detail::estimate_reuse reuse;
+  reuse.row_only = true;
+  point p{nullptr, nullptr, {}};
+  std::size_t block = 0;
+  for (std::size_t i = offset; i < offset + count; ++i) {
+    if (i == offset || i / block_size != block) {
+      p = plan.at(i);
+      validate(p.config);
+      reuse.validated = true;
+      block = i / block_size;
+    } else {
+      (void)set_sizes(plan, i, p.config);
+    }
+    row({*p.model, p.config, p.gpu, detail::estimate_with(*p.model, p.config, p.gpu, nullptr, nullptr, &reuse)});
+  }
+}
+}  // namespace
+
 std::vector<std::vector<field_value>> compare_rows(const compare_plan& plan, std::size_t max_rows) {
   const std::size_t n = plan.size();
   if (n > max_rows)
@@ -57,10 +100,7 @@ std::vector<std::vector<field_value>> compare_rows(const compare_plan& plan, std
                     std::to_string(max_rows) + " (a sweep takes more)");
   std::vector<std::vector<field_value>> rows;
   rows.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const point p = plan.at(i);
-    rows.push_back(row_values({*p.model, p.config, p.gpu, estimate(*p.model, p.config, p.gpu)}));
-  }
+  for_each_row(plan, 0, n, [&](const estimate_context& c) { rows.push_back(row_values(c)); });
   return rows;
 }
 
@@ -74,11 +114,7 @@ std::size_t sweep(const compare_plan& plan, std::size_t offset, std::size_t coun
   const std::size_t total = plan.size();
   if (offset >= total) return 0;
   if (count > total - offset) count = total - offset;
-  for (std::size_t i = 0; i < count; ++i) {
-    const point p = plan.at(offset + i);
-    const estimate_result r = estimate(*p.model, p.config, p.gpu);
-    out += row_numbers({*p.model, p.config, p.gpu, r}, out);
-  }
+  for_each_row(plan, offset, count, [&](const estimate_context& c) { out += row_numbers(c, out); });
   return count;
 }
 

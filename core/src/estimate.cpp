@@ -4,6 +4,7 @@
 // those files, once.
 #include "flopcast/estimate.hpp"
 
+#include <memory>
 #include <string>
 
 #include "estimate_parts.hpp"
@@ -107,7 +108,12 @@ namespace detail {
 
 estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                               const training_settings* t, training_core* core) {
-  validate(s);
+  return estimate_with(m, s, gpu, t, core, nullptr);
+}
+
+estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
+                              const training_settings* t, training_core* core, estimate_reuse* reuse) {
+  if (reuse == nullptr || !reuse->validated) validate(s);
   if (!s.parallel.trivial()) validate_layout(m, s);
   estimate_result r;
   const bool encdec = m.arch == architecture::encoder_decoder;
@@ -115,12 +121,20 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   const double B = d(s.batch_size), S = d(s.sequence_length);
 
   // FLOPs.
-  r.parameters = count_parameters(m);
-  r.forward = run_pass(m, pass_kind::forward, B, S, 0, s.causal);
+  if (reuse != nullptr && reuse->model != &m) {
+    reuse->model = &m;
+    reuse->parameters = count_parameters(m);
+    reuse->has_weights = false;
+  }
+  r.parameters = reuse != nullptr ? reuse->parameters : count_parameters(m);
+  run_pass(m, pass_kind::forward, B, S, 0, s.causal, r.forward);  // into the result's zero passes
   r.backward_flops = 2 * r.forward.parts.total;
-  r.prefill = encoder_only ? r.forward : run_pass(m, pass_kind::prefill, B, S, 0, s.causal);
+  if (encoder_only)
+    r.prefill = r.forward;
+  else
+    run_pass(m, pass_kind::prefill, B, S, 0, s.causal, r.prefill);
   const double c0 = encdec ? 1.0 : S;  // decode context: tokens already cached when the step runs
-  if (!encoder_only) r.decode_step = run_pass(m, pass_kind::decode, B, S, c0, s.causal);
+  if (!encoder_only) run_pass(m, pass_kind::decode, B, S, c0, s.causal, r.decode_step);
 
   for (const auto& g : m.groups) {
     if (g.window > 0) r.notes |= note_sliding_window;
@@ -143,14 +157,36 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   // Memory.
   const precision wp = s.weight_precision;
   r.kv_precision = s.kv_cache_precision.value_or(default_kv_precision(wp));
+  if (reuse == nullptr) {
+    fill_weights(m, s, r);
+  } else {
+    if (!reuse->has_weights || reuse->weight_precision != wp || reuse->component_precision != s.component_precision ||
+        reuse->weight_bytes != s.weight_bytes) {
+      estimate_result w;  // fill_weights() alone: the memory and the notes it sets
+      w.parameters = r.parameters;
+      fill_weights(m, s, w);
+      reuse->has_weights = true;
+      reuse->weight_precision = wp;
+      reuse->component_precision = s.component_precision;
+      reuse->weight_bytes = s.weight_bytes;
+      reuse->weights = w.memory;
+      reuse->weights_notes = w.notes;
+      reuse->traffic = weight_traffic_of(m, w);
+    }
+    r.memory = reuse->weights;
+    r.notes |= reuse->weights_notes;
+  }
   fill_inference_memory(m, s, r);
 
   // The training step: memory and phases of the one step model analyze_training() reports.
-  training_settings resolved;
-  training_core step;
+  // (Built only when training, on the heap: each holds a copy of the settings, and an empty
+  // std::optional of them is cleared whole by GCC.)
+  std::unique_ptr<training_settings> resolved;
+  std::unique_ptr<training_core> trained;
   if (s.training) {
-    resolved = resolve_training(s, t);
-    step = training_step(m, resolved, r);
+    resolved = std::make_unique<training_settings>(resolve_training(s, t));
+    trained = std::make_unique<training_core>(training_step(m, *resolved, r));
+    const training_core& step = *trained;
     memory_breakdown& mem = r.memory;
     mem.train_weights = step.memory.weights;
     mem.train_gradients = step.memory.gradients;
@@ -162,11 +198,12 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   }
 
   if (gpu != nullptr) {
-    fill_roofline(m, s, *gpu, s.training ? &step : nullptr, r);
-    r.parallel = parallel_view(m, s, *gpu, r, s.training ? &resolved : nullptr);
+    const bool row_only = reuse != nullptr && reuse->row_only;
+    fill_roofline(m, s, *gpu, trained.get(), r, !row_only, reuse != nullptr ? &reuse->traffic : nullptr);
+    if (!row_only || !s.parallel.trivial()) r.parallel = parallel_view(m, s, *gpu, r, resolved.get());
     if (!s.parallel.trivial()) apply_layout(s, *gpu, r);  // the headline is the configuration asked for
   }
-  if (core != nullptr && s.training) *core = std::move(step);
+  if (core != nullptr && trained) *core = std::move(*trained);
   return r;
 }
 

@@ -49,6 +49,9 @@ enum class pass_kind { forward, prefill, decode };
 // One pass over the whole batch. `context` is the decode position (tokens already cached).
 [[nodiscard]] pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context,
                                   bool causal);
+// The same into `out`, which must be zero (pass_flops{}): no copy of the result.
+void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context, bool causal,
+              pass_flops& out);
 
 // FLOPs of one decode step per cached key and layer (the attention terms that scale with
 // the context): those over the keys attention reads (attention_window) and, for
@@ -92,7 +95,9 @@ struct training_state_bytes {
 // MXFP8 (Transformer Engine), FP8 blocks (DeepSeek-V3), NVFP4 (NVIDIA 2025)).
 [[nodiscard]] bool trainable_in(precision p);
 
-// Inference memory (weights, KV cache, activations); r.parameters and r.kv_precision set.
+// The weights' memory by part (r.memory's weights fields; r.parameters set).
+void fill_weights(const model_spec& m, const settings& s, estimate_result& r);
+// Inference memory (KV cache, activations) after fill_weights(); r.parameters and r.kv_precision set.
 void fill_inference_memory(const model_spec& m, const settings& s, estimate_result& r);
 // The precision one part of the model is stored in: its own, else weight_precision (a narrow
 // format leaves the embedding, the LM head and a vision tower in bf16).
@@ -127,9 +132,11 @@ struct step_cost {
 [[nodiscard]] compute_unit compute_unit_for(precision p, const hardware_spec& gpu, bool& fell_back);
 
 // Peaks, traffic, latencies, ranges, energy and cost of r (FLOPs and memory already set).
-// `train` is the training step (settings.training), else nullptr.
+// `train` is the training step (settings.training), else nullptr. Without `ranges` the figures
+// over the efficiency spread (the ranges, their bands and range_source) are left unset.
+// `traffic`: weight_traffic_of(m, r) when the caller has it.
 void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
-                   estimate_result& r);
+                   estimate_result& r, bool ranges = true, const weight_traffic* traffic = nullptr);
 
 // ---- estimate.cpp ----
 
@@ -139,5 +146,32 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 // when s.training.
 [[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                                             const training_settings* t, training_core* core);
+
+// What a run of estimates keeps from one call to the next (a sweep): the figures that depend only
+// on the model, or on the model and its weight formats, computed by the same functions on the
+// first call that needs them and copied while the model (by address: its record must not change
+// during the run) and the formats stay the same. Results (with row_only, their rows) are bit for
+// bit those of estimate().
+struct estimate_reuse {
+  // Set by the caller when validate() has passed for settings that differ from this call's only in
+  // batch_size, sequence_length and num_generated_tokens, whose bounds the caller has checked.
+  bool validated = false;
+  // Set by a caller that reads only row_numbers(): the ranges (fill_roofline's `ranges`) and, for
+  // a one-GPU layout, the multi-GPU view (which then changes no row figure) are left out.
+  bool row_only = false;
+  // count_parameters(*model).
+  const model_spec* model = nullptr;
+  parameter_breakdown parameters;
+  // fill_weights(): the memory it fills and the notes it sets, for these formats of *model.
+  bool has_weights = false;
+  precision weight_precision = precision::bf16;
+  std::array<std::optional<precision>, weight_component_count> component_precision{};
+  std::optional<double> weight_bytes;
+  memory_breakdown weights;
+  std::uint32_t weights_notes = 0;
+  weight_traffic traffic;  // weight_traffic_of() of those weights
+};
+[[nodiscard]] estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
+                                            const training_settings* t, training_core* core, estimate_reuse* reuse);
 
 }  // namespace flopcast::detail

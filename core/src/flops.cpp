@@ -183,6 +183,12 @@ double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
 
 pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context, bool causal) {
   pass_flops out;
+  run_pass(m, kind, batch, seq, context, causal, out);
+  return out;
+}
+
+void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, double context, bool causal,
+              pass_flops& out) {
   const double h = d(m.hidden_size), B = batch;
   const bool encdec = m.arch == architecture::encoder_decoder;
   const double norm_e = norm_flops_per_element(m.norm);
@@ -251,7 +257,6 @@ pass_flops run_pass(const model_spec& m, pass_kind kind, double batch, double se
 
   out.parts.total = out.parts.embedding + out.parts.attention + out.parts.mlp + out.parts.norm + out.parts.output_head +
                     out.parts.mixer;
-  return out;
 }
 
 double decode_flops_per_key(const model_spec& m) {

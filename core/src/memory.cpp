@@ -156,12 +156,12 @@ precision component_precision(const settings& s, weight_component c) {
   // A quantized format applies to the linear layers: the embedding table, the LM head and a
   // vision tower stay 16-bit, as AWQ, GPTQ, bitsandbytes, vLLM's fp8 and ModelOpt leave them.
   // (llama.cpp's GGML types quantize the embedding and the head too.)
-  const format_family fam = format_of(s.weight_precision).family;
+  if (c != weight_component::embedding && c != weight_component::lm_head && c != weight_component::vision)
+    return s.weight_precision;
+  const format_info& f = format_of(s.weight_precision);
   const bool narrow =
-      bits_per_weight(s.weight_precision) < 16 && fam != format_family::gguf && fam != format_family::gguf_preset;
-  if (narrow && (c == weight_component::embedding || c == weight_component::lm_head || c == weight_component::vision))
-    return precision::bf16;
-  return s.weight_precision;
+      f.bits_per_weight < 16 && f.family != format_family::gguf && f.family != format_family::gguf_preset;
+  return narrow ? precision::bf16 : s.weight_precision;
 }
 
 void fill_weights(const model_spec& m, const settings& s, estimate_result& r) {
@@ -217,9 +217,12 @@ void fill_weights(const model_spec& m, const settings& s, estimate_result& r) {
       if (f.family == format_family::gguf_preset) r.notes |= note_preset_approximated;
     }
   }
+  // Each part's own format's bytes per weight, looked up once.
+  std::array<double, weight_component_count> own_bytes{};
+  for (std::size_t i = 0; i < own_bytes.size(); ++i)
+    own_bytes[i] = storage_bytes(component_precision(s, static_cast<weight_component>(i)));
   if (mem.weights_source == std::string_view("format")) {
-    for (std::size_t i = 0; i < params.size(); ++i)
-      mem.weights_by_component[i] = params[i] * storage_bytes(component_precision(s, static_cast<weight_component>(i)));
+    for (std::size_t i = 0; i < params.size(); ++i) mem.weights_by_component[i] = params[i] * own_bytes[i];
     // Norm weights stay in 16 bits (fp32 when the model is fp32).
     const double norm_bytes = s.weight_precision == precision::fp32 || s.weight_precision == precision::tf32 ? 4 : 2;
     mem.weights_by_component[static_cast<std::size_t>(weight_component::attention)] += norms * norm_bytes;
@@ -239,8 +242,7 @@ void fill_weights(const model_spec& m, const settings& s, estimate_result& r) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     const bool attention = i == static_cast<std::size_t>(weight_component::attention);
     const double own = mem.weights_by_component[i] - (attention ? norms * mem.norm_bytes_per_parameter : 0.0);
-    mem.bytes_per_parameter[i] =
-        params[i] > 0 ? own / params[i] : storage_bytes(component_precision(s, static_cast<weight_component>(i)));
+    mem.bytes_per_parameter[i] = params[i] > 0 ? own / params[i] : own_bytes[i];
   }
   mem.weights_bits_per_weight = r.parameters.total > 0 ? 8 * mem.weights / d(r.parameters.total) : 0.0;
 }
@@ -249,7 +251,6 @@ void fill_inference_memory(const model_spec& m, const settings& s, estimate_resu
   const bool encdec = m.arch == architecture::encoder_decoder;
   const double S = d(s.sequence_length), N = d(s.num_generated_tokens);
   memory_breakdown& mem = r.memory;
-  fill_weights(m, s, r);
   // Encoder-decoder: the decoder start token is cached by the prefill, so the end of the request
   // holds at least that one (with no generated tokens, the end equals the prompt's state).
   const double dec_tokens_end = encdec ? std::max(N, 1.0) : S + N;

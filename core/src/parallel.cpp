@@ -17,6 +17,7 @@
 //   per layer). Bandwidth is per direction: the GPU records give NVLink/PCIe totals for
 //   both directions, so half of it is used unless one is given.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "detail.hpp"
@@ -37,6 +38,24 @@ namespace {
 
 [[noreturn]] void bad_layout(const char* field, const std::string& message) {
   throw error(error_code::invalid_argument, std::string("/parallelism/") + field, message);
+}
+
+// The times of one replica's run that the layout's latencies start from.
+struct replica_times {
+  double prefill_latency_s, decode_latency_per_token_s, training_step_s;
+  std::int64_t decode_steps;
+};
+replica_times times_of(const performance& p) {
+  return {p.prefill_latency_s, p.decode_latency_per_token_s, p.training_step_s, p.decode_steps};
+}
+// The same request on one replica of a data-parallel layout (its share of the batch, one GPU),
+// with the same training options. Out of line: its result is built only for such a layout.
+[[gnu::noinline]] replica_times one_replica(const model_spec& m, const settings& s, const hardware_spec& gpu,
+                                            std::int64_t batch, const training_settings* training) {
+  settings single = s;
+  single.batch_size = batch;
+  single.parallel = parallel_layout{};
+  return times_of(estimate_with(m, single, &gpu, training, nullptr).perf);
 }
 
 }  // namespace
@@ -115,7 +134,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const auto rate = [&](weight_component c) { return wm.bytes_per_parameter[static_cast<std::size_t>(c)]; };
   const double norm_rate = wm.norm_bytes_per_parameter;
   const std::int64_t total_layers = static_cast<std::int64_t>(m.layer_group_of.size());
-  std::vector<double> layer_params(m.groups.size()), layer_bytes(m.groups.size()), layer_kv(m.groups.size());
+  std::array<double, max_layer_groups> layer_params{}, layer_bytes{}, layer_kv{};
   if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads > 0 &&
       m.attention.num_kv_heads < tp)
     r.notes |= note_kv_replicated;
@@ -248,15 +267,8 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
 
   // The same request on one replica (batch split by DP), then TP divides its compute and
   // its memory traffic; communication is added, not overlapped.
-  estimate_result one;
-  const performance* p = &r.perf;
-  if (dp > 1) {
-    settings single = s;
-    single.batch_size = out.batch_per_replica;
-    single.parallel = parallel_layout{};
-    one = estimate_with(m, single, &gpu, training, nullptr);  // the same training options
-    p = &one.perf;
-  }
+  const replica_times replica = dp > 1 ? one_replica(m, s, gpu, out.batch_per_replica, training) : times_of(r.perf);
+  const replica_times* p = &replica;
   out.prefill_latency_s = p->prefill_latency_s / d(tp) + out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s;
   if (m.arch != architecture::encoder) {
     out.decode_latency_per_token_s = p->decode_latency_per_token_s / d(tp) + out.tp_allreduce_decode_step_s +

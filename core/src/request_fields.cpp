@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <type_traits>
 
 #include "detail.hpp"
 #include "flopcast/engine.hpp"
@@ -107,9 +108,24 @@ json value_of(const std::optional<arrival_kind>& v) { return v ? json(arrival_na
 json value_of(const std::optional<batching_policy>& v) { return v ? json(policy_name(*v)) : json(nullptr); }
 json value_of(const std::vector<trace_request>& v) { return v.empty() ? json(nullptr) : json(v.size()); }
 
-#define FLOPCAST_MEMBER(member)                               \
-  [](request_state& s, const json& v) { assign(member, v); }, \
-      [](const request_state& s) -> json { return value_of(member); }
+// The numeric value a bounds check reads (the getter's JSON number, without building one): a
+// member that is not a number has none.
+template <class T>
+std::optional<double> number_of(const T& v) {
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<double>(v);
+  else
+    return std::nullopt;
+}
+template <class T>
+std::optional<double> number_of(const std::optional<T>& v) {
+  return v ? number_of(*v) : std::nullopt;
+}
+
+#define FLOPCAST_MEMBER(member)                                        \
+  [](request_state& s, const json& v) { assign(member, v); },          \
+      [](const request_state& s) -> json { return value_of(member); }, \
+      [](const request_state& s) -> std::optional<double> { return number_of(member); }
 
 // A token count: a number, or a string with a K, M, B (or G) or T suffix ("15T", "2e12").
 std::optional<double> parse_tokens(const json& v) {
@@ -151,6 +167,7 @@ struct row {
   request_field f;
   void (*set)(request_state&, const json&);
   json (*get)(const request_state&);
+  std::optional<double> (*number)(const request_state&);
 };
 
 // Fluent construction of a row; only this file builds them.
@@ -178,8 +195,9 @@ struct def {
   def& commands(std::uint32_t c) { return r.f.commands = c, *this; }
   def& help(std::string_view h) { return r.f.help = h, *this; }
   def& choices(std::string_view c) { return r.f.choices = c, *this; }
-  def& access(void (*set)(request_state&, const json&), json (*get)(const request_state&)) {
-    return r.set = set, r.get = get, *this;
+  def& access(void (*set)(request_state&, const json&), json (*get)(const request_state&),
+              std::optional<double> (*number)(const request_state&) = nullptr) {
+    return r.set = set, r.get = get, r.number = number, *this;
   }
 };
 
@@ -468,7 +486,7 @@ const table& the_table() {
       out.fields.push_back(r.f);
     }
     for (std::size_t i = 0; i < out.rows.size(); ++i)
-      out.accesses.push_back({&out.fields[i], out.rows[i].set, out.rows[i].get});
+      out.accesses.push_back({&out.fields[i], out.rows[i].set, out.rows[i].get, out.rows[i].number});
     return out;
   }();
   return t;
@@ -491,10 +509,13 @@ std::string value_text(const request_field& f, double v) {
   throw error(error_code::config_type, pointer, "expected " + expected_text(f) + ", but got " + describe(v));
 }
 
-void check_bounds(const request_field& f, double v, const std::string& pointer) {
-  const bool low_ok = f.min_open ? v > f.min : v >= f.min;
-  if (!(low_ok && v <= f.max))
-    throw error(error_code::config_range, pointer, "expected " + expected_text(f) + ", but got " + value_text(f, v));
+inline bool within_bounds(const request_field& f, double v) {
+  return (f.min_open ? v > f.min : v >= f.min) && v <= f.max;
+}
+void check_bounds(const request_field& f, double v, std::string_view pointer) {
+  if (!within_bounds(f, v))
+    throw error(error_code::config_range, std::string(pointer),
+                "expected " + expected_text(f) + ", but got " + value_text(f, v));
 }
 
 }  // namespace
@@ -625,23 +646,44 @@ void check_value(const request_field& f, const json& v, const std::string& point
   }
 }
 
-void check_state(const request_state& state, std::initializer_list<std::string_view> parts) {
+namespace {
+// The numeric fields of `parts`, in table order.
+std::vector<const field_access*> numeric_accesses(std::initializer_list<std::string_view> parts) {
+  std::vector<const field_access*> out;
   for (const auto& a : the_table().accesses) {
     const request_field& f = *a.field;
     if (!a.get || (f.type != field_type::integer && f.type != field_type::number && f.type != field_type::tokens))
       continue;
     bool wanted = false;
     for (auto p : parts) wanted = wanted || f.part == p;
-    if (!wanted) continue;
-    const json v = a.get(state);
-    if (v.is_number()) check_bounds(f, v.get<double>(), std::string(f.pointer));
+    if (wanted) out.push_back(&a);
+  }
+  return out;
+}
+void check_accesses(const request_state& state, const std::vector<const field_access*>& accesses) {
+  for (const field_access* a : accesses) {
+    if (a->number) {
+      if (const std::optional<double> v = a->number(state); v && !within_bounds(*a->field, *v))
+        check_bounds(*a->field, *v, a->field->pointer);
+      continue;
+    }
+    const json v = a->get(state);
+    if (v.is_number()) check_bounds(*a->field, v.get<double>(), a->field->pointer);
   }
 }
+}  // namespace
 
+void check_state(const request_state& state, std::initializer_list<std::string_view> parts) {
+  check_accesses(state, numeric_accesses(parts));
+}
+
+// On every estimate (and every sweep point): the field list is filtered once, and the settings go
+// into a state kept for the thread (its other parts are never read by these fields).
 void check_settings(const settings& s) {
-  request_state state;
+  static const std::vector<const field_access*> accesses = numeric_accesses({"", "parallelism"});
+  thread_local request_state state;
   state.base = s;
-  check_state(state, {"", "parallelism"});
+  check_accesses(state, accesses);
 }
 void check_serving(const serving_settings& s) {
   request_state state;
@@ -759,7 +801,7 @@ std::string default_text(const request_field& f) {
 void check_field(std::string_view pointer, double value) {
   const request_field* f = find_request_field(pointer);
   if (!f) throw error(error_code::invalid_argument, std::string(pointer), "not a request field");
-  detail::check_bounds(*f, value, std::string(pointer));
+  detail::check_bounds(*f, value, pointer);
 }
 
 }  // namespace flopcast

@@ -44,6 +44,8 @@ struct field_access {
   void (*set)(request_state&, const nlohmann::json&);
   // The value as JSON (null: derived or absent).
   nlohmann::json (*get)(const request_state&);
+  // The numeric value get() holds, without building JSON (nullptr: use get(); none: not a number).
+  std::optional<double> (*number)(const request_state&);
 };
 
 // A choice field's names (request_field::choices split at commas).

@@ -144,7 +144,7 @@ weight_traffic weight_traffic_of(const model_spec& m, const estimate_result& r) 
 }
 
 void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& gpu, const training_core* train,
-                   estimate_result& r) {
+                   estimate_result& r, bool ranges, const weight_traffic* traffic_known) {
   const bool encoder_only = m.arch == architecture::encoder;
   const double B = d(s.batch_size), S = d(s.sequence_length);
   const double c0 = m.arch == architecture::encoder_decoder ? 1.0 : S;  // decode context: tokens already cached
@@ -176,7 +176,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   // Weight bytes a pass reads (weight_traffic): the token-embedding table only where rows are
   // gathered, MoE experts only as far as tokens reach them, each part at its own bytes per
   // parameter (bf16 attention beside MXFP4 experts; a checkpoint's weight_bytes pro rata).
-  const weight_traffic traffic = weight_traffic_of(m, r);
+  const weight_traffic traffic = traffic_known != nullptr ? *traffic_known : weight_traffic_of(m, r);
   if (traffic.expert_params > 0) r.notes |= note_moe_expected_experts;
   struct read_amount {
     double params, bytes;
@@ -297,6 +297,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   p.co2_grams = p.energy_total_joules / 3.6e6 * s.carbon_intensity_g_per_kwh;
   p.cost_usd = t.cost;
 
+  if (!ranges) return;  // a sweep's row reads none of what follows
   // Ranges: the fast end at the high efficiencies, the slow end at the low ones.
   const efficiency_spread cs = compute_spread(s.compute_efficiency_origin), ms = memory_spread(s.mem_efficiency_origin);
   p.compute_efficiency_low = s.compute_efficiency * cs.low;

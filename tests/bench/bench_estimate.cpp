@@ -2,6 +2,9 @@
 //   build/flopcast_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
+#include <string>
+#include <vector>
+
 #include "flopcast/flopcast.hpp"
 
 namespace {
@@ -53,6 +56,30 @@ void BM_estimate_json(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// The page's 1M-point sweep (tests/browser/bench.mjs's request): flopcast::sweep in the worker's
+// 20,000-point chunks into one reused buffer. Reports ns per point (goal: 1M points <= 0.5 s).
+void BM_sweep_1m(benchmark::State& state) {
+  std::string models = R"("llama-3-8b", "mixtral-8x7b", "qwen2.5-7b", "gemma-2-9b")", batches, sequences;
+  for (int i = 1; i <= 50; ++i) batches += (i > 1 ? ", " : "") + std::to_string(i);
+  for (int i = 1; i <= 100; ++i) sequences += (i > 1 ? ", " : "") + std::to_string(128 * i);
+  const std::string request =
+      "{\"model\": [" + models + "], \"batch_size\": [" + batches + "], \"sequence_length\": [" + sequences +
+      R"(], "precision": ["bf16", "fp8", "int8", "int4", "fp16"], )" +
+      R"("gpu": ["A100", "H100", "H200", "L4", "L40S", "MI300X", "B200", "T4", "A10G", "RTX-4090"]})";
+  const auto q = flopcast::read_compare_request(request, true);
+  const std::size_t total = q.plan.size(), chunk = 20000;
+  std::vector<double> buffer(chunk * flopcast::sweep_field_count());
+  std::int64_t points = 0;
+  for (auto _ : state) {
+    for (std::size_t at = 0; at < total; at += chunk) points += flopcast::sweep(q.plan, at, chunk, buffer.data());
+    benchmark::DoNotOptimize(buffer.data());
+  }
+  state.SetItemsProcessed(points);
+  state.counters["ns_per_point"] =
+      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["points"] = static_cast<double>(total);
+}
+
 }  // namespace
 
 BENCHMARK(BM_estimate_dense);
@@ -60,4 +87,5 @@ BENCHMARK(BM_estimate_moe);
 BENCHMARK(BM_estimate_windowed);
 BENCHMARK(BM_compare_sweep);
 BENCHMARK(BM_estimate_json);
+BENCHMARK(BM_sweep_1m)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -6,6 +6,7 @@
 // Run after `npm run build`:  npm run bench:web
 import { gzipSync } from 'node:zlib';
 import { serve, launch, dist } from './harness.mjs';
+import { sweep1m } from '../wasm/sweep_request.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const site = await serve(dist);
@@ -74,13 +75,7 @@ try {
   );
 
   // 1,000,000 sweep points in the worker.
-  const request = {
-    model: ['llama-3-8b', 'mixtral-8x7b', 'qwen2.5-7b', 'gemma-2-9b'],
-    batch_size: Array.from({ length: 50 }, (_, i) => i + 1),
-    sequence_length: Array.from({ length: 100 }, (_, i) => 128 * (i + 1)),
-    precision: ['bf16', 'fp8', 'int8', 'int4', 'fp16'],
-    gpu: ['A100', 'H100', 'H200', 'L4', 'L40S', 'MI300X', 'B200', 'T4', 'A10G', 'RTX-4090'],
-  };
+  const request = sweep1m;
   const runs = [];
   for (let i = 0; i < 3; i++) runs.push(await p.evaluate((r) => window.flopcastSweep(r), request));
   console.log(

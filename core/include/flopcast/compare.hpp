@@ -41,7 +41,8 @@ struct field_value;
 
 // Numeric sweep: for points [offset, offset + count) writes sweep_field_count() doubles per
 // point (the numeric row_fields() in order; NaN marks a figure that does not apply, e.g. decode
-// for an encoder or latency without a GPU). Returns the number of points written.
+// for an encoder or latency without a GPU). Returns the number of points written. Each row is
+// estimate()'s, bit for bit; a size list holding a value out of bounds is refused whole.
 [[nodiscard]] std::size_t sweep_field_count();
 std::size_t sweep(const compare_plan& plan, std::size_t offset, std::size_t count, double* out);
 
