@@ -607,7 +607,7 @@ $('download-report').addEventListener('click', async () => {
 });
 
 // ---------- the update loop ----------
-// Chart.js loads after the first estimate is on screen (it is not needed for the numbers).
+// The charts load after the first estimate is on screen (they are not needed for the numbers).
 let charts = null;
 let lastGood = null;
 let lastKey = null;
@@ -951,14 +951,18 @@ if ('IntersectionObserver' in window) {
 // The first estimate, for the inputs the address gives.
 applyQuery(q);
 update(true);
-import('./charts.js').then(
-  ({ createCharts }) => {
-    charts = createCharts(fc);
-    if (lastGood) charts.schedule(lastGood.result, lastGood.req);
-    if (resultsEl.classList.contains('stale')) charts.stale(true);
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
-  },
-  (e) => console.warn(`the charts could not load (${e.message}); the numbers are unaffected`),
+// The charts' code loads once the first estimate has been painted (the frame after it).
+const afterPaint = (f) => (document.hidden ? setTimeout(f, 0) : requestAnimationFrame(() => setTimeout(f, 0)));
+afterPaint(() =>
+  import('./charts.js').then(
+    ({ createCharts }) => {
+      charts = createCharts(fc);
+      if (lastGood) charts.schedule(lastGood.result, lastGood.req);
+      if (resultsEl.classList.contains('stale')) charts.stale(true);
+      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
+    },
+    (e) => console.warn(`the charts could not load (${e.message}); the numbers are unaffected`),
+  ),
 );
 
 // Offline once loaded: the service worker (generated at build time) precaches the site.
