@@ -249,8 +249,13 @@ export function chartConfig(id, d, p) {
   return spec.data(d, p);
 }
 
-/** Creates every chart; schedule() redraws them once per animation frame from fc.reportData of the latest request. */
-export function createCharts(fc) {
+/**
+ * Creates every chart; schedule() redraws them from the report data of the latest request.
+ * `source.reportData(request)` answers fc.reportData's object, or a promise of it (the page asks
+ * its worker, so that the series' estimates never run on the page's thread). The charts are then
+ * drawn one per task, so that no task of the page runs long; a newer request restarts the queue.
+ */
+export function createCharts(source) {
   let p = palette();
   const charts = CHARTS.map(({ id }) => {
     const placeholder = document.getElementById(id);
@@ -261,44 +266,72 @@ export function createCharts(fc) {
   const noGpu = document.getElementById('charts-nogpu');
   let latest = null;
   let data = null;
-  let frame = 0;
+  let asked = 0; // the number of the latest request asked for
+  let queue = [];
+  let timer = 0;
 
-  function draw() {
-    frame = 0;
-    if (!latest) return;
+  function drawOne(c) {
+    let spec = null;
     try {
-      data = fc.reportData(latest);
+      spec = chartConfig(c.id, data, p);
     } catch (e) {
-      console.warn(`flopcast: the charts' data: ${e.message}`);
-      return;
+      console.warn(`flopcast: ${c.id}: ${e.message}`);
     }
-    for (const c of charts) {
-      let spec = null;
-      try {
-        spec = chartConfig(c.id, data, p);
-      } catch (e) {
-        console.warn(`flopcast: ${c.id}: ${e.message}`);
-      }
-      c.figure.hidden = spec === null;
-      c.plot.draw(spec, p);
-      c.plot.canvas.dataset.rendered = '1';
-    }
-    noGpu.hidden = data.roofline !== null;
-    section.classList.remove('stale');
+    c.figure.hidden = spec === null;
+    c.plot.draw(spec, p);
+    c.plot.canvas.dataset.rendered = '1';
   }
 
+  function next() {
+    timer = 0;
+    const c = queue.shift();
+    if (!c) return;
+    drawOne(c);
+    if (queue.length) timer = setTimeout(next, 0);
+    else section.classList.remove('stale');
+  }
+
+  function drawAll() {
+    clearTimeout(timer);
+    noGpu.hidden = data.roofline !== null;
+    queue = charts.slice();
+    next();
+  }
+
+  async function load() {
+    const n = ++asked;
+    let d;
+    try {
+      d = await source.reportData(latest);
+    } catch (e) {
+      if (n === asked) console.warn(`flopcast: the charts' data: ${e.message}`);
+      return;
+    }
+    if (n !== asked) return; // a newer request is on its way
+    data = d;
+    drawAll();
+  }
+
+  let pending = false;
   return {
     /** Redraws for `request` (the estimate's request; `result` is its estimate, drawn from reportData). */
     schedule(result, request) {
       latest = request;
-      if (!frame) frame = document.hidden ? setTimeout(draw, 0) : requestAnimationFrame(draw);
+      if (pending) return;
+      pending = true;
+      const go = () => {
+        pending = false;
+        load();
+      };
+      if (document.hidden) setTimeout(go, 0);
+      else requestAnimationFrame(go);
     },
     stale(on) {
       section.classList.toggle('stale', on);
     },
     theme() {
       p = palette();
-      draw();
+      if (data) drawAll();
     },
   };
 }

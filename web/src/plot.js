@@ -438,6 +438,8 @@ export function createPlot(placeholder, size = null) {
   /** Sets the plot's size so that plot and legend together fill `height`. */
   function fit(width, height) {
     const legend = state.u.root.querySelector('.u-legend');
+    // uPlot sizes its elements in a microtask: the legend wraps to the width given here now.
+    state.u.root.style.width = `${width}px`;
     const h = Math.max(60, height - (legend ? legend.offsetHeight + 4 : 0));
     if (state.u.width !== width || state.u.height !== h) state.u.setSize({ width, height: h });
   }
