@@ -441,6 +441,7 @@ function setNumber(el, v) {
 
 /** Puts the inputs in the state the query `p` describes: a fresh load's defaults, then p's values. */
 function applyQuery(p) {
+  if (p.has('eng')) formats.fillEngines(); // its options, before the address's value goes in
   pristine ??= Object.fromEntries(URL_IDS.map((id) => [id, inputValue($(id))]));
   urlRaw.clear();
   for (const [id, v] of Object.entries(pristine)) {

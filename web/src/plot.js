@@ -19,11 +19,20 @@ const FONT = `11px ${FONT_FAMILY}`;
 const LABEL_FONT = `12px ${FONT_FAMILY}`;
 
 let measureCtx = null;
-/** Width in CSS pixels of `text` in the axes' font. */
-function textWidth(text, font = FONT) {
-  measureCtx ??= document.createElement('canvas').getContext('2d');
-  measureCtx.font = font;
-  return measureCtx.measureText(text).width;
+const widths = new Map();
+/** Width in CSS pixels of `text` in the axes' font (remembered: axis labels repeat). */
+function textWidth(text) {
+  let w = widths.get(text);
+  if (w === undefined) {
+    if (!measureCtx) {
+      measureCtx = document.createElement('canvas').getContext('2d');
+      measureCtx.font = FONT;
+    }
+    w = measureCtx.measureText(text).width;
+    if (widths.size > 5000) widths.clear();
+    widths.set(text, w);
+  }
+  return w;
 }
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
