@@ -279,6 +279,7 @@ export function createCharts(source) {
     }
     c.figure.hidden = spec === null;
     c.plot.draw(spec, p);
+    c.plot.canvas.flopcastSpec = spec; // for tests: exactly what is drawn
     c.plot.canvas.dataset.rendered = '1';
   }
 
