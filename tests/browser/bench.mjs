@@ -78,6 +78,12 @@ try {
       const sizes = await req.sizes();
       const enc = (await res.allHeaders())['content-encoding'] ?? 'none';
       const z = packed(path, body);
+      if (sizes.responseBodySize === 0 && body.length > 0) {
+        console.log(
+          `  ${path.padEnd(46)} ${KB(body.length).padStart(10)} ${'(from the browser cache: not counted)'.padStart(35)}`,
+        );
+        continue;
+      }
       wire += sizes.responseBodySize;
       headers += sizes.responseHeadersSize;
       raw += body.length;
