@@ -1,6 +1,6 @@
 // Emits report-runtime.html: the report template (web/src/report/template.html) with the page's
 // light palette (web/src/style.css's custom properties) and the report
-// runtime (web/src/report/runtime.js: Chart.js, the page's chart code and the renderer, bundled
+// runtime (web/src/report/runtime.js: uPlot, the page's chart code and the renderer, bundled
 // into one script) inlined, and that script's hash in the template's Content-Security-Policy.
 // `flopcast report` and the page's "Download report" fill its data placeholder; the file makes no
 // request of any kind.
