@@ -26,6 +26,7 @@ function setStatus(text, kind = '') {
 let fc;
 try {
   fc = await engine();
+  performance.mark('flopcast:engine'); // the module compiled and instantiated (bench:web reads it)
 } catch (e) {
   setStatus(`Could not load the WebAssembly estimator: ${e.message}. Reload to try again.`, 'bad');
   document.documentElement.dataset.loadError = '1';
