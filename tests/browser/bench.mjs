@@ -59,6 +59,7 @@ try {
     await ready(page);
     await chartsDrawn(page);
     await page.waitForTimeout(300);
+    const counted = new Set();
     let wire = 0;
     let headers = 0;
     let raw = 0;
@@ -78,19 +79,27 @@ try {
       const sizes = await req.sizes();
       const enc = (await res.allHeaders())['content-encoding'] ?? 'none';
       const z = packed(path, body);
-      if (sizes.responseBodySize === 0 && body.length > 0) {
+      if (counted.has(path)) {
         console.log(
-          `  ${path.padEnd(46)} ${KB(body.length).padStart(10)} ${'(from the browser cache: not counted)'.padStart(35)}`,
+          `  ${path.padEnd(46)} ${KB(body.length).padStart(10)}   (again, from the browser cache: not counted)`,
         );
         continue;
       }
-      wire += sizes.responseBodySize;
+      counted.add(path);
+      // A worker's requests report no body size: its bytes on the wire are the served copy's.
+      let onWire = sizes.responseBodySize;
+      let note = enc;
+      if (!(onWire > 0) && body.length > 0) {
+        onWire = enc === 'br' ? z.br : enc === 'gzip' ? z.gz : body.length;
+        note = `${enc} (a worker's request: the served copy's size)`;
+      }
+      wire += onWire;
       headers += sizes.responseHeadersSize;
       raw += body.length;
       br += z.br;
       gz += z.gz;
       console.log(
-        `  ${path.padEnd(46)} ${KB(body.length).padStart(10)} ${KB(z.br).padStart(10)} ${KB(z.gz).padStart(10)} ${KB(sizes.responseBodySize).padStart(12)} ${enc}`,
+        `  ${path.padEnd(46)} ${KB(body.length).padStart(10)} ${KB(z.br).padStart(10)} ${KB(z.gz).padStart(10)} ${KB(onWire).padStart(12)} ${note}`,
       );
     }
     console.log(
