@@ -1,6 +1,9 @@
 // embind bindings: the only file that includes Emscripten. Every call takes and returns
 // plain values (JSON text in, a {ok, text} status out) so C++ exceptions never cross into
 // JS and nothing needs .delete(); the JS wrapper (flopcast.js) turns !ok into an Error.
+// A result's JSON does not travel in the status: it stays in one buffer here, and the wrapper
+// decodes it with TextDecoder off a view of the module's memory (resultView), which is several
+// times faster than embind's std::string conversion (a JS loop over every byte).
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
@@ -16,9 +19,24 @@ namespace {
 
 struct status {
   bool ok = true;
-  std::string text;  // the result JSON, or the error message
+  std::string text;  // the error message (empty on success: the result is in result_text())
   double count = 0;  // sweep: points written
 };
+
+std::string& result_text() {
+  static std::string text;
+  return text;
+}
+// A successful call's result JSON, kept for resultView() until the next call.
+status ok(std::string json, double count = 0) {
+  result_text() = std::move(json);
+  return status{true, std::string(), count};
+}
+// A view of the last result's UTF-8 bytes (valid until the next call; the wrapper decodes it at once).
+emscripten::val result_view() {
+  const std::string& t = result_text();
+  return emscripten::val(emscripten::typed_memory_view(t.size(), reinterpret_cast<const unsigned char*>(t.data())));
+}
 
 template <class F>
 status guarded(F&& f) {
@@ -32,40 +50,47 @@ status guarded(F&& f) {
 }
 
 status estimate(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::estimate_json(request), 1}; });
+  return guarded([&] {
+    std::string text = flopcast::estimate_json(request);
+    // count: the byte offset of the top-level ,"details": (its last key; a JSON string cannot
+    // hold that sequence, its quotes would be escaped), so that the wrapper parses the headline
+    // at once and the details only when they are read.
+    const std::size_t at = text.find(",\"details\":");
+    return ok(std::move(text), at == std::string::npos ? 0 : static_cast<double>(at));
+  });
 }
 status compare(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::compare_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::compare_json(request), 0); });
 }
 status throughput(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::throughput_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::throughput_json(request), 0); });
 }
 status simulate(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::simulate_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::simulate_json(request), 0); });
 }
 status plan(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::plan_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::plan_json(request), 0); });
 }
 status train(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::train_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::train_json(request), 0); });
 }
 status report_data(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::report_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::report_json(request), 0); });
 }
 status calibrate(const std::string& request) {
-  return guarded([&] { return status{true, flopcast::calibrate_json(request), 0}; });
+  return guarded([&] { return ok(flopcast::calibrate_json(request), 0); });
 }
 status list_models() {
-  return guarded([] { return status{true, flopcast::models_to_json(-1), 0}; });
+  return guarded([] { return ok(flopcast::models_to_json(-1), 0); });
 }
 status list_gpus() {
-  return guarded([] { return status{true, flopcast::gpus_to_json(-1), 0}; });
+  return guarded([] { return ok(flopcast::gpus_to_json(-1), 0); });
 }
 status list_engines() {
-  return guarded([] { return status{true, flopcast::engines_to_json(-1), 0}; });
+  return guarded([] { return ok(flopcast::engines_to_json(-1), 0); });
 }
 status defaults() {
-  return guarded([] { return status{true, flopcast::defaults_json(-1), 0}; });
+  return guarded([] { return ok(flopcast::defaults_json(-1), 0); });
 }
 std::string version() { return flopcast::version(); }
 
@@ -124,7 +149,7 @@ status inspect_checkpoint(const std::string& bytes, double file_size, const std:
     if (!(file_size >= -1 && file_size <= 9007199254740992.0 && std::floor(file_size) == file_size))
       throw flopcast::error(flopcast::error_code::invalid_argument, "/file_size",
                             "expected the file's size in bytes (a whole number, or -1 for unknown)");
-    return status{true, flopcast::inspect_checkpoint_json(bytes, static_cast<std::int64_t>(file_size), config), 0};
+    return ok(flopcast::inspect_checkpoint_json(bytes, static_cast<std::int64_t>(file_size), config), 0);
   });
 }
 
@@ -137,6 +162,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
       .field("ok", &status::ok)
       .field("text", &status::text)
       .field("count", &status::count);
+  emscripten::function("resultView", &result_view);
   emscripten::function("estimate", &estimate);
   emscripten::function("compare", &compare);
   emscripten::function("throughput", &throughput);

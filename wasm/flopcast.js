@@ -50,6 +50,23 @@ function configText(config) {
 }
 const FIRST_READ = 1 << 20; // most headers fit in 1 MiB; GGUF tokenizer arrays may need more
 
+// An own, enumerable property parsed from `text` on first read (then a plain data property):
+// JSON.stringify, spreading and structured cloning see the parsed value.
+const DETAILS_KEY = ',"details":'.length;
+function lazyField(object, key, text) {
+  const settle = (value) => {
+    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(object, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => settle(JSON.parse(text)),
+    set: settle,
+  });
+  return object;
+}
+
 function unwrap(status) {
   if (!status.ok) throw new FlopcastError(status.text);
   return status;
@@ -61,29 +78,43 @@ function unwrap(status) {
  */
 export async function createFlopcast(options = {}) {
   const mod = await createFlopcastModule(options);
+  // A call's result JSON stays in the module; it is decoded off a view of its memory (a copy
+  // through embind's std::string conversion is a JS loop over every byte).
+  const decoder = new TextDecoder();
+  const result = (status) => (unwrap(status), JSON.parse(decoder.decode(mod.resultView())));
   let models, gpus, engines, defaults;
   const api = {
     version: () => mod.version(),
-    estimate: (request) => JSON.parse(unwrap(mod.estimate(requestText(request))).text),
-    compare: (request) => JSON.parse(unwrap(mod.compare(requestText(request))).text),
-    throughput: (request) => JSON.parse(unwrap(mod.throughput(requestText(request))).text),
+    /**
+     * The estimate of one configuration. Its `details` are parsed when first read (most of the
+     * result's bytes; a caller that reads only the headline figures does not pay for them).
+     */
+    estimate(request) {
+      const at = unwrap(mod.estimate(requestText(request))).count;
+      const bytes = mod.resultView();
+      if (!(at > 0)) return JSON.parse(decoder.decode(bytes));
+      const head = JSON.parse(`${decoder.decode(bytes.subarray(0, at))}}`);
+      return lazyField(head, 'details', decoder.decode(bytes.subarray(at + DETAILS_KEY, bytes.length - 1)));
+    },
+    compare: (request) => result(mod.compare(requestText(request))),
+    throughput: (request) => result(mod.throughput(requestText(request))),
     /**
      * The serving simulation (iteration-level continuous batching): per concurrency or request-rate
      * point, TTFT / TPOT / ITL distributions, tokens/s, goodput, KV use and a timeline.
      */
-    simulate: (request) => JSON.parse(unwrap(mod.simulate(requestText(request))).text),
+    simulate: (request) => result(mod.simulate(requestText(request))),
     /** How many GPUs: the smallest layouts that fit, memory per GPU, speed and cost, cheapest and fastest marked. */
-    plan: (request) => JSON.parse(unwrap(mod.plan(requestText(request))).text),
+    plan: (request) => result(mod.plan(requestText(request))),
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
-    train: (request) => JSON.parse(unwrap(mod.train(requestText(request))).text),
+    train: (request) => result(mod.train(requestText(request))),
     /** What a report draws: the estimate, its row, the series of its charts, the roofline, the serving curve. */
-    reportData: (request) => JSON.parse(unwrap(mod.reportData(requestText(request))).text),
+    reportData: (request) => result(mod.reportData(requestText(request))),
     /** The calibration entry a measurement implies, as a store {entries: [entry]}. */
-    calibrate: (request) => JSON.parse(unwrap(mod.calibrate(requestText(request))).text),
-    listModels: () => (models ??= JSON.parse(unwrap(mod.listModels()).text)),
-    listGpus: () => (gpus ??= JSON.parse(unwrap(mod.listGpus()).text)),
-    listEngines: () => (engines ??= JSON.parse(unwrap(mod.listEngines()).text)),
-    defaults: () => (defaults ??= JSON.parse(unwrap(mod.defaults()).text)),
+    calibrate: (request) => result(mod.calibrate(requestText(request))),
+    listModels: () => (models ??= result(mod.listModels())),
+    listGpus: () => (gpus ??= result(mod.listGpus())),
+    listEngines: () => (engines ??= result(mod.listEngines())),
+    defaults: () => (defaults ??= result(mod.defaults())),
     precisions: () => api.defaults().precisions.map((p) => p.name),
     optimizers: () => api.defaults().optimizers,
     rowFields: () => api.defaults().row_fields,
@@ -112,7 +143,7 @@ export async function createFlopcast(options = {}) {
     checkpointHeaderBytes: (prefix) => unwrap(mod.checkpointHeaderBytes(bytesOf(prefix, 'the header bytes'))).count,
     /** A .gguf / .safetensors header's summary, the config it implies (or `config`), and its exact weight bytes. */
     inspectCheckpoint: (bytes, fileSize = -1, config) =>
-      JSON.parse(unwrap(mod.inspectCheckpoint(bytesOf(bytes, 'the header bytes'), fileSize, configText(config))).text),
+      result(mod.inspectCheckpoint(bytesOf(bytes, 'the header bytes'), fileSize, configText(config))),
     /**
      * Reads only the header of a File or Blob (File.slice, growing until checkpointHeaderBytes is
      * satisfied) and inspects it; the tensor data is never read.

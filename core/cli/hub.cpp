@@ -1,6 +1,5 @@
 #include "hub.hpp"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <memory>
 
 #include "common.hpp"
+#include "curl_library.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/request_json.hpp"
 
@@ -174,27 +174,27 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 }
 
 struct curl_deleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  void (*cleanup)(CURL*);
+  void operator()(CURL* c) const { cleanup(c); }
 };
 struct slist_deleter {
-  void operator()(curl_slist* s) const { curl_slist_free_all(s); }
+  void (*free_all)(curl_slist*);
+  void operator()(curl_slist* s) const { free_all(s); }
 };
 
 // One GET of `url`. Transport failures throw at `pointer`; any HTTP status comes back.
 response get(const std::string& url, const std::string& base, const std::string& pointer) {
-  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (init != CURLE_OK)
-    throw error(error_code::io, pointer, "cannot start libcurl: " + std::string(curl_easy_strerror(init)));
+  const curl_library& lib = load_curl(pointer);
   const long total = timeout_ms(pointer);
   const long connect = std::min(total, default_connect_ms);
-  std::unique_ptr<CURL, curl_deleter> curl(curl_easy_init());
+  std::unique_ptr<CURL, curl_deleter> curl(lib.easy_init(), curl_deleter{lib.easy_cleanup});
   if (!curl) throw error(error_code::io, pointer, "cannot start libcurl");
   CURL* c = curl.get();
   response r;
   char errbuf[CURL_ERROR_SIZE] = {};
-  std::unique_ptr<curl_slist, slist_deleter> headers;
+  std::unique_ptr<curl_slist, slist_deleter> headers(nullptr, slist_deleter{lib.slist_free_all});
   const auto add_header = [&](const std::string& h) {
-    curl_slist* s = curl_slist_append(headers.get(), h.c_str());
+    curl_slist* s = lib.slist_append(headers.get(), h.c_str());
     if (!s) throw error(error_code::io, pointer, "cannot start libcurl: out of memory");
     (void)headers.release();
     headers.reset(s);
@@ -206,34 +206,34 @@ response get(const std::string& url, const std::string& base, const std::string&
     add_header("Authorization: Bearer " + token);  // libcurl never sends it to another host on a redirect
   }
   const std::string agent =
-      std::string("flopcast/") + flopcast::version() + " (config.json fetch; " + curl_version() + ")";
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_USERAGENT, agent.c_str());
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+      std::string("flopcast/") + flopcast::version() + " (config.json fetch; " + lib.version() + ")";
+  lib.easy_setopt(c, CURLOPT_URL, url.c_str());
+  lib.easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  lib.easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  lib.easy_setopt(c, CURLOPT_USERAGENT, agent.c_str());
+  lib.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  lib.easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #else
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  lib.easy_setopt(c, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  lib.easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip etc.; the limit applies to the decoded bytes
-  curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(max_bytes));
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-  const CURLcode rc = curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect);
+  lib.easy_setopt(c, CURLOPT_TIMEOUT_MS, total);
+  lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip etc.; the limit applies to the decoded bytes
+  lib.easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(max_bytes));
+  lib.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  lib.easy_setopt(c, CURLOPT_WRITEDATA, &r);
+  lib.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  lib.easy_setopt(c, CURLOPT_HEADERDATA, &r);
+  lib.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  const CURLcode rc = lib.easy_perform(c);
+  lib.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   if (rc == CURLE_OK) return r;
-  const std::string detail = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc));
+  const std::string detail = errbuf[0] ? std::string(errbuf) : std::string(lib.easy_strerror(rc));
   switch (rc) {
     case CURLE_WRITE_ERROR:
     case CURLE_FILESIZE_EXCEEDED:

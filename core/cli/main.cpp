@@ -10,10 +10,14 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <stdexcept>
+#include <utility>
 
 #include "calibrate_cmd.hpp"
 #include "checkpoint_cmd.hpp"
@@ -84,39 +88,81 @@ int run(int argc, char** argv) {
   est.command = command_estimate;
   cmp.command = command_compare;
   cmp.lists = true;
-  auto* estimate_cmd = app.add_subcommand("estimate", "Estimate one model on one GPU");
-  estimate_cmd->add_option("MODEL", est.models, "Registry name or alias, or a path to a config.json")
-      ->required()
-      ->expected(1);
-  add_request_options(*estimate_cmd, est);
-
-  auto* compare_cmd = app.add_subcommand("compare", "Estimate the Cartesian product of models and settings");
-  compare_cmd->add_option("MODEL", cmp.models, "Registry names or config.json paths")->required()->expected(1, -1);
-  add_request_options(*compare_cmd, cmp);
-
+  CLI::App *estimate_cmd = nullptr, *compare_cmd = nullptr, *lm = nullptr, *lg = nullptr, *le = nullptr;
   bool models_json = false, gpus_json = false, engines_json = false;
-  auto* lm = app.add_subcommand("list-models", "List the bundled models");
-  lm->add_flag("--json", models_json, "Print JSON");
   std::string min_params, max_params;
   model_filter filter;
-  lm->add_option("--family", filter.family, "Only this family (as list-models --json names it, e.g. llama, qwen)");
-  lm->add_option("--type", filter.model_type, "Only this config.json model_type (e.g. mixtral, deepseek_v3)");
-  lm->add_option("--min-params", min_params, "At least this many parameters (7e9, 7B, 500M)");
-  lm->add_option("--max-params", max_params, "At most this many parameters (7e9, 7B, 500M)");
-  auto* lg = app.add_subcommand("list-gpus", "List the bundled accelerators");
-  lg->add_flag("--json", gpus_json, "Print JSON");
-  auto* le =
-      app.add_subcommand("list-engines", "List the serving-engine profiles and their fits to published measurements");
-  le->add_flag("--json", engines_json, "Print JSON");
-  const cli::measure_command measure = cli::add_measure_command(app);
-  const cli::train_command train = cli::add_train_command(app);
-  const cli::throughput_command throughput = cli::add_throughput_command(app);
-  const cli::serve_command serve = cli::add_serve_command(app);
-  const cli::plan_command plan_gpus = cli::add_plan_command(app);
-  const cli::calibrate_command calibrate = cli::add_calibrate_command(app);
-  const cli::inspect_command inspect = cli::add_inspect_command(app);
-  const cli::validate_command validate = cli::add_validate_command(app);
-  const cli::report_command report = cli::add_report_command(app);
+  cli::measure_command measure;
+  cli::train_command train;
+  cli::throughput_command throughput;
+  cli::serve_command serve;
+  cli::plan_command plan_gpus;
+  cli::calibrate_command calibrate;
+  cli::inspect_command inspect;
+  cli::validate_command validate;
+  cli::report_command report;
+  // Every command, in --help's order. Only the one named on the command line is built (building
+  // all with their request options was a third of a CLI start); --help, --version and an
+  // unknown name build them all.
+  const std::pair<const char*, std::function<void()>> commands[] = {
+      {"estimate",
+       [&] {
+         estimate_cmd = app.add_subcommand("estimate", "Estimate one model on one GPU");
+         estimate_cmd->add_option("MODEL", est.models, "Registry name or alias, or a path to a config.json")
+             ->required()
+             ->expected(1);
+         add_request_options(*estimate_cmd, est);
+       }},
+      {"compare",
+       [&] {
+         compare_cmd = app.add_subcommand("compare", "Estimate the Cartesian product of models and settings");
+         compare_cmd->add_option("MODEL", cmp.models, "Registry names or config.json paths")
+             ->required()
+             ->expected(1, -1);
+         add_request_options(*compare_cmd, cmp);
+       }},
+      {"list-models",
+       [&] {
+         lm = app.add_subcommand("list-models", "List the bundled models");
+         lm->add_flag("--json", models_json, "Print JSON");
+         lm->add_option("--family", filter.family,
+                        "Only this family (as list-models --json names it, e.g. llama, qwen)");
+         lm->add_option("--type", filter.model_type, "Only this config.json model_type (e.g. mixtral, deepseek_v3)");
+         lm->add_option("--min-params", min_params, "At least this many parameters (7e9, 7B, 500M)");
+         lm->add_option("--max-params", max_params, "At most this many parameters (7e9, 7B, 500M)");
+       }},
+      {"list-gpus",
+       [&] {
+         lg = app.add_subcommand("list-gpus", "List the bundled accelerators");
+         lg->add_flag("--json", gpus_json, "Print JSON");
+       }},
+      {"list-engines",
+       [&] {
+         le = app.add_subcommand("list-engines",
+                                 "List the serving-engine profiles and their fits to published measurements");
+         le->add_flag("--json", engines_json, "Print JSON");
+       }},
+      {"measure", [&] { measure = cli::add_measure_command(app); }},
+      {"train", [&] { train = cli::add_train_command(app); }},
+      {"throughput", [&] { throughput = cli::add_throughput_command(app); }},
+      {"serve", [&] { serve = cli::add_serve_command(app); }},
+      {"plan", [&] { plan_gpus = cli::add_plan_command(app); }},
+      {"calibrate", [&] { calibrate = cli::add_calibrate_command(app); }},
+      {"inspect", [&] { inspect = cli::add_inspect_command(app); }},
+      {"validate", [&] { validate = cli::add_validate_command(app); }},
+      {"report", [&] { report = cli::add_report_command(app); }},
+  };
+  const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+  const auto one =
+      std::find_if(std::begin(commands), std::end(commands), [&](const auto& c) { return named == c.first; });
+  if (one != std::end(commands)) {
+    one->second();
+    if (app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == named; }).empty())
+      throw std::logic_error("the command table names \"" + named + "\", which its builder does not add");
+  } else {
+    for (const auto& c : commands) c.second();
+  }
+  const auto ran = [](const CLI::App* sub) { return sub && static_cast<bool>(*sub); };
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string command = argv[1];
@@ -143,16 +189,16 @@ int run(int argc, char** argv) {
     return 2;
   }
 
-  if (*measure.app) return measure.run();
-  if (*train.app) return train.run();
-  if (*throughput.app) return throughput.run();
-  if (*serve.app) return serve.run();
-  if (*plan_gpus.app) return plan_gpus.run();
-  if (*calibrate.app) return calibrate.run();
-  if (*inspect.app) return inspect.run();
-  if (*validate.app) return validate.run();
-  if (*report.app) return report.run();
-  if (*lm) {
+  if (ran(measure.app)) return measure.run();
+  if (ran(train.app)) return train.run();
+  if (ran(throughput.app)) return throughput.run();
+  if (ran(serve.app)) return serve.run();
+  if (ran(plan_gpus.app)) return plan_gpus.run();
+  if (ran(calibrate.app)) return calibrate.run();
+  if (ran(inspect.app)) return inspect.run();
+  if (ran(validate.app)) return validate.run();
+  if (ran(report.app)) return report.run();
+  if (ran(lm)) {
     if (!min_params.empty()) filter.min_parameters = parse_count(min_params, "--min-params");
     if (!max_params.empty()) filter.max_parameters = parse_count(max_params, "--max-params");
     if (models_json) {
@@ -167,7 +213,7 @@ int run(int argc, char** argv) {
                                  r.spec.model_type);
     return 0;
   }
-  if (*le) {
+  if (ran(le)) {
     if (engines_json) {
       std::cout << engines_to_json() << "\n";
       return 0;
@@ -179,7 +225,7 @@ int run(int argc, char** argv) {
                                e.version);
     return 0;
   }
-  if (*lg) {
+  if (ran(lg)) {
     if (gpus_json) {
       std::cout << gpus_to_json() << "\n";
       return 0;
@@ -198,7 +244,7 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  const bool comparing = static_cast<bool>(*compare_cmd);
+  const bool comparing = ran(compare_cmd);
   const request_options& o = comparing ? cmp : est;
   const compare_request q = read_compare_request(build_request(o), comparing);
   const compare_plan& plan = q.plan;

@@ -1,7 +1,6 @@
 // The JSON entry points (request text in, result text out) of the WASM module, the shared
 // fixtures and library users: each parses its request once and runs the core.
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
@@ -10,11 +9,12 @@
 #include "flopcast/request.hpp"
 #include "flopcast/result_json.hpp"
 #include "flopcast/training.hpp"
+#include "json_parts.hpp"
 
 namespace flopcast {
 namespace {
 
-using json = nlohmann::ordered_json;
+using detail::json_out;
 
 const char* type_name(field_type t) {
   switch (t) {
@@ -54,30 +54,28 @@ const char* type_name(field_type t) {
   return "number";
 }
 
-json commands_json(std::uint32_t c) {
-  json out = json::array();
+void write_commands(json_out& w, std::uint32_t c) {
   static const std::pair<request_command, const char*> names[] = {
       {command_estimate, "estimate"},     {command_compare, "compare"},
       {command_throughput, "throughput"}, {command_train, "train"},
       {command_calibrate, "calibrate"},   {command_simulate, "simulate"},
       {command_report, "report"},         {command_plan, "plan"}};
+  w.begin_array();
   for (const auto& [bit, name] : names)
-    if (c & bit) out.push_back(name);
-  return out;
+    if (c & bit) w.value(name);
+  w.end_array();
 }
 
-json choice_names(const request_field& f) {
-  json out = json::array();
+void write_choices(json_out& w, const request_field& f) {
+  w.begin_array();
   std::string_view rest = f.choices;
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
-    out.push_back(std::string(rest.substr(0, comma)));
+    w.value(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
-  return out;
+  w.end_array();
 }
-
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // Every entry point fails with a flopcast::error: running out of memory (a huge comparison, say)
 // becomes a `limit` error rather than an exception of another type.
@@ -93,6 +91,19 @@ std::string guarded(F&& f) {
 }
 
 }  // namespace
+
+void detail::write_row_fields(json_out& w) {
+  static const char* const kinds[] = {"text", "count",  "flops",   "bytes",  "seconds",
+                                      "rate", "joules", "boolean", "number", "bound"};
+  w.begin_array();
+  for (const auto& f : row_fields())
+    w.begin_object()
+        .field("key", f.key)
+        .field("header", f.header)
+        .field("kind", kinds[static_cast<int>(f.kind)])
+        .end_object();
+  w.end_array();
+}
 
 std::string estimate_json(std::string_view request_json, int indent) {
   return guarded([&] {
@@ -114,68 +125,74 @@ std::string compare_json(std::string_view request_json, int indent) {
 }
 
 std::string defaults_json(int indent) {
-  json out;
-  out["version"] = FLOPCAST_VERSION;
+  json_out w(indent);
+  w.begin_object().field("version", FLOPCAST_VERSION);
   // The request table: the page and the widget build their forms and attributes from it.
-  json settings = json::object(), fields = json::array();
-  for (const request_field& f : request_fields()) {
-    const json value = json::parse(default_json(f));
-    if (f.part.empty() && (f.commands & command_estimate) && f.type != field_type::part &&
-        f.type != field_type::model && f.type != field_type::calibration)
-      settings[std::string(f.key)] = f.type == field_type::gpu ? json(find_gpu(default_gpu_name).name) : value;
-    fields.push_back({{"key", f.key},
-                      {"pointer", f.pointer},
-                      {"part", f.part},
-                      {"flag", f.flag},
-                      {"short_flag", f.short_flag},
-                      {"attribute", f.attribute},
-                      {"type", type_name(f.type)},
-                      {"unit", f.unit},
-                      {"min", finite_or_null(f.min)},
-                      {"max", finite_or_null(f.max)},
-                      {"min_open", f.min_open},
-                      {"listable", f.listable},
-                      {"default", value},
-                      {"derived", f.derived.empty() ? json(nullptr) : json(f.derived)},
-                      {"expected", expected_text(f)},
-                      {"commands", commands_json(f.commands)},
-                      {"choices", choice_names(f)},
-                      {"help", f.help}});
-  }
-  out["settings"] = settings;
-  out["request_fields"] = fields;
-  json precisions = json::array(), optimizers = json::array(), row_fields_json = json::array(), sweep = json::array();
-  for (const format_info& f : formats()) {
-    json path = json::array();
-    for (compute_unit u : f.path) path.push_back(to_string(u));
-    precisions.push_back({{"name", f.name},
-                          {"bits", f.bits_per_weight},
-                          {"weight_only", f.weight_only},
-                          {"family", to_string(f.family)},
-                          {"kv_cache", f.kv},
-                          {"compute_path", path},
-                          {"layout", f.layout},
-                          {"source", f.source}});
-  }
-  for (optimizer o : all_optimizers) optimizers.push_back(to_string(o));
-  static const char* const kinds[] = {"text", "count",  "flops",   "bytes",  "seconds",
-                                      "rate", "joules", "boolean", "number", "bound"};
-  for (const auto& f : row_fields()) {
-    row_fields_json.push_back({{"key", f.key}, {"header", f.header}, {"kind", kinds[static_cast<int>(f.kind)]}});
-    if (f.kind != field_kind::text) sweep.push_back(f.key);
-  }
-  out["precisions"] = precisions;
-  out["optimizers"] = optimizers;
-  out["row_fields"] = row_fields_json;
-  out["sweep_fields"] = sweep;
-  out["model_types"] = supported_model_types();
+  w.object("settings", [&] {
+    for (const request_field& f : request_fields())
+      if (f.part.empty() && (f.commands & command_estimate) && f.type != field_type::part &&
+          f.type != field_type::model && f.type != field_type::calibration) {
+        if (f.type == field_type::gpu)
+          w.field(f.key, find_gpu(default_gpu_name).name);
+        else
+          w.key(f.key).raw(default_json(f));
+      }
+  });
+  w.array("request_fields", [&] {
+    for (const request_field& f : request_fields()) {
+      w.begin_object()
+          .field("key", f.key)
+          .field("pointer", f.pointer)
+          .field("part", f.part)
+          .field("flag", f.flag)
+          .field("short_flag", f.short_flag)
+          .field("attribute", f.attribute)
+          .field("type", type_name(f.type))
+          .field("unit", f.unit)
+          .field_if("min", std::isfinite(f.min), f.min)
+          .field_if("max", std::isfinite(f.max), f.max)
+          .field("min_open", f.min_open)
+          .field("listable", f.listable);
+      w.key("default").raw(default_json(f));
+      w.text_or_null("derived", f.derived).field("expected", expected_text(f)).key("commands");
+      write_commands(w, f.commands);
+      w.key("choices");
+      write_choices(w, f);
+      w.field("help", f.help).end_object();
+    }
+  });
+  w.array("precisions", [&] {
+    for (const format_info& f : formats()) {
+      w.begin_object()
+          .field("name", f.name)
+          .field("bits", f.bits_per_weight)
+          .field("weight_only", f.weight_only)
+          .field("family", to_string(f.family))
+          .field("kv_cache", f.kv);
+      w.array("compute_path", [&] {
+        for (compute_unit u : f.path) w.value(to_string(u));
+      });
+      w.field("layout", f.layout).field("source", f.source).end_object();
+    }
+  });
+  w.array("optimizers", [&] {
+    for (optimizer o : all_optimizers) w.value(to_string(o));
+  });
+  w.key("row_fields");
+  detail::write_row_fields(w);
+  w.array("sweep_fields", [&] {
+    for (const auto& f : row_fields())
+      if (f.kind != field_kind::text) w.value(f.key);
+  });
+  w.array("model_types", [&] {
+    for (const auto& t : supported_model_types()) w.value(t);
+  });
   // The parts a precision object may name ({"default": ..., "experts": ...}), in weight_component order.
-  json components = json::array();
-  for (std::size_t i = 0; i < weight_component_count; ++i)
-    components.push_back(to_string(static_cast<weight_component>(i)));
-  out["weight_components"] = components;
-  out["max_compare_rows"] = max_compare_rows;
-  return out.dump(indent);
+  w.array("weight_components", [&] {
+    for (std::size_t i = 0; i < weight_component_count; ++i) w.value(to_string(static_cast<weight_component>(i)));
+  });
+  w.field("max_compare_rows", max_compare_rows).end_object();
+  return w.take();
 }
 
 std::string throughput_json(std::string_view request_json, int indent) {

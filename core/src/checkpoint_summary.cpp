@@ -1,19 +1,15 @@
 // A checkpoint header as one JSON summary (the page reads a dropped file's header through the
 // WebAssembly module), the name of its quantization mix, and the exact weight bytes an estimate
 // takes from it (the request field weight_bytes).
-#include <nlohmann/json.hpp>
-
 #include "detail.hpp"
 #include "flopcast/checkpoint.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/format.hpp"
+#include "json_out.hpp"
 #include "json_reader.hpp"
-#include "json_writer.hpp"
 
 namespace flopcast {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 // GGUF general.file_type: enum llama_ftype of llama.cpp's include/llama.h (LLAMA_FTYPE_ALL_F32 = 0,
 // LLAMA_FTYPE_MOSTLY_F16 = 1, ..., LLAMA_FTYPE_MOSTLY_Q4_K_M = 15, ..., LLAMA_FTYPE_MOSTLY_BF16 = 32,
@@ -30,13 +26,15 @@ const char* file_type_name(std::int64_t v) {
 
 std::string bits_text(double bits) { return display::format_number(bits); }
 
-json total_json(const checkpoint_total& t) {
-  return {
-      {"name", t.name},
-      {"tensors", t.tensors},
-      {"elements", t.elements},
-      {"bytes", t.bytes},
-      {"bits_per_weight", t.elements > 0 ? 8.0 * static_cast<double>(t.bytes) / static_cast<double>(t.elements) : 0.0}};
+void write_total(detail::json_out& w, const checkpoint_total& t) {
+  w.begin_object()
+      .field("name", t.name)
+      .field("tensors", t.tensors)
+      .field("elements", t.elements)
+      .field("bytes", t.bytes)
+      .field("bits_per_weight",
+             t.elements > 0 ? 8.0 * static_cast<double>(t.bytes) / static_cast<double>(t.elements) : 0.0)
+      .end_object();
 }
 
 }  // namespace
@@ -82,38 +80,43 @@ std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_si
                 "a model.safetensors.index.json only lists shards: give one shard's .safetensors file");
   const checkpoint_info c =
       format == checkpoint_format::gguf ? read_gguf(bytes, file_size) : read_safetensors(bytes, file_size);
-  json j;
-  j["format"] = std::string(to_string(c.format));
+  detail::json_out w(indent);
   const bool gguf = c.format == checkpoint_format::gguf;
-  j["gguf_version"] = gguf ? json(c.gguf_version) : json(nullptr);
-  j["architecture"] = gguf ? json(c.architecture) : json(nullptr);
   const checkpoint_metadata* name = c.find("general.name");
-  j["name"] = name != nullptr && name->type == "string" ? json(name->text) : json(nullptr);
-  j["file_size"] = file_size >= 0 ? json(file_size) : json(nullptr);
-  j["header_bytes"] = c.header_bytes;
-  j["data_start"] = c.data_start;
-  j["tensor_count"] = c.tensors.size();
-  j["total_elements"] = c.total_elements;
-  j["total_bytes"] = c.total_bytes;
-  j["bits_per_weight"] = c.bits_per_weight();
-  j["mix"] = checkpoint_mix(c);
   const auto weight_bytes = checkpoint_weight_bytes(c);
-  j["weight_bytes"] = weight_bytes ? json(*weight_bytes) : json(nullptr);
-  j["declared_total_size"] = c.declared_total_size >= 0 ? json(c.declared_total_size) : json(nullptr);
-  j["by_dtype"] = json::array();
-  for (const auto& t : c.by_dtype) j["by_dtype"].push_back(total_json(t));
-  j["by_component"] = json::array();
-  for (const auto& t : c.by_component) j["by_component"].push_back(total_json(t));
-  j["notes"] = c.notes;
+  w.begin_object()
+      .field("format", to_string(c.format))
+      .field_if("gguf_version", gguf, c.gguf_version)
+      .field_if("architecture", gguf, c.architecture)
+      .field_if("name", name != nullptr && name->type == "string", name != nullptr ? name->text : std::string())
+      .field_if("file_size", file_size >= 0, file_size)
+      .field("header_bytes", c.header_bytes)
+      .field("data_start", c.data_start)
+      .field("tensor_count", c.tensors.size())
+      .field("total_elements", c.total_elements)
+      .field("total_bytes", c.total_bytes)
+      .field("bits_per_weight", c.bits_per_weight())
+      .field("mix", checkpoint_mix(c))
+      .field("weight_bytes", weight_bytes)
+      .field_if("declared_total_size", c.declared_total_size >= 0, c.declared_total_size);
+  w.array("by_dtype", [&] {
+    for (const auto& t : c.by_dtype) write_total(w, t);
+  });
+  w.array("by_component", [&] {
+    for (const auto& t : c.by_component) write_total(w, t);
+  });
+  w.array("notes", [&] {
+    for (const auto& n : c.notes) w.value(n);
+  });
 
   // The architecture: GGUF's own keys, else the config the caller gives (safetensors holds none).
-  json config = nullptr;
+  std::string config;  // a GGUF's implied config as JSON text (the caller has its own otherwise)
   std::string source, problem;
   std::optional<model_spec> spec;
   try {
     if (gguf) {
       spec = gguf_model_spec(c);
-      config = json::parse(gguf_config_json(c));  // ordered: as the config reader sees it
+      config = gguf_config_json(c);  // ordered: as the config reader sees it
       source = "gguf";
     } else if (!config_json.empty()) {
       spec = detail::read_hf_config(detail::parse_object(config_json, "config.json"));
@@ -125,26 +128,37 @@ std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_si
     problem = e.what();
     spec.reset();
   }
-  if (!spec) config = nullptr;  // only a GGUF's implied config is returned (the caller has its own)
-  j["config"] = config;
-  j["config_source"] = source.empty() || !spec ? json(nullptr) : json(source);
+  w.key("config");
+  if (spec && !config.empty())
+    w.raw(config);
+  else
+    w.value(nullptr);
+  w.text_or_null("config_source", spec ? std::string_view(source) : "");
   if (spec) {
     const checkpoint_comparison cmp = compare_checkpoint(c, *spec);
-    json k = {{"model_type", spec->model_type},
-              {"checkpoint_elements", cmp.checkpoint_elements},
-              {"architecture_parameters", cmp.architecture_parameters},
-              {"matches", cmp.matches()},
-              {"unaccounted", cmp.unaccounted}};
-    k["components"] = json::array();
-    for (const auto& r : cmp.rows)
-      k["components"].push_back(
-          {{"component", r.component}, {"checkpoint", r.checkpoint}, {"architecture", r.architecture}});
-    j["architecture_check"] = std::move(k);
+    w.object("architecture_check", [&] {
+      w.field("model_type", spec->model_type)
+          .field("checkpoint_elements", cmp.checkpoint_elements)
+          .field("architecture_parameters", cmp.architecture_parameters)
+          .field("matches", cmp.matches());
+      w.array("unaccounted", [&] {
+        for (const auto& n : cmp.unaccounted) w.value(n);
+      });
+      w.array("components", [&] {
+        for (const auto& r : cmp.rows)
+          w.begin_object()
+              .field("component", r.component)
+              .field("checkpoint", r.checkpoint)
+              .field("architecture", r.architecture)
+              .end_object();
+      });
+    });
   } else {
-    j["architecture_check"] = nullptr;
+    w.field("architecture_check", nullptr);
   }
-  j["architecture_error"] = problem.empty() ? json(nullptr) : json(problem);
-  return detail::dump_result(j, indent);
+  w.text_or_null("architecture_error", problem);
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace flopcast

@@ -433,45 +433,54 @@ operator_tables operator_table(const model_spec& m, const settings& s, const est
 
 namespace detail {
 
-nlohmann::ordered_json operators_json(const model_spec& m, const settings& s, const estimate_result& r) {
-  using json = nlohmann::ordered_json;
+void write_operators(json_out& w, const model_spec& m, const settings& s, const estimate_result& r) {
   const operator_tables t = operator_table(m, s, r);
-  const auto rows_json = [&](const operator_pass& p) {
+  const bool dev = t.has_device;
+  const auto rows = [&](const operator_pass& p) {
     double total_s = 0;
     for (const operator_row& row : p.rows) total_s += row.time_s();
-    json rows = json::array();
+    w.begin_array();
     for (const operator_row& row : p.rows) {
-      const bool dev = t.has_device;
-      rows.push_back({{"name", row.name},
-                      {"group", row.group >= 0 ? json(row.group) : json(nullptr)},
-                      {"layers", row.layers},
-                      {"precision", row.format ? json(std::string(to_string(*row.format))) : json(nullptr)},
-                      {"flops", row.flops},
-                      {"bytes", row.bytes()},
-                      {"weight_bytes", row.weight_bytes},
-                      {"activation_bytes", row.activation_bytes},
-                      {"kv_bytes", row.kv_bytes},
-                      {"intensity", row.bytes() > 0 ? json(row.intensity()) : json(nullptr)},
-                      {"bound", dev ? json(row.compute_bound() ? "compute" : "memory") : json(nullptr)},
-                      {"compute_s", dev ? json(row.compute_s) : json(nullptr)},
-                      {"memory_s", dev ? json(row.memory_s) : json(nullptr)},
-                      {"time_s", dev ? json(row.time_s()) : json(nullptr)},
-                      {"share", dev && total_s > 0 ? json(row.time_s() / total_s) : json(nullptr)}});
+      w.begin_object().field("name", row.name).field_if("group", row.group >= 0, row.group).field("layers", row.layers);
+      if (row.format)
+        w.field("precision", to_string(*row.format));
+      else
+        w.field("precision", nullptr);
+      w.field("flops", row.flops)
+          .field("bytes", row.bytes())
+          .field("weight_bytes", row.weight_bytes)
+          .field("activation_bytes", row.activation_bytes)
+          .field("kv_bytes", row.kv_bytes)
+          .field_if("intensity", row.bytes() > 0, row.bytes() > 0 ? row.intensity() : 0.0)
+          .field_if("bound", dev, row.compute_bound() ? "compute" : "memory")
+          .field_if("compute_s", dev, row.compute_s)
+          .field_if("memory_s", dev, row.memory_s)
+          .field_if("time_s", dev, row.time_s())
+          .field_if("share", dev && total_s > 0, total_s > 0 ? row.time_s() / total_s : 0.0)
+          .end_object();
     }
-    return rows;
+    w.end_array();
   };
-  json device = nullptr;
-  if (t.has_device)
-    device = {{"compute_precision", std::string(to_string(t.compute_precision))},
-              {"peak_flops_per_s", t.peak_flops_per_s},
-              {"memory_bandwidth_bytes_per_s", t.memory_bandwidth_bytes_per_s},
-              {"prefill_compute_efficiency", t.prefill.compute_efficiency},
-              {"decode_compute_efficiency",
-               m.arch == architecture::encoder ? json(nullptr) : json(t.decode.compute_efficiency)},
-              {"mem_efficiency", t.mem_efficiency}};
-  return {{"prefill", rows_json(t.prefill)},
-          {"decode", m.arch == architecture::encoder ? json(nullptr) : rows_json(t.decode)},
-          {"device", device}};
+  w.begin_object();
+  w.key("prefill");
+  rows(t.prefill);
+  w.key("decode");
+  if (m.arch == architecture::encoder)
+    w.value(nullptr);
+  else
+    rows(t.decode);
+  if (dev)
+    w.object("device", [&] {
+      w.field("compute_precision", to_string(t.compute_precision))
+          .field("peak_flops_per_s", t.peak_flops_per_s)
+          .field("memory_bandwidth_bytes_per_s", t.memory_bandwidth_bytes_per_s)
+          .field("prefill_compute_efficiency", t.prefill.compute_efficiency)
+          .field_if("decode_compute_efficiency", m.arch != architecture::encoder, t.decode.compute_efficiency)
+          .field("mem_efficiency", t.mem_efficiency);
+    });
+  else
+    w.field("device", nullptr);
+  w.end_object();
 }
 
 }  // namespace detail

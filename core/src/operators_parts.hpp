@@ -1,11 +1,11 @@
 #pragma once
 // details.operators of the estimate JSON (operators.cpp). Private to the core.
-#include <nlohmann/json.hpp>
-
 #include "flopcast/operators.hpp"
+#include "json_out.hpp"
 
 namespace flopcast::detail {
 
-[[nodiscard]] nlohmann::ordered_json operators_json(const model_spec& m, const settings& s, const estimate_result& r);
+// Writes the operators object as the next value of `w`.
+void write_operators(json_out& w, const model_spec& m, const settings& s, const estimate_result& r);
 
 }  // namespace flopcast::detail

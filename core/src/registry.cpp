@@ -4,21 +4,19 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string_view>
-#include <unordered_map>
 
 #include "detail.hpp"
+#include "embedded_records.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "json_reader.hpp"
 
 namespace flopcast {
-namespace detail {
-extern const std::string_view k_gpu_records;
-extern const std::string_view k_model_records[];
-extern const std::size_t k_model_record_count;
-}  // namespace detail
 
 namespace {
 
@@ -119,29 +117,60 @@ void read_published(const json& j, model_record& r) {
                 "active_significant_digits is given without the active count it qualifies");
 }
 
-std::vector<model_record> load_models() {
-  std::vector<model_record> out;
-  for (std::size_t i = 0; i < detail::k_model_record_count; ++i)
-    out.push_back(parse_model_record(detail::k_model_records[i]));
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return lower(a.id) < lower(b.id); });
-  return out;
-}
-
-std::vector<hardware_spec> load_gpus() {
-  std::vector<hardware_spec> out;
-  const json j = json::parse(detail::k_gpu_records);
-  for (const json& g : j.at("gpus")) out.push_back(detail::read_hardware(g));
-  return out;
-}
-
-template <class Records, class Id>
-std::vector<std::vector<std::string>> names_of(const Records& records, Id id) {
-  std::vector<std::vector<std::string>> out;
-  for (const auto& r : records) {
-    out.push_back({id(r)});
-    out.back().insert(out.back().end(), r.aliases.begin(), r.aliases.end());
+// The embedded records of one kind, parsed one by one when first used: a lookup is a binary
+// search of the build's name index, so a start-up parses only the records it uses. Slots never
+// move (references to records are kept); std::call_once makes a first use from several threads
+// parse once. A record that fails to parse throws at each use. Never destroyed (the process
+// keeps its records to the end; no destructor runs at exit).
+template <class Record>
+class lazy_records {
+ public:
+  using parse_fn = Record (*)(std::string_view);
+  lazy_records(const detail::embedded_records& data, parse_fn parse)
+      : data_(data), parse_(parse), slots_(data.count), once_(new std::once_flag[data.count]) {}
+  // The slot whose name folds to `key`, or -1.
+  [[nodiscard]] std::ptrdiff_t find(std::string_view key) const {
+    const std::string_view* end = data_.keys + data_.key_count;
+    const std::string_view* it = std::lower_bound(data_.keys, end, key);
+    return it != end && *it == key ? static_cast<std::ptrdiff_t>(data_.key_slots[it - data_.keys]) : -1;
   }
-  return out;
+  // Each record's names: its id or name first, then its aliases (for suggestions).
+  [[nodiscard]] std::vector<std::vector<std::string>> names() const {
+    std::vector<std::vector<std::string>> out(data_.count);
+    for (std::size_t i = 0; i < data_.count; ++i) {
+      const std::string_view n = data_.names[i];
+      for (std::size_t b = 0, e; b <= n.size(); b = e + 1) {
+        e = std::min(n.find('\n', b), n.size());
+        out[i].emplace_back(n.substr(b, e - b));
+      }
+    }
+    return out;
+  }
+  const Record& at(std::size_t i) {
+    std::call_once(once_[i], [&] { slots_[i] = parse_(data_.texts[i]); });
+    return slots_[i];
+  }
+  const std::vector<Record>& all() {
+    for (std::size_t i = 0; i < slots_.size(); ++i) (void)at(i);
+    return slots_;
+  }
+
+ private:
+  detail::embedded_records data_;
+  parse_fn parse_;
+  std::vector<Record> slots_;
+  std::unique_ptr<std::once_flag[]> once_;
+};
+
+hardware_spec parse_gpu_record(std::string_view text) { return read_hardware(text); }
+
+lazy_records<model_record>& models() {
+  static auto* records = new lazy_records<model_record>(detail::k_models, parse_model_record);
+  return *records;
+}
+lazy_records<hardware_spec>& gpus() {
+  static auto* records = new lazy_records<hardware_spec>(detail::k_gpus, parse_gpu_record);
+  return *records;
 }
 
 }  // namespace
@@ -187,15 +216,9 @@ compared_counts counts_for_published(const model_record& r) {
   return {p.total - vision, p.active - vision};
 }
 
-const std::vector<model_record>& model_records() {
-  static const std::vector<model_record> records = load_models();
-  return records;
-}
+const std::vector<model_record>& model_records() { return models().all(); }
 
-const std::vector<hardware_spec>& gpu_records() {
-  static const std::vector<hardware_spec> records = load_gpus();
-  return records;
-}
+const std::vector<hardware_spec>& gpu_records() { return gpus().all(); }
 
 bool model_filter::matches(const model_record& r) const {
   if (!family.empty() && lower(family) != lower(r.family)) return false;
@@ -204,56 +227,27 @@ bool model_filter::matches(const model_record& r) const {
   return (!min_parameters || n >= *min_parameters) && (!max_parameters || n <= *max_parameters);
 }
 
-// Name -> record indexes, built once (the records never change): a lookup is one hash of the
-// folded name, not a scan folding every id and alias (the scan was ~12% of estimate_json).
-namespace {
-template <class Record, class Fold, class Names>
-std::unordered_map<std::string, const Record*> index_of(const std::vector<Record>& records, Fold fold, Names names) {
-  std::unordered_map<std::string, const Record*> index;
-  for (const Record& r : records)
-    for (const std::string& n : names(r)) index.emplace(fold(n), &r);  // the first record keeps a name
-  return index;
-}
-}  // namespace
-
+// Ids and aliases first; then a bare repo name ("Meta-Llama-3-8B" finds
+// "meta-llama/Meta-Llama-3-8B") where no id or alias has it (the build's index orders them so).
 const model_record& find_model(std::string_view name) {
-  // Ids and aliases first; then a bare repo name ("Meta-Llama-3-8B" finds
-  // "meta-llama/Meta-Llama-3-8B") where no id or alias has it.
-  static const auto by_name = [] {
-    auto index = index_of(model_records(), lower, [](const model_record& r) {
-      std::vector<std::string> names{r.id};
-      names.insert(names.end(), r.aliases.begin(), r.aliases.end());
-      return names;
-    });
-    for (const auto& r : model_records()) {
-      const auto slash = r.id.find('/');
-      if (slash != std::string::npos) index.emplace(lower(r.id.substr(slash + 1)), &r);
-    }
-    return index;
-  }();
-  if (const auto it = by_name.find(lower(name)); it != by_name.end()) return *it->second;
+  if (const auto slot = models().find(lower(name)); slot >= 0) return models().at(static_cast<std::size_t>(slot));
   throw error(error_code::unknown_model, "/model",
               "unknown model \"" + std::string(name) + "\": expected a registry model name or alias" +
                   did_you_mean(suggest_models(name)));
 }
 
 const hardware_spec& find_gpu(std::string_view name) {
-  static const auto by_name = index_of(gpu_records(), squash, [](const hardware_spec& g) {
-    std::vector<std::string> names{g.name};
-    names.insert(names.end(), g.aliases.begin(), g.aliases.end());
-    return names;
-  });
-  if (const auto it = by_name.find(squash(name)); it != by_name.end()) return *it->second;
+  if (const auto slot = gpus().find(squash(name)); slot >= 0) return gpus().at(static_cast<std::size_t>(slot));
   throw error(error_code::unknown_gpu, "/gpu",
               "unknown GPU \"" + std::string(name) + "\": expected a GPU name or alias from the accelerator database" +
                   did_you_mean(suggest_gpus(name)));
 }
 
 std::vector<std::string> suggest_models(std::string_view name, std::size_t limit) {
-  return closest(name, names_of(model_records(), [](const model_record& r) { return r.id; }), limit);
+  return closest(name, models().names(), limit);
 }
 std::vector<std::string> suggest_gpus(std::string_view name, std::size_t limit) {
-  return closest(name, names_of(gpu_records(), [](const hardware_spec& g) { return g.name; }), limit);
+  return closest(name, gpus().names(), limit);
 }
 
 }  // namespace flopcast

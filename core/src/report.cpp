@@ -10,14 +10,15 @@
 #include "flopcast/request.hpp"
 #include "flopcast/request_json.hpp"
 #include "flopcast/result_json.hpp"
+#include "json_parts.hpp"
 #include "json_reader.hpp"
 #include "request_state.hpp"
 
 namespace flopcast {
 namespace {
 
-using ojson = nlohmann::ordered_json;
 using detail::json;
+using detail::json_out;
 
 const std::vector<std::int64_t> k_batches{1, 2, 4, 8, 16, 32, 64, 128, 256};
 const std::vector<std::int64_t> k_sequences{128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
@@ -44,11 +45,12 @@ detail::request_state read_report_part(const json& j) {
   return state;
 }
 
-// The compare rows (row_fields() keys) of `request` with `key` taking each of `values`. Points
-// the core rejects are left out: a list element it names (/key/i) is dropped and the rest
-// compared again; a refusal of the list as a whole (/key) falls back to one point at a time.
+// The compare rows (row_fields() keys) of `request` with `key` taking each of `values`, as
+// {key, values, rows}. Points the core rejects are left out: a list element it names (/key/i) is
+// dropped and the rest compared again; a refusal of the list as a whole (/key) falls back to one
+// point at a time.
 template <class List>
-ojson series(const json& request, const char* key, const List& list) {
+void write_series(json_out& w, const json& request, const char* key, const List& list) {
   std::vector<std::size_t> columns(row_fields().size());
   for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = i;
   const std::string pointer = std::string("/") + key;
@@ -56,15 +58,16 @@ ojson series(const json& request, const char* key, const List& list) {
     json one = request;
     one[key] = values;
     const compare_request q = read_compare_request(one, true);
-    return ojson::parse(rows_to_json(compare_rows(q.plan, max_compare_rows), columns, -1));
+    return rows_to_json(compare_rows(q.plan, max_compare_rows), columns, -1);
   };
-  ojson out = {{"key", key}, {"values", ojson::array()}, {"rows", ojson::array()}};
+  // values and rows as JSON arrays' text, written once the list is settled
+  std::string values_text = "[]", rows_text = "[]";
   json values(list);
   while (!values.empty()) {
     try {
-      out["values"] = ojson::parse(values.dump());
-      out["rows"] = rows_of(values);
-      return out;
+      rows_text = rows_of(values);
+      values_text = values.dump();
+      break;
     } catch (const error& e) {
       const std::string& at = e.pointer();
       if (at.size() > pointer.size() + 1 && at.compare(0, pointer.size() + 1, pointer + "/") == 0 &&
@@ -72,50 +75,53 @@ ojson series(const json& request, const char* key, const List& list) {
         values.erase(std::stoul(at.substr(pointer.size() + 1)));
         continue;
       }
-      out["values"] = ojson::array();
-      out["rows"] = ojson::array();
-      if (at != pointer) return out;
+      if (at != pointer) break;
+      json kept = json::array();
+      std::string rows;
       for (const json& v : values) {
         try {
-          ojson row = rows_of(json::array({v})).at(0);
-          out["values"].push_back(ojson::parse(v.dump()));
-          out["rows"].push_back(std::move(row));
+          const std::string one = rows_of(json::array({v}));  // "[{...}]"
+          rows += (rows.empty() ? "" : ",") + one.substr(1, one.size() - 2);
+          kept.push_back(v);
         } catch (const error&) {
         }
       }
-      return out;
+      values_text = kept.dump();
+      rows_text = "[" + rows + "]";
+      break;
     }
   }
-  out["values"] = ojson::array();
-  out["rows"] = ojson::array();
-  return out;
+  w.object(key, [&] { w.field("key", key).key("values").raw(values_text).key("rows").raw(rows_text); });
 }
 
 // Prefill and the first decode step against the GPU's roof (null without a GPU).
-ojson roofline(const ojson& estimate) {
-  const ojson& f = estimate.at("details").at("performance");
-  if (f.is_null()) return nullptr;
-  const double peak = f.at("peak_flops_per_s").get<double>();
-  const double bw = f.at("memory_bandwidth_bytes_per_s").get<double>();
-  ojson points = ojson::array();
-  const auto add = [&](const char* phase, const char* flops, const char* bytes, const char* seconds) {
-    if (f.at(flops).is_null() || f.at(bytes).is_null() || f.at(seconds).is_null()) return;
-    const double q = f.at(flops).get<double>(), b = f.at(bytes).get<double>(), s = f.at(seconds).get<double>();
-    if (!(b > 0 && s > 0)) return;
-    points.push_back({{"phase", phase}, {"intensity", q / b}, {"flops_per_s", q / s}});
-  };
-  add("prefill", "prefill_flops", "prefill_bytes", "prefill_latency_s");
-  add("decode_first_step", "decode_first_step_flops", "decode_first_step_bytes", "decode_first_step_s");
-  return {{"peak_flops_per_s", peak},
-          {"memory_bandwidth_bytes_per_s", bw},
-          {"compute_precision", f.at("compute_precision")},
-          {"ridge_intensity", peak / bw},
-          {"points", points}};
+void write_roofline(json_out& w, const model_spec& m, const estimate_result& r) {
+  if (!r.has_performance) {
+    w.field("roofline", nullptr);
+    return;
+  }
+  const performance& f = r.perf;
+  const double peak = f.peak_flops_per_s, bw = f.memory_bandwidth_bytes_per_s;
+  w.object("roofline", [&] {
+    w.field("peak_flops_per_s", peak)
+        .field("memory_bandwidth_bytes_per_s", bw)
+        .field("compute_precision", to_string(f.compute_precision))
+        .field("ridge_intensity", peak / bw);
+    w.array("points", [&] {
+      const auto add = [&](const char* phase, double q, double b, double s) {
+        if (!(b > 0 && s > 0)) return;
+        w.begin_object().field("phase", phase).field("intensity", q / b).field("flops_per_s", q / s).end_object();
+      };
+      add("prefill", f.prefill_flops, f.prefill_bytes, f.prefill_latency_s);
+      if (m.arch != architecture::encoder)
+        add("decode_first_step", f.decode_first_step_flops, f.decode_first_step_bytes, f.decode_first_step_s);
+    });
+  });
 }
 
 // The closed-loop simulation over report_concurrencies() of the same model, GPU and layout,
 // with the request's prompt and generated lengths.
-ojson serving_curve(const json& request, const ojson& row) {
+std::string serving_curve(const json& request, const settings& config) {
   json sim = json::object();
   for (auto it = request.begin(); it != request.end(); ++it) {
     const request_field* f = find_request_field("/" + it.key());
@@ -133,9 +139,9 @@ ojson serving_curve(const json& request, const ojson& row) {
   }
   json& s = sim["simulation"];
   s["concurrency"] = k_concurrencies;
-  s["input_tokens"] = row.at("sequence_length");
-  s["output_tokens"] = std::max<std::int64_t>(1, row.at("num_generated_tokens").get<std::int64_t>());
-  return ojson::parse(simulate_json(sim.dump(), -1));
+  s["input_tokens"] = config.sequence_length;
+  s["output_tokens"] = std::max<std::int64_t>(1, config.num_generated_tokens);
+  return simulate_json(sim.dump(), -1);
 }
 
 }  // namespace
@@ -154,27 +160,33 @@ std::string report_json(std::string_view request_json, int indent) {
   const compare_plan::point p = q.plan.at(0);
   const estimate_result r = estimate(*p.model, p.config, p.gpu);
   const estimate_context ctx{*p.model, p.config, p.gpu, r};
-  ojson out;
-  out["version"] = FLOPCAST_VERSION;
-  out["estimate"] = ojson::parse(to_json(ctx, -1));
-  out["fields"] = ojson::parse(defaults_json(-1)).at("row_fields");
-  const std::vector<std::size_t> all = [] {
-    std::vector<std::size_t> c(row_fields().size());
-    for (std::size_t i = 0; i < c.size(); ++i) c[i] = i;
-    return c;
-  }();
-  out["row"] = ojson::parse(rows_to_json({row_values(ctx)}, all, -1)).at(0);
+  json_out w(indent);
+  w.begin_object().field("version", FLOPCAST_VERSION);
+  w.key("estimate").raw(to_json(ctx, -1));
+  w.key("fields");
+  detail::write_row_fields(w);
+  std::vector<std::size_t> all(row_fields().size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::string row = rows_to_json({row_values(ctx)}, all, -1);  // "[{...}]"
+  w.key("row").raw(std::string_view(row).substr(1, row.size() - 2));
 
   json list_request = request;
   list_request.erase("layer_table");
   std::vector<std::string> names;
   for (const format_info& f : formats()) names.emplace_back(f.name);
-  out["series"] = {{"batch_size", series(list_request, "batch_size", k_batches)},
-                   {"sequence_length", series(list_request, "sequence_length", k_sequences)},
-                   {"precision", series(list_request, "precision", names)}};
-  out["roofline"] = roofline(out["estimate"]);
-  out["serving"] = asked.report_serving ? serving_curve(list_request, out["row"]) : ojson(nullptr);
-  return out.dump(indent);
+  w.object("series", [&] {
+    write_series(w, list_request, "batch_size", k_batches);
+    write_series(w, list_request, "sequence_length", k_sequences);
+    write_series(w, list_request, "precision", names);
+  });
+  write_roofline(w, *p.model, r);
+  w.key("serving");
+  if (asked.report_serving)
+    w.raw(serving_curve(list_request, p.config));
+  else
+    w.value(nullptr);
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace flopcast

@@ -423,3 +423,36 @@ test('throughput, training analysis and calibration equal the CLI', () => {
     pointer: '/serving/concurrency',
   });
 });
+
+// estimate() parses `details` when first read: the result must behave as the plain parse of the
+// core's JSON does (same keys in the same order, stringify, spread, structured clone, assignment).
+test('estimate() details read lazily are the whole parsed result', () => {
+  const request = { model: 'mixtral-8x7b', gpu: 'H100', batch_size: 3, operator_table: true };
+  const full = JSON.parse(
+    runCli(['estimate', 'mixtral-8x7b', '--gpu', 'H100', '-b', '3', '--operators', '--json']).out,
+  );
+  const r = fc.estimate(request);
+  assert.deepEqual(Object.keys(r), Object.keys(full));
+  assert.equal(Object.keys(r).at(-1), 'details');
+  assert.deepEqual(JSON.parse(JSON.stringify(fc.estimate(request))), full);
+  assert.deepEqual({ ...fc.estimate(request) }.details, full.details);
+  assert.deepEqual(structuredClone(fc.estimate(request)), full);
+  assert.deepEqual(r.details.operators, full.details.operators);
+  assert.equal(r.details, r.details); // parsed once, then a plain property
+  r.details = 'replaced';
+  assert.equal(r.details, 'replaced');
+  // a model name holding the key's text does not move the split point
+  const named = fc.estimate({
+    model: {
+      _name_or_path: 'x,"details":{',
+      model_type: 'llama',
+      hidden_size: 64,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      intermediate_size: 128,
+      vocab_size: 100,
+    },
+  });
+  assert.equal(named.model, 'x,"details":{');
+  assert.equal(named.details.config.hidden_size, 64);
+});
