@@ -5,6 +5,7 @@ import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
 import { serviceWorker } from './web/service-worker-plugin.js';
 import { reportRuntimePlugin } from './web/report-runtime-plugin.js';
+import { compressPlugin } from './web/compress-plugin.js';
 
 const wasmPackage = resolve(import.meta.dirname, 'build-wasm/wasm');
 
@@ -32,5 +33,5 @@ export default defineConfig({
       preserveEntrySignatures: 'exports-only',
     },
   },
-  plugins: [reportRuntimePlugin(), serviceWorker()],
+  plugins: [reportRuntimePlugin(), serviceWorker(), compressPlugin()],
 });

@@ -1,6 +1,6 @@
 // Emits report-runtime.html: the report template (web/src/report/template.html) with the page's
 // light palette (web/src/style.css's custom properties) and the report
-// runtime (web/src/report/runtime.js: Chart.js, the page's chart code and the renderer, bundled
+// runtime (web/src/report/runtime.js: uPlot, the page's chart code and the renderer, bundled
 // into one script) inlined, and that script's hash in the template's Content-Security-Policy.
 // `flopcast report` and the page's "Download report" fill its data placeholder; the file makes no
 // request of any kind.
@@ -27,7 +27,12 @@ async function bundleRuntime(root) {
   const outputs = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output);
   const chunks = outputs.filter((o) => o.type === 'chunk');
   if (chunks.length !== 1) throw new Error(`report runtime: expected one chunk, got ${chunks.length}`);
-  return chunks[0].code;
+  // The stylesheets the runtime imports (the charts' web/src/plot.css), inlined beside the palette.
+  const styles = outputs
+    .filter((o) => o.type === 'asset' && o.fileName.endsWith('.css'))
+    .map((o) => String(o.source))
+    .join('\n');
+  return { code: chunks[0].code, styles };
 }
 
 /**
@@ -35,7 +40,7 @@ async function bundleRuntime(root) {
  * the same in a string, a regular expression or a comment) as the whole text of its script element,
  * so that the CSP's hash is the hash of what runs.
  */
-export function reportRuntime(template, script, css = '') {
+export function reportRuntime(template, script, css = '', styles = '') {
   if (script.includes('<!--')) throw new Error('report runtime: "<!--" would change how its script element parses');
   const code = script.replace(/<\/(script)/gi, '<\\/$1');
   const hash = `sha256-${createHash('sha256').update(code).digest('base64')}`;
@@ -46,7 +51,7 @@ export function reportRuntime(template, script, css = '') {
   const palette = `:root {${[...root.matchAll(/(--[\w-]+)\s*:\s*([^;]+);/g)].map((m) => ` ${m[1]}: ${m[2].trim()};`).join('')} }`;
   return template
     .replace('%SCRIPT_HASH%', hash)
-    .replace('/*flopcast-report-palette*/', () => palette)
+    .replace('/*flopcast-report-palette*/', () => `${palette}\n${styles}`)
     .replace(element, () => `<script>${code}</script>`);
 }
 
@@ -64,7 +69,8 @@ export function reportRuntimePlugin() {
       done = true;
       const template = readFileSync(resolve(root, 'src/report/template.html'), 'utf8');
       const css = readFileSync(resolve(root, 'src/style.css'), 'utf8');
-      const source = reportRuntime(template, await bundleRuntime(root), css);
+      const { code, styles } = await bundleRuntime(root);
+      const source = reportRuntime(template, code, css, styles);
       this.emitFile({ type: 'asset', fileName: REPORT_FILE, source });
     },
   };

@@ -17,7 +17,7 @@ function filesUnder(dir) {
         .split(sep)
         .join('/'),
     )
-    .filter((f) => f !== SELF && !f.endsWith('.map'))
+    .filter((f) => f !== SELF && !/\.(map|br|gz)$/.test(f)) // NAME.br / NAME.gz: the server's copies of NAME
     .sort();
 }
 

@@ -1,5 +1,5 @@
-// The service worker: offline reloads under the server `npm start` uses (vite preview, which sends
-// "Vary: Origin"), with the app's state in the query string; a failing precache never replaces a
+// The service worker: offline reloads under the server `npm start` uses (scripts/serve.mjs, which
+// sends precompressed files with "Vary: Accept-Encoding"), with the app's state in the query string; a failing precache never replaces a
 // complete cache; the old cache goes only when a complete new version activates; an error, not an
 // endless "Loading…", when the estimator cannot load.
 import { test, before, after } from 'node:test';
@@ -29,20 +29,12 @@ const shown = (page) => shownBy(page, 'data-field', '#results');
 const FILES = JSON.parse(readFileSync(join(dist, 'sw.js'), 'utf8').match(/^const FILES = (.*);$/m)[1]);
 const VERSION = readFileSync(join(dist, 'sw.js'), 'utf8').match(/^const CACHE = [^;]*"(\w+)";$/m)[1];
 
-/** `vite preview` (the server of `npm start`) on a free port; resolves once it answers. */
+/** scripts/serve.mjs (the server of `npm start`) on a free port; resolves once it answers. */
 async function preview() {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [
-      join(root, 'node_modules/vite/bin/vite.js'),
-      'preview',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--strictPort',
-    ],
+    [join(root, 'scripts/serve.mjs'), '--host', '127.0.0.1', '--port', String(port), '--strictPort'],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(child);
@@ -57,7 +49,7 @@ async function preview() {
     } catch {
       /* not up yet */
     }
-    if (i > 200 || child.exitCode !== null) throw new Error(`vite preview did not start:\n${log}`);
+    if (i > 200 || child.exitCode !== null) throw new Error(`scripts/serve.mjs did not start:\n${log}`);
     await new Promise((ok) => setTimeout(ok, 100));
   }
   const stop = async () => {
@@ -87,11 +79,11 @@ const cacheSizes = (page) =>
     return sizes;
   });
 
-test('under vite preview (Vary: Origin), an offline reload with a query string shows the styled page and its estimate', async () => {
+test('under the npm start server (Vary: Accept-Encoding), an offline reload with a query string shows the styled page and its estimate', async () => {
   const server = await preview();
   try {
     const head = await fetch(`${server.url}/index.html`);
-    console.log(`  vite preview sends Vary: ${head.headers.get('vary')}`);
+    console.log(`  the npm start server sends Vary: ${head.headers.get('vary')}`);
     const { page, context, errors, violations } = await openPage(browser, `${server.url}/index.html`);
     await ready(page);
     assert.deepEqual(await controlled(page), { [`flopcast-${VERSION}`]: FILES.length });

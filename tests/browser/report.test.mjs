@@ -1,5 +1,5 @@
 // The report file in Chromium with the network blocked: the CLI's file and the page's "Download
-// report" both draw every chart (inked canvases, Chart instances), log no error and violate no
+// report" both draw every chart (inked canvases, the charts it made), log no error and violate no
 // CSP; the page's file embeds fc.reportData of the page's request; printing keeps every chart
 // within an A4 page's printable width.
 import { test, before, after } from 'node:test';
@@ -64,7 +64,7 @@ async function openOffline(file, viewport = { width: 900, height: 1200 }) {
   return { page, context, errors, violations, outside };
 }
 
-/** Non-transparent pixels of each canvas, and the ids of the Chart instances the report made. */
+/** Non-transparent pixels of each canvas, and the ids of the charts the report made. */
 async function drawn(page) {
   return page.evaluate(() => {
     const inked = {};

@@ -26,6 +26,7 @@ function setStatus(text, kind = '') {
 let fc;
 try {
   fc = await engine();
+  performance.mark('flopcast:engine'); // the module compiled and instantiated (bench:web reads it)
 } catch (e) {
   setStatus(`Could not load the WebAssembly estimator: ${e.message}. Reload to try again.`, 'bad');
   document.documentElement.dataset.loadError = '1';
@@ -36,7 +37,8 @@ const D = fc.defaults();
 const S = D.settings;
 const precisions = fc.precisions();
 const gpus = fc.listGpus();
-const models = fc.listModels();
+// The registry's list (63 KB of JSON) is read when the picker first needs it, not before the first estimate.
+const models = () => fc.listModels();
 $('version').textContent = `v${fc.version()}`;
 
 // Inputs that map one-to-one onto top-level request fields. The core's request table says which
@@ -136,7 +138,7 @@ for (const f of FIELDS) {
 }
 $('compute-eff').placeholder = `default ${S.compute_efficiency}`;
 $('mem-eff').placeholder = `default ${S.mem_efficiency}`;
-$('model').value = models.some((m) => m.aliases.includes(EXAMPLE_MODEL)) ? EXAMPLE_MODEL : models[0].id;
+$('model').value = EXAMPLE_MODEL; // a bundled record (data/models/llama-3-8b.json)
 setSelect($('gpu'), gpuName(S.gpu));
 let lastGpu = $('gpu').value;
 
@@ -440,6 +442,7 @@ function setNumber(el, v) {
 
 /** Puts the inputs in the state the query `p` describes: a fresh load's defaults, then p's values. */
 function applyQuery(p) {
+  if (p.has('eng')) formats.fillEngines(); // its options, before the address's value goes in
   pristine ??= Object.fromEntries(URL_IDS.map((id) => [id, inputValue($(id))]));
   urlRaw.clear();
   for (const [id, v] of Object.entries(pristine)) {
@@ -576,7 +579,7 @@ $('copy-link').addEventListener('click', async () => {
 const fileSafe = (s) => String(s).replace(/[^\w.-]+/g, '_');
 $('export-json').addEventListener('click', () => {
   if (!lastGood) return;
-  const r = lastGood.result; // the object fc.estimate() returned, as it came
+  const r = fc.estimate({ ...lastGood.req, layer_table: true }); // the core's whole estimate, per-layer rows too
   const name = `flopcast-${fileSafe(r.model)}-${fileSafe(r.gpu ?? 'none')}.json`;
   const url = URL.createObjectURL(new Blob([`${JSON.stringify(r, null, 2)}\n`], { type: 'application/json' }));
   const a = Object.assign(document.createElement('a'), { href: url, download: name });
@@ -607,7 +610,7 @@ $('download-report').addEventListener('click', async () => {
 });
 
 // ---------- the update loop ----------
-// Chart.js loads after the first estimate is on screen (it is not needed for the numbers).
+// The charts load after the first estimate is on screen (they are not needed for the numbers).
 let charts = null;
 let lastGood = null;
 let lastKey = null;
@@ -635,7 +638,7 @@ function update(force = false) {
   let result = null;
   if (errors.size === 0) {
     try {
-      result = fc.estimate({ ...req, layer_table: true }); // the layer chart needs the per-layer rows
+      result = fc.estimate(req); // the layer chart's per-layer rows come with the charts' data (the worker)
     } catch (e) {
       checkEach(req, raw, errors);
       // A problem of the combination (no single field is wrong on its own): where the core points.
@@ -951,14 +954,19 @@ if ('IntersectionObserver' in window) {
 // The first estimate, for the inputs the address gives.
 applyQuery(q);
 update(true);
-import('./charts.js').then(
-  ({ createCharts }) => {
-    charts = createCharts(fc);
-    if (lastGood) charts.schedule(lastGood.result, lastGood.req);
-    if (resultsEl.classList.contains('stale')) charts.stale(true);
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
-  },
-  (e) => console.warn(`the charts could not load (${e.message}); the numbers are unaffected`),
+// The charts' code loads once the first estimate has been painted (the frame after it).
+const afterPaint = (f) => (document.hidden ? setTimeout(f, 0) : requestAnimationFrame(() => setTimeout(f, 0)));
+afterPaint(() =>
+  import('./charts.js').then(
+    ({ createCharts }) => {
+      // The charts' data (the series' estimates) is computed in the worker, off the page's thread.
+      charts = createCharts({ reportData: (request) => work({ type: 'reportData', request }).then((m) => m.result) });
+      if (lastGood) charts.schedule(lastGood.result, lastGood.req);
+      if (resultsEl.classList.contains('stale')) charts.stale(true);
+      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.theme());
+    },
+    (e) => console.warn(`the charts could not load (${e.message}); the numbers are unaffected`),
+  ),
 );
 
 // Offline once loaded: the service worker (generated at build time) precaches the site.

@@ -1,45 +1,11 @@
-// The charts of the page and of the report file (Chart.js 4, tree-shaken). Every plotted number
-// comes from the core's report data (fc.reportData: the estimate with its layer table, the
+// The charts of the page and of the report file (drawn by ./plot.js with uPlot). Every plotted
+// number comes from the core's report data (fc.reportData: the estimate with its layer table, the
 // series over batch size, prompt length and precision, the roofline points, the serving curve);
-// each chart is a pure function of that data and a palette to a Chart.js config, so the page's
-// charts card and web/src/report/ draw the same charts from the same data.
-import {
-  Chart,
-  BarController,
-  BarElement,
-  DoughnutController,
-  ArcElement,
-  LineController,
-  LineElement,
-  PointElement,
-  ScatterController,
-  CategoryScale,
-  LinearScale,
-  LogarithmicScale,
-  Legend,
-  Tooltip,
-} from 'chart.js';
+// each chart is a pure function of that data and a palette to a chart spec (./plot.js), so the
+// page's charts card and web/src/report/ draw the same charts from the same data.
+import { createPlot } from './plot.js';
 import { show, si, tick } from './app/fmt.js';
 import { formatInteger, formatPercent, formatSeconds } from './format.js';
-
-Chart.register(
-  BarController,
-  BarElement,
-  DoughnutController,
-  ArcElement,
-  LineController,
-  LineElement,
-  PointElement,
-  ScatterController,
-  CategoryScale,
-  LinearScale,
-  LogarithmicScale,
-  Legend,
-  Tooltip,
-);
-Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-Chart.defaults.animation = false;
-export { Chart };
 
 /** The colours of the charts: the CSS custom properties of `root` (the page's, or the report's). */
 export function palette(root = document.documentElement) {
@@ -53,141 +19,52 @@ export function palette(root = document.documentElement) {
   };
 }
 
-const isPow10 = (x) => x > 0 && Math.abs(Math.log10(x) - Math.round(Math.log10(x))) < 1e-9;
-
-function axis(p, { type = 'linear', title, fmt, stacked, position, grid = true, display = true } = {}) {
-  const a = {
-    type,
-    display,
-    stacked,
-    position,
-    title: title ? { display: true, text: title, color: p.text } : undefined,
-    grid: { color: p.grid, display: grid },
-    border: { color: p.grid },
-    ticks: fmt && type !== 'category' ? { color: p.text, callback: (v) => fmt(v) } : { color: p.text },
-  };
-  if (type === 'logarithmic') {
-    a.afterBuildTicks = (scale) => {
-      const major = scale.ticks.filter((t) => isPow10(t.value));
-      if (major.length >= 2) scale.ticks = major;
-    };
-  }
-  return a;
-}
-
-function base(p, scales, { legend = true, label } = {}) {
-  return {
-    responsive: true,
-    maintainAspectRatio: false,
-    animation: false,
-    interaction: { mode: 'nearest', intersect: false },
-    scales,
-    plugins: {
-      legend: { display: legend, labels: { color: p.text, boxWidth: 12, boxHeight: 12 } },
-      tooltip: { callbacks: label ? { label } : {} },
-    },
-  };
-}
-
-const tipBy = (fmt) => (ctx) => `${ctx.dataset.label}: ${show(fmt, ctx.parsed.y ?? ctx.parsed)}`;
-const tipX = (fmt) => (ctx) => `${ctx.dataset.label}: ${show(fmt, ctx.parsed.x)}`;
-
-const line = (label, data, color, extra = {}) => ({
-  label,
-  data,
-  borderColor: color,
-  backgroundColor: color,
-  pointRadius: 3,
-  borderWidth: 2,
-  spanGaps: false,
-  ...extra,
-});
-const bar = (label, data, color, extra = {}) => ({ label, data, backgroundColor: color, borderColor: color, ...extra });
+const category = (labels, title) => ({ type: 'category', labels, title });
+const bar = (label, values, color, extra = {}) => ({ label, values, color, style: 'bar', ...extra });
+const line = (label, values, color, extra = {}) => ({ label, values, color, style: 'line', radius: 3, ...extra });
+const xy = (x, axes, series) => ({ kind: 'xy', x, axes, series });
 
 const SPECS = {
   'chart-layers': {
-    type: 'bar',
-    options: (p) =>
-      base(
-        p,
-        {
-          x: axis(p, { type: 'category', stacked: true, title: 'layer', grid: false }),
-          y: axis(p, { stacked: true, fmt: tick('FLOP'), title: 'forward FLOPs' }),
-        },
-        { label: tipBy('flops') },
-      ),
     data(d, p) {
       const L = d.estimate.details.flops.layers;
       const enc = L.some((l) => l.stack === 'encoder');
-      return {
-        labels: L.map((l) => (enc ? `${l.stack === 'encoder' ? 'enc' : 'dec'} ${l.layer}` : String(l.layer))),
-        datasets: [
-          bar(
-            'Attention',
-            L.map((l) => l.attention),
-            p.c[0],
-          ),
-          bar(
-            'MLP',
-            L.map((l) => l.mlp),
-            p.c[1],
-          ),
-          bar(
-            'Norms',
-            L.map((l) => l.layernorm),
-            p.c[2],
-          ),
-          ...(L.some((l) => l.mixer > 0)
-            ? [
-                bar(
-                  'SSM / linear',
-                  L.map((l) => l.mixer),
-                  p.c[5],
-                ),
-              ]
-            : []),
-        ],
-      };
+      const stacked = (label, key, color) =>
+        bar(
+          label,
+          L.map((l) => l[key]),
+          color,
+          { stack: 'flops' },
+        );
+      return xy(
+        category(
+          L.map((l) => (enc ? `${l.stack === 'encoder' ? 'enc' : 'dec'} ${l.layer}` : String(l.layer))),
+          'layer',
+        ),
+        { y: { type: 'linear', fmt: tick('FLOP'), title: 'forward FLOPs' } },
+        [
+          stacked('Attention', 'attention', p.c[0]),
+          stacked('MLP', 'mlp', p.c[1]),
+          stacked('Norms', 'layernorm', p.c[2]),
+          ...(L.some((l) => l.mixer > 0) ? [stacked('SSM / linear', 'mixer', p.c[5])] : []),
+        ].map((s) => ({ ...s, value: (v) => show('flops', v) })),
+      );
     },
   },
   'chart-attn-mlp': {
-    type: 'doughnut',
-    options: (p) => ({
-      ...base(p, {}, { label: (ctx) => `${ctx.label}: ${show('flops', ctx.parsed)}` }),
-      plugins: {
-        legend: { position: 'right', labels: { color: p.text, boxWidth: 12, boxHeight: 12 } },
-        tooltip: { callbacks: { label: (ctx) => `${ctx.label}: ${show('flops', ctx.parsed)}` } },
-      },
-    }),
     data(d, p) {
       const f = d.estimate.details.flops.forward;
+      const names = ['Attention', 'MLP', 'Norms', 'Embedding', 'Output head', 'SSM / linear'];
+      const values = [f.attention, f.mlp, f.layernorm, f.embedding, f.output_head, f.mixer];
       return {
-        labels: ['Attention', 'MLP', 'Norms', 'Embedding', 'Output head', 'SSM / linear'],
-        datasets: [
-          {
-            label: 'forward FLOPs',
-            data: [f.attention, f.mlp, f.layernorm, f.embedding, f.output_head, f.mixer],
-            backgroundColor: p.c.slice(0, 6),
-            borderColor: p.panel,
-            borderWidth: 2,
-          },
-        ],
+        kind: 'pie',
+        slices: names.map((label, i) => ({ label, value: values[i], color: p.c[i] })),
+        fmt: (v) => show('flops', v),
+        border: p.panel,
       };
     },
   },
   'chart-memory': {
-    type: 'bar',
-    options: (p) => ({
-      ...base(
-        p,
-        {
-          x: axis(p, { stacked: true, fmt: tick('B'), title: 'bytes' }),
-          y: axis(p, { type: 'category', stacked: true, grid: false }),
-        },
-        { label: tipX('bytes') },
-      ),
-      indexAxis: 'y',
-    }),
     data(d, p) {
       const r = d.estimate;
       const m = r.details.memory;
@@ -207,23 +84,18 @@ const SPECS = {
             ['KV cache', m.kv_cache],
             ['Activations (est.)', m.activations],
           ];
-      const datasets = parts.map(([label, v], i) => bar(label, [v, null], p.c[i]));
-      if (gpu !== null) datasets.push(bar(`GPU memory (${r.gpu})`, [null, gpu], p.c[5]));
-      return { labels, datasets };
+      const value = (v) => show('bytes', v);
+      const series = parts.map(([label, v], i) => bar(label, [v, null], p.c[i], { stack: 'memory', value }));
+      if (gpu !== null) series.push(bar(`GPU memory (${r.gpu})`, [null, gpu], p.c[5], { stack: 'memory', value }));
+      return xy(
+        { ...category(labels), vertical: true },
+        { y: { type: 'linear', fmt: tick('B'), title: 'bytes' } },
+        series,
+      );
     },
   },
   'chart-roofline': {
-    type: 'scatter',
     perf: true,
-    options: (p) =>
-      base(
-        p,
-        {
-          x: axis(p, { type: 'logarithmic', fmt: tick('FLOP/B'), title: 'arithmetic intensity (FLOP/byte)' }),
-          y: axis(p, { type: 'logarithmic', fmt: tick('FLOP/s'), title: 'attained FLOP/s' }),
-        },
-        { label: (ctx) => `${ctx.dataset.label}: ${si(ctx.parsed.x, 'FLOP/B')}, ${si(ctx.parsed.y, 'FLOP/s')}` },
-      ),
     data(d, p) {
       const { peak_flops_per_s: peak, memory_bandwidth_bytes_per_s: bw, ridge_intensity: ridge } = d.roofline;
       const PHASES = { prefill: ['Prefill', p.c[0]], decode_first_step: ['Decode (first step)', p.c[1]] };
@@ -237,135 +109,118 @@ const SPECS = {
       const lo = 10 ** Math.floor(Math.log10(Math.min(...xs)) - 1);
       const hi = 10 ** Math.ceil(Math.log10(Math.max(...xs)) + 1);
       const roof = [lo, ridge, hi].map((x) => ({ x, y: Math.min(peak, bw * x) }));
-      return {
-        datasets: [
+      const value = (v) => si(v, 'FLOP/s');
+      return xy(
+        { type: 'log', fmt: tick('FLOP/B'), title: 'arithmetic intensity (FLOP/byte)' },
+        { y: { type: 'log', fmt: tick('FLOP/s'), title: 'attained FLOP/s' } },
+        [
           {
             label: `Roofline (${si(peak, 'FLOP/s')} ${d.roofline.compute_precision}, ${si(bw, 'B/s')})`,
-            data: roof,
-            showLine: true,
-            pointRadius: 0,
-            borderColor: p.c[5],
-            backgroundColor: p.c[5],
-            borderWidth: 2,
+            points: roof,
+            style: 'line',
+            radius: 0,
+            color: p.c[5],
+            value,
           },
           ...pts.map((q) => ({
             label: q.label,
-            data: [{ x: q.x, y: q.y }],
-            pointRadius: 7,
-            pointHoverRadius: 9,
-            backgroundColor: q.c,
-            borderColor: q.c,
+            points: [{ x: q.x, y: q.y }],
+            style: 'points',
+            radius: 7,
+            color: q.c,
+            value: (v) => `${si(q.x, 'FLOP/B')}, ${si(v, 'FLOP/s')}`,
           })),
         ],
-      };
+      );
     },
   },
   'chart-batch': {
-    type: 'line',
     perf: true,
-    options: (p) =>
-      base(
-        p,
-        {
-          x: axis(p, { type: 'category', title: 'batch size', grid: false }),
-          y: axis(p, { type: 'logarithmic', fmt: formatSeconds, title: 'seconds' }),
-        },
-        { label: tipBy('seconds') },
-      ),
     data(d, p) {
       const { values, rows } = d.series.batch_size;
-      return {
-        labels: values.map(String),
-        datasets: [
+      const value = (v) => show('seconds', v);
+      return xy(
+        category(values.map(String), 'batch size'),
+        { y: { type: 'log', fmt: formatSeconds, title: 'seconds' } },
+        [
           line(
             'Prefill (TTFT)',
             rows.map((x) => x.prefill_latency_s),
             p.c[0],
+            { value },
           ),
           line(
             'Decode per token',
             rows.map((x) => x.decode_latency_per_token_s),
             p.c[1],
+            { value },
           ),
         ],
-      };
+      );
     },
   },
   'chart-seq': {
-    type: 'line',
-    options: (p) =>
-      base(
-        p,
-        {
-          x: axis(p, { type: 'category', title: 'prompt tokens', grid: false }),
-          y: axis(p, { type: 'logarithmic', fmt: tick('FLOP'), title: 'forward FLOPs', position: 'left' }),
-          y1: axis(p, { type: 'logarithmic', fmt: tick('B'), title: 'KV cache', position: 'right', grid: false }),
-        },
-        {
-          label: (ctx) =>
-            `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'bytes' : 'flops', ctx.parsed.y)}`,
-        },
-      ),
     data(d, p) {
       const { values, rows } = d.series.sequence_length;
-      return {
-        labels: values.map(String),
-        datasets: [
+      return xy(
+        category(values.map(String), 'prompt tokens'),
+        {
+          y: { type: 'log', fmt: tick('FLOP'), title: 'forward FLOPs', side: 'left' },
+          y1: { type: 'log', fmt: tick('B'), title: 'KV cache', side: 'right', grid: false },
+        },
+        [
           line(
             'Forward FLOPs',
             rows.map((x) => x.forward_flops),
             p.c[0],
-            { yAxisID: 'y' },
+            { axis: 'y', value: (v) => show('flops', v) },
           ),
           line(
             'KV cache',
             rows.map((x) => x.kv_cache),
             p.c[3],
-            { yAxisID: 'y1', borderDash: [6, 4] },
+            { axis: 'y1', dash: [6, 4], value: (v) => show('bytes', v) },
           ),
         ],
-      };
+      );
     },
   },
   'chart-precision': {
-    type: 'bar',
-    options: (p) =>
-      base(
-        p,
-        {
-          x: axis(p, { type: 'category', title: 'precision', grid: false }),
-          y: axis(p, { fmt: tick('B'), title: 'memory', position: 'left' }),
-          y1: axis(p, { fmt: (v) => `${si(v, '', 2)}`, title: 'decode tok/s', position: 'right', grid: false }),
-        },
-        {
-          label: (ctx) =>
-            `${ctx.dataset.label}: ${show(ctx.dataset.yAxisID === 'y1' ? 'rate' : 'bytes', ctx.parsed.y)}`,
-        },
-      ),
     data(d, p) {
       const { values, rows } = d.series.precision;
       const perf = d.roofline !== null;
-      const datasets = [
+      const series = [
         bar(
           'Memory',
           rows.map((x) => x.memory),
           p.c[2],
-          { yAxisID: 'y' },
+          { axis: 'y', value: (v) => show('bytes', v) },
         ),
       ];
       if (perf)
-        datasets.push(
+        series.push(
           bar(
             'Decode tok/s',
             rows.map((x) => x.decode_tokens_per_second),
             p.c[4],
-            { yAxisID: 'y1' },
+            { axis: 'y1', value: (v) => show('rate', v) },
           ),
         );
-      return { labels: values, datasets };
-    },
-    after(options, d) {
-      options.scales.y1.display = d.roofline !== null;
+      return xy(
+        category(values, 'precision'),
+        {
+          y: { type: 'linear', fmt: tick('B'), title: 'memory', side: 'left' },
+          y1: {
+            type: 'linear',
+            fmt: (v) => `${si(v, '', 2)}`,
+            title: 'decode tok/s',
+            side: 'right',
+            grid: false,
+            hidden: !perf,
+          },
+        },
+        series,
+      );
     },
   },
 };
@@ -385,69 +240,99 @@ const CAPTIONS = {
 export const CHARTS = Object.entries(SPECS).map(([id, spec]) => ({ id, caption: CAPTIONS[id], perf: !!spec.perf }));
 
 /**
- * The Chart.js config ({type, data, options}) of chart `id` for report data `d` (fc.reportData's
- * object) in palette `p`; null where the chart does not apply (roofline and latency without a GPU).
+ * The spec (./plot.js) of chart `id` for report data `d` (fc.reportData's object) in palette `p`;
+ * null where the chart does not apply (roofline and latency without a GPU).
  */
 export function chartConfig(id, d, p) {
   const spec = SPECS[id];
   if (spec.perf && d.roofline === null) return null;
-  const options = spec.options(p);
-  spec.after?.(options, d);
-  return { type: spec.type, data: spec.data(d, p), options };
+  return spec.data(d, p);
 }
 
-/** Creates every chart; schedule() redraws them once per animation frame from fc.reportData of the latest request. */
-export function createCharts(fc) {
+/**
+ * Creates every chart; schedule() redraws them from the report data of the latest request.
+ * `source.reportData(request)` answers fc.reportData's object, or a promise of it (the page asks
+ * its worker, so that the series' estimates never run on the page's thread). The charts are then
+ * drawn one per task, so that no task of the page runs long; a newer request restarts the queue.
+ */
+export function createCharts(source) {
   let p = palette();
   const charts = CHARTS.map(({ id }) => {
-    const canvas = document.getElementById(id);
-    const chart = new Chart(canvas, { type: SPECS[id].type, data: { labels: [], datasets: [] }, options: {} });
-    return { id, canvas, chart, figure: canvas.closest('figure') };
+    const placeholder = document.getElementById(id);
+    const figure = placeholder.closest('figure');
+    return { id, plot: createPlot(placeholder), figure };
   });
   const section = document.querySelector('.charts');
   const noGpu = document.getElementById('charts-nogpu');
   let latest = null;
   let data = null;
-  let frame = 0;
+  let asked = 0; // the number of the latest request asked for
+  let queue = [];
+  let timer = 0;
 
-  function draw() {
-    frame = 0;
-    if (!latest) return;
+  function drawOne(c) {
+    let spec = null;
     try {
-      data = fc.reportData(latest);
+      spec = chartConfig(c.id, data, p);
     } catch (e) {
-      console.warn(`flopcast: the charts' data: ${e.message}`);
-      return;
+      console.warn(`flopcast: ${c.id}: ${e.message}`);
     }
-    for (const c of charts) {
-      let cfg = null;
-      try {
-        cfg = chartConfig(c.id, data, p);
-      } catch (e) {
-        console.warn(`flopcast: ${c.id}: ${e.message}`);
-      }
-      c.figure.hidden = cfg === null;
-      c.chart.data = cfg?.data ?? { labels: [], datasets: [] };
-      if (cfg) c.chart.options = cfg.options;
-      c.chart.update('none');
-      c.canvas.dataset.rendered = '1';
-    }
-    noGpu.hidden = data.roofline !== null;
-    section.classList.remove('stale');
+    c.figure.hidden = spec === null;
+    c.plot.draw(spec, p);
+    c.plot.canvas.flopcastSpec = spec; // for tests: exactly what is drawn
+    c.plot.canvas.dataset.rendered = '1';
   }
 
+  function next() {
+    timer = 0;
+    const c = queue.shift();
+    if (!c) return;
+    drawOne(c);
+    if (queue.length) timer = setTimeout(next, 0);
+    else section.classList.remove('stale');
+  }
+
+  function drawAll() {
+    clearTimeout(timer);
+    noGpu.hidden = data.roofline !== null;
+    queue = charts.slice();
+    next();
+  }
+
+  async function load() {
+    const n = ++asked;
+    let d;
+    try {
+      d = await source.reportData(latest);
+    } catch (e) {
+      if (n === asked) console.warn(`flopcast: the charts' data: ${e.message}`);
+      return;
+    }
+    if (n !== asked) return; // a newer request is on its way
+    data = d;
+    drawAll();
+  }
+
+  let pending = false;
   return {
     /** Redraws for `request` (the estimate's request; `result` is its estimate, drawn from reportData). */
     schedule(result, request) {
       latest = request;
-      if (!frame) frame = document.hidden ? setTimeout(draw, 0) : requestAnimationFrame(draw);
+      if (pending) return;
+      pending = true;
+      const go = () => {
+        pending = false;
+        load();
+      };
+      if (document.hidden) setTimeout(go, 0);
+      else requestAnimationFrame(go);
     },
     stale(on) {
       section.classList.toggle('stale', on);
     },
     theme() {
       p = palette();
-      draw();
+      if (data) drawAll();
     },
   };
 }
@@ -455,64 +340,28 @@ export function createCharts(fc) {
 // ---------- the serving simulation's charts (app/serve.js draws them from fc.simulate's result) ----------
 const METRIC_NAMES = { ttft_s: 'TTFT', tpot_s: 'TPOT', itl_s: 'ITL', e2e_s: 'E2E latency' };
 
-function latencyConfig(p, metric, { log }) {
-  const name = METRIC_NAMES[metric] ?? metric;
-  return base(
-    p,
-    {
-      x: axis(p, { type: 'logarithmic', fmt: tick('tok/s'), title: 'output tokens/s (all requests)' }),
-      y: axis(p, { type: log ? 'logarithmic' : 'linear', fmt: tick('s'), title: name }),
-    },
-    {
-      label: (ctx) =>
-        ctx.raw.c === undefined
-          ? `${ctx.dataset.label}`
-          : `${ctx.dataset.label}: ${formatSeconds(ctx.parsed.y)} at ${si(ctx.parsed.x, 'tok/s')} (concurrency ${ctx.raw.c})`,
-    },
-  );
-}
-
-function timelineConfig(p) {
-  return base(
-    p,
-    {
-      x: axis(p, { fmt: tick('s'), title: 'time since the first request' }),
-      y: axis(p, { fmt: (v) => String(v), title: 'requests', position: 'left' }),
-      y1: axis(p, { fmt: formatPercent, title: 'KV cache in use', position: 'right', grid: false }),
-    },
-    {
-      label: (ctx) =>
-        `${ctx.dataset.label}: ${ctx.dataset.yAxisID === 'y1' ? formatPercent(ctx.parsed.y) : formatInteger(ctx.parsed.y)} at ${formatSeconds(ctx.parsed.x)}`,
-    },
-  );
-}
-
-const curve = (label, data, color, extra = {}) => ({
-  label,
-  data,
-  showLine: true,
-  borderColor: color,
-  backgroundColor: color,
-  pointRadius: 4,
-  pointHoverRadius: 6,
-  borderWidth: 2,
-  ...extra,
-});
+const curve = (label, points, color, extra = {}) => ({ label, points, color, style: 'line', radius: 4, ...extra });
 
 /**
- * The serving curve's Chart.js config: p50 and p99 of `metric` against output tokens/s, a point
- * per concurrency of fc.simulate's `points`, with the SLO (seconds, or null) as a dashed line.
+ * The serving curve's spec: p50 and p99 of `metric` against output tokens/s, a point per
+ * concurrency of fc.simulate's `points`, with the SLO (seconds, or null) as a dashed line.
  */
 export function servingChart({ points, metric, slo }, p) {
-  const at = (q) => points.map((pt) => ({ x: pt.output_tokens_per_s, y: pt[metric]?.[q] ?? null, c: pt.concurrency }));
+  const at = (q) =>
+    points.map((pt) => ({
+      x: pt.output_tokens_per_s,
+      y: pt[metric]?.[q] ?? null,
+      label: `concurrency ${pt.concurrency}`,
+    }));
   const p50 = at('p50').filter((d) => d.x > 0 && d.y !== null);
   const p99 = at('p99').filter((d) => d.x > 0 && d.y !== null);
   const ys = [...p50, ...p99].map((d) => d.y).filter((y) => y > 0);
   const log = ys.length > 1 && Math.max(...ys) / Math.min(...ys) > 20;
-  const datasets = [curve('p50', p50, p.c[0]), curve('p99', p99, p.c[3], { borderDash: [6, 4] })];
+  const value = (v) => formatSeconds(v);
+  const series = [curve('p50', p50, p.c[0], { value }), curve('p99', p99, p.c[3], { dash: [6, 4], value })];
   const xs = p50.map((d) => d.x);
   if (slo !== null && slo !== undefined && xs.length)
-    datasets.push(
+    series.push(
       curve(
         `SLO ${formatSeconds(slo)}`,
         [
@@ -520,10 +369,37 @@ export function servingChart({ points, metric, slo }, p) {
           { x: Math.max(...xs), y: slo },
         ],
         p.c[5],
-        { pointRadius: 0, pointHoverRadius: 0, borderDash: [2, 3], borderWidth: 2 },
+        { radius: 0, dash: [2, 3], value },
       ),
     );
-  return { type: 'scatter', data: { datasets }, options: latencyConfig(p, metric, { log }) };
+  return xy(
+    { type: 'log', fmt: tick('tok/s'), title: 'output tokens/s (all requests)' },
+    { y: { type: log ? 'log' : 'linear', fmt: tick('s'), title: METRIC_NAMES[metric] ?? metric } },
+    series,
+  );
+}
+
+/** One simulated point's running / waiting requests and KV utilisation over time. */
+function timelineChart(point, p) {
+  const T = point?.timeline ?? [];
+  const series = (key) => T.map((s) => ({ x: s.t_s, y: s[key] }));
+  return xy(
+    { type: 'linear', fmt: tick('s'), title: 'time since the first request' },
+    {
+      y: { type: 'linear', fmt: (v) => String(v), title: 'requests', side: 'left' },
+      y1: { type: 'linear', fmt: formatPercent, title: 'KV cache in use', side: 'right', grid: false },
+    },
+    [
+      curve('Running', series('running'), p.c[0], { radius: 0, axis: 'y', value: formatInteger }),
+      curve('Waiting', series('waiting'), p.c[2], { radius: 0, axis: 'y', value: formatInteger }),
+      curve('KV cache in use', series('kv_utilization'), p.c[3], {
+        radius: 0,
+        axis: 'y1',
+        dash: [6, 4],
+        value: formatPercent,
+      }),
+    ],
+  );
 }
 
 /**
@@ -533,40 +409,19 @@ export function servingChart({ points, metric, slo }, p) {
  */
 export function createServeCharts() {
   let p = palette();
-  const make = (id, type) => {
-    const canvas = document.getElementById(id);
-    return { canvas, chart: new Chart(canvas, { type, data: { datasets: [] }, options: {} }) };
-  };
-  const lat = make('chart-sim-latency', 'scatter');
-  const tl = make('chart-sim-timeline', 'scatter');
+  const lat = createPlot(document.getElementById('chart-sim-latency'));
+  const tl = createPlot(document.getElementById('chart-sim-timeline'));
   let last = { latency: null, timeline: null };
 
   function latency(args) {
     last.latency = args;
-    const cfg = servingChart(args, p);
-    lat.chart.options = cfg.options;
-    lat.chart.data = cfg.data;
-    lat.chart.update('none');
+    lat.draw(servingChart(args, p), p);
     lat.canvas.dataset.rendered = '1';
   }
 
   function timeline(point) {
     last.timeline = point;
-    const T = point?.timeline ?? [];
-    const series = (key) => T.map((s) => ({ x: s.t_s, y: s[key] }));
-    tl.chart.options = timelineConfig(p);
-    tl.chart.data = {
-      datasets: [
-        curve('Running', series('running'), p.c[0], { pointRadius: 0, yAxisID: 'y' }),
-        curve('Waiting', series('waiting'), p.c[2], { pointRadius: 0, yAxisID: 'y' }),
-        curve('KV cache in use', series('kv_utilization'), p.c[3], {
-          pointRadius: 0,
-          yAxisID: 'y1',
-          borderDash: [6, 4],
-        }),
-      ],
-    };
-    tl.chart.update('none');
+    tl.draw(timelineChart(point, p), p);
     tl.canvas.dataset.rendered = '1';
   }
 

@@ -61,11 +61,23 @@ export function initFormats({ fc, $ }) {
   }
   // The engine: the core's engine table (fc.listEngines(); the request table's field says what unset means).
   const engineField = D.request_fields.find((f) => f.part === '' && f.key === 'engine');
-  const engines = typeof fc.listEngines === 'function' ? fc.listEngines() : [];
-  $('engine-fit').append(
-    option('', `None (${engineField?.derived?.replace(/^none: /, '') ?? 'plain roofline'})`),
-    ...engines.map((e) => option(e.id, `${e.name}${e.fitted ? ` · fitted to ${e.fit_rows} measurements` : ''}`)),
-  );
+  // The engine table is read after the first estimate is painted (or at once where needed: the
+  // select used, an engine in the address), not on the way to the first figures.
+  let engines = null;
+  const fillEngines = () => {
+    if (engines) return;
+    engines = typeof fc.listEngines === 'function' ? fc.listEngines() : [];
+    const sel = $('engine-fit');
+    const chosen = sel.value;
+    sel.append(
+      ...engines.map((e) => option(e.id, `${e.name}${e.fitted ? ` · fitted to ${e.fit_rows} measurements` : ''}`)),
+    );
+    sel.value = chosen;
+  };
+  $('engine-fit').append(option('', `None (${engineField?.derived?.replace(/^none: /, '') ?? 'plain roofline'})`));
+  for (const ev of ['focus', 'pointerdown', 'keydown']) $('engine-fit').addEventListener(ev, fillEngines);
+  requestAnimationFrame(() => setTimeout(fillEngines, 0));
+  if (document.hidden) setTimeout(fillEngines, 0);
   if (engineField?.help) $('engine-fit').title = engineField.help;
   url.eng = 'engine-fit';
   // The frozen base of LoRA training (the request table's training_analysis.base_precision).
@@ -85,6 +97,8 @@ export function initFormats({ fc, $ }) {
 
   return {
     url,
+    /** Fills the engine select now (before a value from the address is put in it). */
+    fillEngines,
     /** Adds the per-part formats (the object form of `precision`) and the engine to `req`. */
     apply(req) {
       syncOpen();
@@ -102,6 +116,7 @@ export function initFormats({ fc, $ }) {
       const el = $('range-source');
       el.hidden = !perf;
       if (!perf) return;
+      if (engine) fillEngines();
       const who = engine
         ? `Engine ${engines.find((e) => e.id === engine)?.name ?? engine}: its fitted step costs and efficiencies.`
         : 'No engine: the plain roofline.';

@@ -1,19 +1,8 @@
 // The Operators card: the core's per-operator tables (details.operators of an estimate with
 // operator_table: true) for the prefill and one decode step, sortable, and a roofline chart with
 // one point per operator. Loaded on first view (app.js); every figure comes from the core.
-import {
-  Chart,
-  ScatterController,
-  LineController,
-  LineElement,
-  PointElement,
-  LogarithmicScale,
-  Legend,
-  Tooltip,
-} from 'chart.js';
+import { createPlot } from '../plot.js';
 import { show, si, tick } from './fmt.js';
-
-Chart.register(ScatterController, LineController, LineElement, PointElement, LogarithmicScale, Legend, Tooltip);
 
 /** The columns: key, header, the row's value, how it is shown, whether it sorts as text. */
 const COLUMNS = [
@@ -45,51 +34,6 @@ function palette() {
   return { text: v('--muted'), grid: v('--grid'), c: [1, 2, 3, 4, 5, 6].map((i) => v(`--chart-${i}`)) };
 }
 
-const isPow10 = (x) => x > 0 && Math.abs(Math.log10(x) - Math.round(Math.log10(x))) < 1e-9;
-const logAxis = (p, title, unit) => ({
-  type: 'logarithmic',
-  title: { display: true, text: title, color: p.text },
-  grid: { color: p.grid },
-  border: { color: p.grid },
-  ticks: { color: p.text, callback: (v) => tick(unit)(v) },
-  afterBuildTicks: (scale) => {
-    const major = scale.ticks.filter((t) => isPow10(t.value));
-    if (major.length >= 2) scale.ticks = major;
-  },
-});
-
-/** Draws each operator's name beside its point, skipping a label that would overlap one drawn. */
-const pointLabels = (color) => ({
-  id: 'opLabels',
-  afterDatasetsDraw(c) {
-    const { ctx } = c;
-    ctx.save();
-    ctx.font = '10px system-ui, sans-serif';
-    ctx.fillStyle = color;
-    ctx.textBaseline = 'middle';
-    const placed = [];
-    c.data.datasets.forEach((ds, i) => {
-      const meta = c.getDatasetMeta(i);
-      if (!ds.operators || meta.hidden) return;
-      meta.data.forEach((el, j) => {
-        const text = ds.data[j].row.name;
-        const w = ctx.measureText(text).width;
-        for (const dy of [0, 11, -11, 22, -22]) {
-          const box = { x: el.x + 7, y: el.y + dy - 5, w, h: 10 };
-          const hit = placed.some(
-            (b) => box.x < b.x + b.w && b.x < box.x + box.w && box.y < b.y + b.h && b.y < box.y + box.h,
-          );
-          if (hit) continue;
-          placed.push(box);
-          ctx.fillText(text, box.x, el.y + dy);
-          break;
-        }
-      });
-    });
-    ctx.restore();
-  },
-});
-
 /**
  * Sets up the card in `root` (the #operators section). update(req) estimates req with the
  * operator tables and shows them (deferred off the input event, one estimate per burst).
@@ -104,6 +48,7 @@ export function initOps({ fc, root }) {
   let pass = 'prefill';
   let sort = { key: null, dir: 1 };
   let chart = null;
+  const plotted = () => chart?.canvas ?? canvas; // the canvas showing the chart
   let pending = null;
   let computed = 0;
 
@@ -165,11 +110,10 @@ export function initOps({ fc, root }) {
     const dev = ops?.device;
     const list = rows().filter((r) => r.flops > 0 && r.bytes > 0 && r.time_s > 0);
     root.dataset.points = String(list.length);
-    canvas.dataset.pointNames = JSON.stringify(list.map(rowKey));
     q('#ops-chart').hidden = !dev;
     if (!dev) {
-      chart?.destroy();
-      chart = null;
+      chart?.draw(null, palette());
+      plotted().dataset.pointNames = JSON.stringify(list.map(rowKey));
       return;
     }
     const p = palette();
@@ -180,79 +124,51 @@ export function initOps({ fc, root }) {
     const xs = [ridge, ...list.map((r) => r.intensity)];
     const lo = 10 ** Math.floor(Math.log10(Math.min(...xs)) - 0.5);
     const hi = 10 ** Math.ceil(Math.log10(Math.max(...xs)) + 0.5);
-    const points = list.map((r) => ({ x: r.intensity, y: r.flops / r.time_s, row: r }));
-    const data = {
-      datasets: [
+    const spec = {
+      kind: 'xy',
+      x: { type: 'log', fmt: tick('FLOP/B'), title: 'arithmetic intensity (FLOP/byte)' },
+      // Room above the compute roof for the labels of the points on it.
+      axes: { y: { type: 'log', fmt: tick('FLOP/s'), title: 'attained FLOP/s', max: peak * 4 } },
+      series: [
         {
           label: `Memory roof (${si(bw, 'B/s')} achieved)`,
-          data: [
+          points: [
             { x: lo, y: bw * lo },
             { x: ridge, y: peak },
           ],
-          showLine: true,
-          pointRadius: 0,
-          borderColor: p.c[5],
-          backgroundColor: p.c[5],
-          borderWidth: 2,
+          style: 'line',
+          radius: 0,
+          color: p.c[5],
+          value: (v) => si(v, 'FLOP/s'),
         },
         {
           label: `Compute roof (${si(peak, 'FLOP/s')} ${dev.compute_precision} achieved)`,
-          data: [
+          points: [
             { x: ridge, y: peak },
             { x: hi, y: peak },
           ],
-          showLine: true,
-          pointRadius: 0,
-          borderColor: p.c[4],
-          backgroundColor: p.c[4],
-          borderWidth: 2,
-          borderDash: [6, 4],
+          style: 'line',
+          radius: 0,
+          dash: [6, 4],
+          color: p.c[4],
+          value: (v) => si(v, 'FLOP/s'),
         },
         ...['compute', 'memory'].map((b, i) => ({
           label: `${b === 'compute' ? 'Compute' : 'Memory'}-bound operators`,
-          data: points.filter((pt) => pt.row.bound === b),
-          operators: true,
-          pointRadius: 5,
-          pointHoverRadius: 8,
-          backgroundColor: p.c[i],
-          borderColor: p.c[i],
+          points: list
+            .filter((r) => r.bound === b)
+            .map((r) => ({ x: r.intensity, y: r.flops / r.time_s, label: r.name })),
+          style: 'points',
+          radius: 5,
+          pointLabels: true,
+          color: p.c[i],
+          value: (v) => si(v, 'FLOP/s'),
         })),
       ],
     };
-    const label = (ctx) => {
-      const r = ctx.raw.row;
-      if (!r) return `${ctx.dataset.label}`;
-      return [
-        `${r.name}${r.group === null ? '' : ` (group ${r.group}, ${r.layers} layers)`}`,
-        `${show('flops', r.flops)}, ${show('bytes', r.bytes)}, ${si(r.intensity, 'FLOP/B')}`,
-        `${show('seconds', r.time_s)} (${r.bound}-bound)`,
-      ];
-    };
-    const top = peak * 4; // room above the compute roof for the labels of the points on it
-    if (chart) {
-      chart.data = data;
-      chart.options.scales.y.max = top;
-      chart.update('none');
-      return;
-    }
-    chart = new Chart(canvas, {
-      type: 'scatter',
-      data,
-      plugins: [pointLabels(p.text)],
-      options: {
-        responsive: true,
-        maintainAspectRatio: false,
-        animation: false,
-        scales: {
-          x: logAxis(p, 'arithmetic intensity (FLOP/byte)', 'FLOP/B'),
-          y: { ...logAxis(p, 'attained FLOP/s', 'FLOP/s'), max: top },
-        },
-        plugins: {
-          legend: { labels: { color: p.text, boxWidth: 12, boxHeight: 12 } },
-          tooltip: { callbacks: { label } },
-        },
-      },
-    });
+    chart ??= createPlot(canvas);
+    chart.draw(spec, p);
+    plotted().dataset.pointNames = JSON.stringify(list.map(rowKey));
   }
 
   function render() {
@@ -294,8 +210,6 @@ export function initOps({ fc, root }) {
   }
   // The chart's colours follow the page's theme.
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-    chart?.destroy();
-    chart = null;
     if (ops) renderChart();
   });
   return {

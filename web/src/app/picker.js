@@ -11,15 +11,18 @@ function sizeWords(n) {
   return [`${Math.round(n / 1e6)}m`];
 }
 
+/** `models`: fc.listModels's list, or a function answering it (read on the first search). */
 export function initPicker({ input, list, count, models, onPick }) {
-  const entries = models.map((m) => {
-    const value = m.aliases[0] ?? m.id;
-    const names = [m.id, ...m.aliases].map((s) => s.toLowerCase());
-    const hay = [...names, m.family, m.model_type, formatCount(m.parameters), ...sizeWords(m.parameters)]
-      .join(' ')
-      .toLowerCase();
-    return { m, value, names, hay };
-  });
+  let entries = null;
+  const all = () =>
+    (entries ??= (typeof models === 'function' ? models() : models).map((m) => {
+      const value = m.aliases[0] ?? m.id;
+      const names = [m.id, ...m.aliases].map((s) => s.toLowerCase());
+      const hay = [...names, m.family, m.model_type, formatCount(m.parameters), ...sizeWords(m.parameters)]
+        .join(' ')
+        .toLowerCase();
+      return { m, value, names, hay };
+    }));
   let shown = [];
   let active = -1;
 
@@ -27,7 +30,7 @@ export function initPicker({ input, list, count, models, onPick }) {
   function filter(text) {
     const q = text.trim().toLowerCase();
     const words = q.split(/\s+/).filter(Boolean);
-    const hits = entries.filter((e) => words.every((w) => e.hay.includes(w)));
+    const hits = all().filter((e) => words.every((w) => e.hay.includes(w)));
     const rank = (e) =>
       e.names.includes(q) ? 0 : e.names.some((n) => n.startsWith(q) || n.split('/').pop().startsWith(q)) ? 1 : 2;
     return hits
@@ -91,10 +94,12 @@ export function initPicker({ input, list, count, models, onPick }) {
     onPick(e.value);
   }
 
+  // Read the list once the input has the focus, before the first key (not during the page's load).
+  input.addEventListener('focus', () => setTimeout(all, 0), { once: true });
   input.addEventListener('input', () => {
     // A complete name needs no list (and leaves the rest of the form uncovered).
     const q = input.value.trim().toLowerCase();
-    if (entries.some((e) => e.names.includes(q))) close();
+    if (all().some((e) => e.names.includes(q))) close();
     else open();
   });
   input.addEventListener('keydown', (ev) => {
@@ -104,7 +109,7 @@ export function initPicker({ input, list, count, models, onPick }) {
       if (!openNow) {
         // On a complete name the list shows every model (to browse from it).
         const q = input.value.trim().toLowerCase();
-        open(entries.some((e) => e.names.includes(q)) ? '' : input.value);
+        open(all().some((e) => e.names.includes(q)) ? '' : input.value);
       }
       const n = shown.length;
       if (n === 0) return;

@@ -2,8 +2,7 @@
 // swept input, a line per value of another swept input. The worker picks the points
 // (app/sweep-data.js chart(): every other input at its first value, at most a few thousand
 // points); this file only draws them, on log axes where the values span decades.
-import { Chart } from 'chart.js';
-import '../charts.js'; // registers the controllers, scales and plugins the page's charts use (line, log axes, legend)
+import { createPlot } from '../plot.js';
 import { formatByKind, formatNumber } from '../format.js';
 
 const SPAN_FOR_LOG = 16; // a positive axis whose max / min reaches this is drawn logarithmic
@@ -31,62 +30,48 @@ function axisScales(data) {
   };
 }
 
-/** Draws (or redraws) the chart on `canvas`; returns the Chart. `data`: the worker's chart() answer. */
+/** Draws (or redraws) the chart on `canvas`; returns the chart (../plot.js). `data`: the worker's chart() answer. */
 export function drawSweepChart(chart, canvas, data, { x, y, headerOf, kinds }) {
   const c = themeColors();
   const scales = axisScales(data);
   const labels =
     scales.x === 'category' ? [...new Set(data.series.flatMap((s) => s.points.map((p) => String(p.x))))] : undefined;
-  const datasets = data.series.map((s, k) => ({
-    label: s.name,
-    data: s.points.map((p) => ({ x: scales.x === 'category' ? String(p.x) : p.x, y: p.y })),
-    borderColor: c.series[k % c.series.length],
-    backgroundColor: c.series[k % c.series.length],
-    borderDash: k >= c.series.length ? [6, 4] : undefined,
-    pointRadius: s.points.length > 200 ? 0 : 2.5,
-    borderWidth: 1.5,
-    spanGaps: false,
-  }));
   // A yes/no field's axis (0..1) reads as plain numbers (the core's "number" kind is cost in USD).
   const fmt = (key) => (v) => (kinds[key] === 'boolean' ? formatNumber(v) : formatByKind(kinds[key], v));
-  // A log axis labels 1, 2 and 5 of each decade only (Chart.js would label every tick).
-  const logTick = (key) => (v) => {
-    const m = Math.round((v / 10 ** Math.floor(Math.log10(v) + 1e-9)) * 1000) / 1000;
-    return m === 1 || m === 2 || m === 5 ? fmt(key)(v) : '';
-  };
-  const axis = (key, type) => ({
-    type,
-    title: { display: true, text: `${headerOf(key)}${type === 'logarithmic' ? ' (log)' : ''}`, color: c.text },
-    grid: { color: c.grid },
-    border: { color: c.grid },
-    ticks:
-      type === 'category'
-        ? { color: c.text }
-        : { color: c.text, callback: type === 'logarithmic' ? logTick(key) : fmt(key), maxTicksLimit: 10 },
+  const type = (scale) => (scale === 'logarithmic' ? 'log' : scale);
+  const title = (key, scale) => `${headerOf(key)}${scale === 'logarithmic' ? ' (log)' : ''}`;
+  const series = data.series.map((s, k) => {
+    const color = c.series[k % c.series.length];
+    const common = {
+      label: s.name,
+      color,
+      style: 'line',
+      dash: k >= c.series.length ? [6, 4] : undefined,
+      radius: s.points.length > 200 ? 0 : 2.5,
+      width: 1.5,
+      value: fmt(y),
+    };
+    if (labels) {
+      const at = new Map(s.points.map((p) => [String(p.x), p.y]));
+      return { ...common, values: labels.map((l) => at.get(l) ?? null) };
+    }
+    return { ...common, points: s.points.map((p) => ({ x: p.x, y: p.y })) };
   });
-  const options = {
-    responsive: true,
-    maintainAspectRatio: false,
-    animation: false,
-    scales: { x: axis(x, scales.x), y: axis(y, scales.y) },
-    plugins: {
-      legend: { display: data.series.length > 1, labels: { color: c.text, boxWidth: 12 } },
-      tooltip: {
-        callbacks: {
-          label: (ctx) =>
-            `${ctx.dataset.label}: ${fmt(y)(ctx.parsed.y)} at ${headerOf(x)} ${ctx.label || ctx.parsed.x}`,
-        },
-      },
-    },
+  const spec = {
+    kind: 'xy',
+    legend: data.series.length > 1,
+    x: labels
+      ? { type: 'category', labels, title: title(x, scales.x) }
+      : { type: type(scales.x), fmt: fmt(x), title: title(x, scales.x) },
+    axes: { y: { type: type(scales.y), fmt: fmt(y), title: title(y, scales.y) } },
+    series,
   };
-  if (chart && chart.canvas === canvas) {
-    chart.options = options;
-    chart.data = { labels, datasets };
-    chart.update('none');
-  } else {
+  if (!chart || chart.canvas !== canvas) {
     chart?.destroy();
-    chart = new Chart(canvas, { type: 'line', data: { labels, datasets }, options });
+    chart = createPlot(canvas);
   }
+  chart.draw(spec, { text: c.text, grid: c.grid });
+  canvas = chart.canvas;
   canvas.flopcastSeries = data.series; // for tests: exactly what is drawn
   canvas.dataset.series = String(data.series.length);
   canvas.dataset.xScale = scales.x;

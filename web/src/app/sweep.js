@@ -2,7 +2,7 @@
 // it sorts, sends the window of MAX_ROWS rows the table shows, a chart's series and the CSV / JSON
 // downloads as Blob parts; this thread only renders those, so that a sweep of millions of points
 // never blocks the page. Columns: the core's compare row fields, with a picker remembered in
-// localStorage; the chart (app/sweep-chart.js, Chart.js) loads with the first finished sweep.
+// localStorage; the chart (app/sweep-chart.js, uPlot) loads with the first finished sweep.
 import { formatByKind, formatInteger, formatSeconds } from '../format.js';
 import { plainMessage, showError } from './fmt.js';
 import { SWEPT_INPUTS } from './sweep-data.js';

@@ -2,7 +2,8 @@
 // settings, the estimate's table (the core's row fields), and each chart in a <figure> with a
 // caption, drawn by the page's chart code (../charts.js). No network, no layout that depends on
 // the window: charts have a fixed size that fits an A4 or Letter page, so printing keeps them.
-import { Chart, CHARTS, chartConfig, palette, servingChart } from '../charts.js';
+import { CHARTS, chartConfig, palette, servingChart } from '../charts.js';
+import { createPlot } from '../plot.js';
 import { formatByKind, formatInteger } from '../format.js';
 
 // A chart's drawing size in CSS pixels: fits A4 (186 mm) and Letter (190 mm) printable widths.
@@ -76,14 +77,13 @@ function figure(id, caption, label, cfg, charts) {
     el('figcaption', { text: caption }, label ? badge(label) : null),
     el('div', { class: 'chart-box' }, canvas),
   );
-  cfg.options = { ...cfg.options, responsive: false, maintainAspectRatio: false, devicePixelRatio: 2 };
-  charts.push({ fig, canvas, config: cfg });
+  charts.push({ fig, canvas, spec: cfg });
   return fig;
 }
 
 /**
- * Renders `d` into `root` and draws its charts; returns {charts: [{id, chart}]} (the Chart
- * instances, for tests and for redrawing).
+ * Renders `d` into `root` and draws its charts; returns {charts: [{id, chart}]} (the charts
+ * (./plot.js createPlot), for tests and for redrawing).
  */
 export function render(d, root) {
   const e = d.estimate;
@@ -141,5 +141,12 @@ export function render(d, root) {
       );
     root.append(serving);
   }
-  return { charts: pending.map(({ canvas, config }) => ({ id: canvas.id, chart: new Chart(canvas, config) })) };
+  return {
+    charts: pending.map(({ canvas, spec }) => {
+      const id = canvas.id;
+      const chart = createPlot(canvas, { width: WIDTH, height: HEIGHT });
+      chart.draw(spec, p);
+      return { id, chart };
+    }),
+  };
 }
