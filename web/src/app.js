@@ -23,10 +23,14 @@ function setStatus(text, kind = '') {
   statusEl.className = `status ${kind}`;
 }
 
+// Yields to the event loop, so that no piece of the start-up is one long main-thread task.
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 let fc;
 try {
   fc = await engine();
   performance.mark('flopcast:engine'); // the module compiled and instantiated (bench:web reads it)
+  await nextTask(); // the instantiation, the core's tables, the form and the first estimate: four tasks
 } catch (e) {
   setStatus(`Could not load the WebAssembly estimator: ${e.message}. Reload to try again.`, 'bad');
   document.documentElement.dataset.loadError = '1';
@@ -37,6 +41,7 @@ const D = fc.defaults();
 const S = D.settings;
 const precisions = fc.precisions();
 const gpus = fc.listGpus();
+await nextTask();
 // The registry's list (63 KB of JSON) is read when the picker first needs it, not before the first estimate.
 const models = () => fc.listModels();
 $('version').textContent = `v${fc.version()}`;
@@ -953,6 +958,8 @@ if ('IntersectionObserver' in window) {
 
 // The first estimate, for the inputs the address gives.
 applyQuery(q);
+performance.mark('flopcast:setup'); // the form built from the core's tables
+await nextTask();
 update(true);
 // The charts' code loads once the first estimate has been painted (the frame after it).
 const afterPaint = (f) => (document.hidden ? setTimeout(f, 0) : requestAnimationFrame(() => setTimeout(f, 0)));
