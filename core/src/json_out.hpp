@@ -99,7 +99,7 @@ class json_out {
 
   [[nodiscard]] std::string take() {
     assert(depth_ == 0 && "a container was left open");
-    return std::string(data_.get(), size_);
+    return size_ > 0 ? std::string(data_.get(), size_) : std::string();
   }
 
  private:
@@ -132,6 +132,7 @@ class json_out {
     data_[size_++] = c;
   }
   void put(const char* p, std::size_t n) {
+    if (n == 0) return;  // memcpy's pointers must be valid even for no bytes (an empty buffer has none)
     reserve(n);
     std::memcpy(data_.get() + size_, p, n);
     size_ += n;
