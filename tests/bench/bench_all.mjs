@@ -14,7 +14,8 @@ const option = (name, fallback) => {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? a.slice(name.length + 3) : fallback;
 };
-const root = resolve(option('root', resolve(import.meta.dirname, '../..')));
+const here = resolve(import.meta.dirname, '../..'); // this checkout: its process timer
+const root = resolve(option('root', here));
 const build = join(root, 'build');
 const wasmDir = join(root, 'build-wasm/wasm');
 const minTime = option('min-time', '0.5');
@@ -91,7 +92,7 @@ function cliProcess() {
   const saved = join(tmp, 'estimate.json');
   writeFileSync(saved, run(cli, args));
   const r = JSON.parse(
-    run(join(build, 'flopcast_bench_process'), [
+    run(join(here, 'build/flopcast_bench_process'), [
       String(runs),
       cli,
       ...args,
