@@ -50,10 +50,10 @@ function configText(config) {
 }
 const FIRST_READ = 1 << 20; // most headers fit in 1 MiB; GGUF tokenizer arrays may need more
 
-// An own, enumerable property parsed from `text` on first read (then a plain data property):
-// JSON.stringify, spreading and structured cloning see the parsed value.
+// An own, enumerable property computed by `read()` on first read (then a plain data property):
+// JSON.stringify, spreading and structured cloning see the value.
 const DETAILS_KEY = ',"details":'.length;
-function lazyField(object, key, text) {
+function lazyField(object, key, read) {
   const settle = (value) => {
     Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
     return value;
@@ -61,7 +61,7 @@ function lazyField(object, key, text) {
   Object.defineProperty(object, key, {
     enumerable: true,
     configurable: true,
-    get: () => settle(JSON.parse(text)),
+    get: () => settle(read()),
     set: settle,
   });
   return object;
@@ -94,7 +94,9 @@ export async function createFlopcast(options = {}) {
       const bytes = mod.resultView();
       if (!(at > 0)) return JSON.parse(decoder.decode(bytes));
       const head = JSON.parse(`${decoder.decode(bytes.subarray(0, at))}}`);
-      return lazyField(head, 'details', decoder.decode(bytes.subarray(at + DETAILS_KEY, bytes.length - 1)));
+      // a copy of the details' bytes (the module's buffer is reused), decoded when first read
+      const rest = bytes.slice(at + DETAILS_KEY, bytes.length - 1);
+      return lazyField(head, 'details', () => JSON.parse(decoder.decode(rest)));
     },
     compare: (request) => result(mod.compare(requestText(request))),
     throughput: (request) => result(mod.throughput(requestText(request))),

@@ -7,7 +7,10 @@
 // with dense peaks (never the 2:4-sparse headline).
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "estimate_parts.hpp"
@@ -33,6 +36,19 @@ const char* range_source() noexcept {
 }  // namespace flopcast
 
 namespace flopcast::detail {
+
+namespace {
+// One lasting copy of each distinct text (a few per engine: which of its bands applied), so that a
+// result can hold a view of it.
+std::string_view interned(std::string text) {
+  static std::mutex lock;
+  static auto* texts = new std::unordered_map<std::string, std::unique_ptr<const std::string>>();  // never freed
+  const std::lock_guard<std::mutex> hold(lock);
+  auto& slot = (*texts)[text];
+  if (!slot) slot = std::make_unique<const std::string>(std::move(text));
+  return *slot;
+}
+}  // namespace
 
 // Sum over c in [lo, hi] of max(f(c)/pf, g(c)/pg), exact: f and g are linear between
 // breakpoints, the max of two lines changes side at most once.
@@ -342,9 +358,10 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     const double hi = t.total > 0 ? p.total_request_latency_range.high / t.total : 1.0;
     p.energy_total_range = {t.energy * lo, t.energy * hi};
     p.cost_range = {t.cost * lo, t.cost * hi};
-    p.range_source = "residual spread of engine " + s.engine +
-                     "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
-                     "; other figures: " + range_source();
+    p.range_source =
+        interned("residual spread of engine " + s.engine +
+                 "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
+                 "; other figures: " + range_source());
   }
 }
 

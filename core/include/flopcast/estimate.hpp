@@ -228,7 +228,9 @@ struct performance {
   double decode_first_step_s = 0;  // step at context = sequence_length
   // Its memory time (bytes at the achieved bandwidth, the cache's reads at the KV-read efficiency).
   double decode_first_step_memory_s = 0;
-  std::string range_source;  // what the ranges below come from
+  // What the ranges below come from: static text or an interned engine note (never freed), so an
+  // estimate allocates nothing for it.
+  std::string_view range_source;
   double decode_first_step_flops = 0;
   double decode_first_step_bytes = 0;
   bound decode_bound = bound::memory;           // of the first step
