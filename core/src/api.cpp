@@ -184,9 +184,7 @@ std::string defaults_json(int indent) {
     for (const auto& f : row_fields())
       if (f.kind != field_kind::text) w.value(f.key);
   });
-  w.array("model_types", [&] {
-    for (const auto& t : supported_model_types()) w.value(t);
-  });
+  w.strings("model_types", supported_model_types());
   // The parts a precision object may name ({"default": ..., "experts": ...}), in weight_component order.
   w.array("weight_components", [&] {
     for (std::size_t i = 0; i < weight_component_count; ++i) w.value(to_string(static_cast<weight_component>(i)));

@@ -105,9 +105,7 @@ std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_si
   w.array("by_component", [&] {
     for (const auto& t : c.by_component) write_total(w, t);
   });
-  w.array("notes", [&] {
-    for (const auto& n : c.notes) w.value(n);
-  });
+  w.strings("notes", c.notes);
 
   // The architecture: GGUF's own keys, else the config the caller gives (safetensors holds none).
   std::string config;  // a GGUF's implied config as JSON text (the caller has its own otherwise)
@@ -140,10 +138,8 @@ std::string inspect_checkpoint_json(std::string_view bytes, std::int64_t file_si
       w.field("model_type", spec->model_type)
           .field("checkpoint_elements", cmp.checkpoint_elements)
           .field("architecture_parameters", cmp.architecture_parameters)
-          .field("matches", cmp.matches());
-      w.array("unaccounted", [&] {
-        for (const auto& n : cmp.unaccounted) w.value(n);
-      });
+          .field("matches", cmp.matches())
+          .strings("unaccounted", cmp.unaccounted);
       w.array("components", [&] {
         for (const auto& r : cmp.rows)
           w.begin_object()

@@ -88,6 +88,14 @@ class json_out {
     body();
     return end_array();
   }
+  // {"k": [each element of `list` as a string]}.
+  template <class List>
+  json_out& strings(std::string_view k, const List& list) {
+    key(k);
+    begin_array();
+    for (const auto& x : list) value(std::string_view(x));
+    return end_array();
+  }
   // [low, high].
   json_out& pair(std::string_view k, double low, double high) {
     key(k);

@@ -65,9 +65,7 @@ std::string plan_to_json(const plan_request& q, const plan_result& r, int indent
   else
     w.value(nullptr);
   w.field("candidates", r.candidates);
-  w.array("notes", [&] {
-    for (const auto& n : r.notes) w.value(n);
-  });
+  w.strings("notes", r.notes);
   w.end_object();
   return w.take();
 }

@@ -759,14 +759,6 @@ std::string calibration_to_json(const std::vector<calibration_entry>& entries, i
 
 std::string models_to_json(int indent) { return models_to_json(model_filter{}, indent); }
 
-namespace {
-void write_strings(json_out& w, std::string_view key, const std::vector<std::string>& list) {
-  w.array(key, [&] {
-    for (const auto& x : list) w.value(x);
-  });
-}
-}  // namespace
-
 std::string models_to_json(const model_filter& filter, int indent) {
   json_out w(indent);
   w.begin_array();
@@ -774,7 +766,7 @@ std::string models_to_json(const model_filter& filter, int indent) {
     if (!filter.matches(r)) continue;
     const parameter_breakdown p = count_parameters(r.spec);
     w.begin_object().field("id", r.id);
-    write_strings(w, "aliases", r.aliases);
+    w.strings("aliases", r.aliases);
     w.field("family", r.family)
         .field("model_type", r.spec.model_type)
         .field("architecture", arch_name(r.spec.arch))
@@ -792,7 +784,7 @@ std::string models_to_json(const model_filter& filter, int indent) {
 namespace {
 void write_hardware(json_out& w, const hardware_spec& g) {
   w.begin_object().field("name", g.name);
-  write_strings(w, "aliases", g.aliases);
+  w.strings("aliases", g.aliases);
   w.field("vendor", g.vendor)
       .field("kind", to_string(g.kind))
       .field("memory_bytes", g.memory_bytes)
@@ -839,14 +831,13 @@ std::string engines_to_json(int indent) {
     for (const engine_family_fit& f : e.families)
       if (f.family == "all") rows = f.rows;
     w.begin_object().field("id", e.id).field("name", e.name);
-    write_strings(w, "aliases", e.aliases);
+    w.strings("aliases", e.aliases);
     w.field("version", e.version)
         .field("batching", to_string(e.batching))
         .field("simulated", e.batching == engine_batching::continuous)
         .field("fitted", e.efficiency_fitted)
         .field("fit_rows", rows);
-    write_strings(w, "fitted_to", e.fitted_to);
-    write_strings(w, "held_out", e.held_out);
+    w.strings("fitted_to", e.fitted_to).strings("held_out", e.held_out);
     w.object("costs", [&] {
       w.field("per_step_s", e.costs.per_step_s)
           .field("per_layer_s", e.costs.per_layer_s)
