@@ -38,6 +38,8 @@ struct training_core;
 // (query, key) pairs of a causal prefill of s tokens under a window (0: none), and in chunks of
 // `chunk` (each query sees its own chunk's earlier tokens). Both are prefix sums over s.
 [[nodiscard]] double causal_pairs(double s, std::int64_t window);
+// The ranges' note when a fitted engine's residual bands set them: `used` names the bands.
+[[nodiscard]] std::string engine_range_source(const std::string& engine, const std::string& used);
 [[nodiscard]] double chunked_pairs(double s, std::int64_t chunk);
 // A ring all-reduce of `bytes` over `ranks` at `bw` bytes/s per direction (parallel.cpp).
 [[nodiscard]] double ring_allreduce_s(double bytes, std::int64_t ranks, double bw, double latency);

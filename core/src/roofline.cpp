@@ -37,6 +37,12 @@ const char* range_source() noexcept {
 
 namespace flopcast::detail {
 
+std::string engine_range_source(const std::string& engine, const std::string& used) {
+  return "residual spread of engine " + engine +
+         "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
+         "; other figures: " + range_source();
+}
+
 namespace {
 // One lasting copy of each distinct text (a few per engine: which of its bands applied), so that a
 // result can hold a view of it.
@@ -358,10 +364,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     const double hi = t.total > 0 ? p.total_request_latency_range.high / t.total : 1.0;
     p.energy_total_range = {t.energy * lo, t.energy * hi};
     p.cost_range = {t.cost * lo, t.cost * hi};
-    p.range_source =
-        interned("residual spread of engine " + s.engine +
-                 "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
-                 "; other figures: " + range_source());
+    p.range_source = interned(engine_range_source(s.engine, used));
   }
 }
 

@@ -218,10 +218,7 @@ serving_result serve(const model_spec& m, const serving_settings& in, const hard
       r.tpot_range = {r.tpot_s * eb.decode.low, r.tpot_s * eb.decode.high};
       note("decode", eb.decode);
     }
-    if (!used.empty())
-      r.range_source = "residual spread of engine " + s.base.engine +
-                       "'s rows in the validation table (p10-p90 of measured/predicted, data/engines/): " + used +
-                       "; other figures: " + range_source();
+    if (!used.empty()) r.range_source = detail::engine_range_source(s.base.engine, used);
   }
   return r;
 }
