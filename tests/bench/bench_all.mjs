@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { sweep1m } from '../wasm/sweep_request.mjs';
 
 const option = (name, fallback) => {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
@@ -163,17 +164,11 @@ function wasmSimulate(nativeSeconds) {
   );
 }
 
-// 5. A 1M-point sweep in node: tests/wasm/bench_sweep.mjs where it exists (its output shown);
-// else (until that script is there; then this fallback can go) fc.sweep over the page
-// benchmark's grid (tests/browser/bench.mjs), in chunks whose values are dropped as they come
-// (flat memory), with the RSS before and after.
-const sweepRequest = {
-  model: ['llama-3-8b', 'mixtral-8x7b', 'qwen2.5-7b', 'gemma-2-9b'],
-  batch_size: Array.from({ length: 50 }, (_, i) => i + 1),
-  sequence_length: Array.from({ length: 100 }, (_, i) => 128 * (i + 1)),
-  precision: ['bf16', 'fp8', 'int8', 'int4', 'fp16'],
-  gpu: ['A100', 'H100', 'H200', 'L4', 'L40S', 'MI300X', 'B200', 'T4', 'A10G', 'RTX-4090'],
-};
+// 5. A 1M-point sweep in node: the checkout's tests/wasm/bench_sweep.mjs where it has one (its
+// output shown); else (a checkout from before it, measured with --root) fc.sweep over the same
+// grid (tests/wasm/sweep_request.mjs), in chunks whose values are dropped as they come (flat
+// memory), with the RSS before and after.
+const sweepRequest = sweep1m;
 function wasmSweep() {
   const script = join(root, 'tests/wasm/bench_sweep.mjs');
   if (existsSync(script)) {
