@@ -2,7 +2,7 @@
 # Installs what flopcast needs on Debian 12, only what is missing. Safe to run repeatedly.
 set -euo pipefail
 
-packages=(g++ clang libclang-rt-14-dev cmake ninja-build pkg-config clang-format nlohmann-json3-dev catch2 libcli11-dev libfmt-dev libcurl4-openssl-dev libbenchmark-dev
+packages=(g++ clang libclang-rt-14-dev cmake ninja-build pkg-config clang-format nlohmann-json3-dev catch2 libcli11-dev libfmt-dev libcurl4-openssl-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
           emscripten chromium)
 missing=()
 for p in "${packages[@]}"; do

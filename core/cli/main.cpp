@@ -4,6 +4,7 @@
 //   flopcast throughput | serve | train | calibrate | measure MODEL [options]
 //   flopcast plan MODEL -g GPU [options] [--json|--csv]: how many GPUs, the layouts that fit
 //   flopcast report MODEL [options] -o FILE.html [--pdf FILE.pdf]
+//   flopcast profile MODEL.onnx [-g GPU] [-p PRECISION] [--dim k=v,...] [--depth N] [--json|--csv]
 //   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
 // Every command's options come from the core's request table; bad input prints one line on
 // stderr (the error code, the flag and JSON pointer, the message) and exits 2.
@@ -28,6 +29,7 @@
 #include "measure_cmd.hpp"
 #include "operators_text.hpp"
 #include "plan_cmd.hpp"
+#include "profile_cmd.hpp"
 #include "report_cmd.hpp"
 #include "report_text.hpp"
 #include "serve_cmd.hpp"
@@ -101,6 +103,7 @@ int run(int argc, char** argv) {
   cli::inspect_command inspect;
   cli::validate_command validate;
   cli::report_command report;
+  cli::profile_command profile;
   // Every command, in --help's order. Only the one named on the command line is built (building
   // all with their request options was a third of a CLI start); --help, --version and an
   // unknown name build them all.
@@ -151,6 +154,7 @@ int run(int argc, char** argv) {
       {"inspect", [&] { inspect = cli::add_inspect_command(app); }},
       {"validate", [&] { validate = cli::add_validate_command(app); }},
       {"report", [&] { report = cli::add_report_command(app); }},
+      {"profile", [&] { profile = cli::add_profile_command(app); }},
   };
   const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
   const auto one =
@@ -198,6 +202,7 @@ int run(int argc, char** argv) {
   if (ran(inspect.app)) return inspect.run();
   if (ran(validate.app)) return validate.run();
   if (ran(report.app)) return report.run();
+  if (ran(profile.app)) return profile.run();
   if (ran(lm)) {
     if (!min_params.empty()) filter.min_parameters = parse_count(min_params, "--min-params");
     if (!max_params.empty()) filter.max_parameters = parse_count(max_params, "--max-params");
