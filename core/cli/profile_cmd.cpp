@@ -20,7 +20,7 @@ struct profile_options {
   std::string model, gpu = "H100", precision;
   std::vector<std::string> dims;
   int depth = 1;
-  bool json = false, csv = false;
+  bool json = false, csv = false, graph = false;
 };
 
 // "batch=8,seq=2048" (the option may repeat).
@@ -91,6 +91,7 @@ profile_command add_profile_command(CLI::App& parent) {
       ->capture_default_str();
   auto* js = a.add_flag("--json", o->json, "Print the full profile (every node) as JSON");
   a.add_flag("--csv", o->csv, "Print one CSV row per node")->excludes(js);
+  a.add_flag("--graph", o->graph, "Print the neutral graph JSON the profiler reads (what the page sends) and exit");
 
   cmd.run = [o] {
     profile::options opt;
@@ -106,6 +107,10 @@ profile_command add_profile_command(CLI::App& parent) {
     }
     const bool is_json = o->model.size() > 5 && o->model.substr(o->model.size() - 5) == ".json";
     const std::string text = is_json ? read_file(o->model, "MODEL") : onnx_graph_json(o->model, "MODEL");
+    if (o->graph) {
+      std::cout << text << "\n";
+      return 0;
+    }
     const profile::result r = profile::run(profile::read_graph_json(text), opt);
     if (o->json) {
       std::cout << profile::to_json(r) << "\n";
