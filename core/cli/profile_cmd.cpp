@@ -60,8 +60,8 @@ std::string group_table(const std::vector<profile::group_cost>& gs, const char* 
     out += fmt::format("{:<34} {:>6} {:>13} {:>13} {:>11} {:>11} {:>11} {:>11} {:>6}{}\n",
                        g.key.size() > 34 ? g.key.substr(0, 31) + "..." : g.key, g.nodes, format_flops(g.c.flops),
                        format_flops(g.c.macs).substr(0, format_flops(g.c.macs).find("FLOP")) + "MAC",
-                       format_count(g.c.parameters), format_bytes(g.c.activation_bytes),
-                       format_bytes(g.c.weight_bytes), format_seconds(g.c.time_s),
+                       format_count(g.c.parameters), format_bytes(g.c.activation_bytes), format_bytes(g.c.weight_bytes),
+                       format_seconds(g.c.time_s),
                        total_time > 0 ? fmt::format("{:.1f}", 100 * g.c.time_s / total_time) : "-",
                        g.not_costed ? fmt::format("  ({} not costed)", g.not_costed) : "");
   return out;
@@ -101,8 +101,8 @@ profile_command add_profile_command(CLI::App& parent) {
     if (!o->precision.empty()) {
       const precision p = parse_precision(o->precision, "--precision");
       opt.weights = p;
-      const bool full = p == precision::fp32 || p == precision::tf32 || p == precision::fp16 ||
-                        p == precision::bf16 || p == precision::fp8;
+      const bool full = p == precision::fp32 || p == precision::tf32 || p == precision::fp16 || p == precision::bf16 ||
+                        p == precision::fp8;
       opt.activations = full ? p : precision::bf16;
     }
     const bool is_json = o->model.size() > 5 && o->model.substr(o->model.size() - 5) == ".json";
@@ -126,8 +126,9 @@ profile_command add_profile_command(CLI::App& parent) {
       return 0;
     }
     const auto& t = r.total;
-    std::cout << fmt::format("flopcast profile: {} on {} ({} {}, {})\n", o->model, r.gpu, to_string(r.compute_precision),
-                             format_flop_rate(r.peak_flops_per_s), format_bandwidth(r.bandwidth_bytes_per_s));
+    std::cout << fmt::format("flopcast profile: {} on {} ({} {}, {})\n", o->model, r.gpu,
+                             to_string(r.compute_precision), format_flop_rate(r.peak_flops_per_s),
+                             format_bandwidth(r.bandwidth_bytes_per_s));
     std::cout << fmt::format(
         "  {} nodes ({} not costed)   FLOPs {}   MACs {}   parameters {}\n  weights {}   activations moved {}   "
         "roofline time {} (sum over nodes)\n\n",

@@ -55,8 +55,7 @@ json tensor(const onnx::TensorProto& t) {
   j["dims"] = d;
   const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
   const auto type = t.data_type();
-  if (!external && n <= max_values &&
-      (type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32)) {
+  if (!external && n <= max_values && (type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32)) {
     json v = json::array();
     if (type == onnx::TensorProto::INT64 && t.int64_data_size() == n)
       for (auto x : t.int64_data()) v.push_back(x);
@@ -123,7 +122,8 @@ extern "C" char* flopcast_onnx_graph_json(const char* path, int* ok) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return copy(std::string("cannot open ") + path);
     onnx::ModelProto m;
-    if (!m.ParseFromIstream(&f)) return copy(std::string(path) + " is not an ONNX model (the protobuf does not parse; truncated?)");
+    if (!m.ParseFromIstream(&f))
+      return copy(std::string(path) + " is not an ONNX model (the protobuf does not parse; truncated?)");
     if (!m.has_graph() || m.graph().node_size() == 0)
       return copy(std::string(path) + " is not an ONNX model (no graph with nodes)");
     bool inferred = false;

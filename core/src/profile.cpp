@@ -157,24 +157,49 @@ std::optional<value> matmul_shape(const shape& a0, const shape& b0, int elem, do
 
 const std::set<std::string>& unary_ops() {
   static const std::set<std::string> s{
-      "Relu",     "Gelu",      "FastGelu", "BiasGelu", "Sigmoid",  "Tanh",     "Erf",  "Sqrt", "Exp",         "Log",
-      "Neg",      "Abs",       "Reciprocal", "Floor",  "Ceil",     "Round",    "Sin",  "Cos",  "LeakyRelu",   "Elu",
-      "Selu",     "Celu",      "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish", "Clip", "QuickGelu",
-      "Not",      "Sign",      "IsNaN",    "IsInf",    "ThresholdedRelu", "Silu",  "Swish"};
+      "Relu", "Gelu",  "FastGelu",    "BiasGelu",        "Sigmoid",  "Tanh",     "Erf",  "Sqrt", "Exp",       "Log",
+      "Neg",  "Abs",   "Reciprocal",  "Floor",           "Ceil",     "Round",    "Sin",  "Cos",  "LeakyRelu", "Elu",
+      "Selu", "Celu",  "HardSigmoid", "HardSwish",       "Softplus", "Softsign", "Mish", "Clip", "QuickGelu", "Not",
+      "Sign", "IsNaN", "IsInf",       "ThresholdedRelu", "Silu",     "Swish"};
   return s;
 }
 const std::set<std::string>& binary_ops() {
-  static const std::set<std::string> s{"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Equal",
-                                       "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
-                                       "Where", "Sum", "Mean", "PRelu", "BitShift"};
+  static const std::set<std::string> s{"Add",
+                                       "Sub",
+                                       "Mul",
+                                       "Div",
+                                       "Pow",
+                                       "Max",
+                                       "Min",
+                                       "Mod",
+                                       "Equal",
+                                       "Less",
+                                       "Greater",
+                                       "LessOrEqual",
+                                       "GreaterOrEqual",
+                                       "And",
+                                       "Or",
+                                       "Xor",
+                                       "Where",
+                                       "Sum",
+                                       "Mean",
+                                       "PRelu",
+                                       "BitShift"};
   return s;
 }
 const std::set<std::string>& move_ops() {
-  static const std::set<std::string> s{
-      "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Shape", "Slice", "Expand", "Cast", "CastLike",
-      "Identity", "Dropout", "Gather", "GatherElements", "GatherND", "Concat", "Split", "ConstantOfShape",
-      "Constant", "Tile", "Pad", "Range", "Size", "DepthToSpace", "SpaceToDepth", "Trilu", "ScatterND",
-      "ScatterElements", "NonZero", "OneHot", "ArgMax", "ArgMin", "QuantizeLinear", "DequantizeLinear"};
+  static const std::set<std::string> s{"Reshape",         "Transpose",      "Squeeze",
+                                       "Unsqueeze",       "Flatten",        "Shape",
+                                       "Slice",           "Expand",         "Cast",
+                                       "CastLike",        "Identity",       "Dropout",
+                                       "Gather",          "GatherElements", "GatherND",
+                                       "Concat",          "Split",          "ConstantOfShape",
+                                       "Constant",        "Tile",           "Pad",
+                                       "Range",           "Size",           "DepthToSpace",
+                                       "SpaceToDepth",    "Trilu",          "ScatterND",
+                                       "ScatterElements", "NonZero",        "OneHot",
+                                       "ArgMax",          "ArgMin",         "QuantizeLinear",
+                                       "DequantizeLinear"};
   return s;
 }
 
@@ -204,7 +229,8 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
       return std::vector<value>{v};
     }
     if (c.attr("value_float")) return std::vector<value>{of({}, 1)};
-    if (const attribute* b = c.attr("value_floats")) return std::vector<value>{of({static_cast<std::int64_t>(b->floats.size())}, 1)};
+    if (const attribute* b = c.attr("value_floats"))
+      return std::vector<value>{of({static_cast<std::int64_t>(b->floats.size())}, 1)};
     return std::nullopt;
   }
   for (std::size_t k = 0; k < c.in.size(); ++k)
@@ -318,7 +344,11 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     const std::size_t bi = op == "QLinearMatMul" ? 3 : 1;
     if (!c.has(0) || !c.has(bi)) return std::nullopt;
     double macs = 0;
-    auto v = matmul_shape(c.s(0), c.s(bi), op == "MatMulInteger" ? 6 : op == "QLinearMatMul" ? c.in[bi]->elem : e0, &macs);
+    auto v = matmul_shape(c.s(0), c.s(bi),
+                          op == "MatMulInteger"   ? 6
+                          : op == "QLinearMatMul" ? c.in[bi]->elem
+                                                  : e0,
+                          &macs);
     if (!v) fail(c.index, c.n, "inner dimensions or batch dimensions do not match");
     return std::vector<value>{*v};
   }
@@ -433,9 +463,10 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     if (!c.has(0)) return std::nullopt;
     const shape& x = c.s(0);
     const auto axis = static_cast<std::size_t>(norm_axis(c.i("axis", 1), x.size()));
-    return std::vector<value>{of({static_cast<std::int64_t>(numel(shape(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(axis)))),
-                                  static_cast<std::int64_t>(numel(shape(x.begin() + static_cast<std::ptrdiff_t>(axis), x.end())))},
-                                 e0)};
+    return std::vector<value>{
+        of({static_cast<std::int64_t>(numel(shape(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(axis)))),
+            static_cast<std::int64_t>(numel(shape(x.begin() + static_cast<std::ptrdiff_t>(axis), x.end())))},
+           e0)};
   }
   if (op == "Concat") {
     if (!c.has(0)) return std::nullopt;
@@ -489,7 +520,8 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
       if (step == 0) fail(c.index, c.n, "a step is 0");
       auto clampi = [&](std::int64_t v, bool is_end) {
         if (v < 0) v += dimv;
-        return step > 0 ? std::clamp<std::int64_t>(v, 0, dimv) : std::clamp<std::int64_t>(v, -1, dimv - 1 + (is_end ? 0 : 0));
+        return step > 0 ? std::clamp<std::int64_t>(v, 0, dimv)
+                        : std::clamp<std::int64_t>(v, -1, dimv - 1 + (is_end ? 0 : 0));
       };
       const std::int64_t s = clampi((*starts)[k], false), e = clampi(ends->at(k), true);
       const std::int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
@@ -609,12 +641,35 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
 }
 
 bool has_rule(const std::string& op) {
-  static const std::set<std::string> other{
-      "Conv", "ConvInteger", "ConvTranspose", "Gemm", "MatMul", "MatMulInteger", "QLinearMatMul",
-      "BatchNormalization", "LayerNormalization", "SimplifiedLayerNormalization", "RMSNormalization",
-      "InstanceNormalization", "LpNormalization", "Softmax", "LogSoftmax", "MaxPool", "AveragePool", "LpPool",
-      "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "LSTM", "GRU", "RNN", "Einsum", "Resize", "Upsample",
-      "SkipLayerNormalization", "SkipSimplifiedLayerNormalization"};
+  static const std::set<std::string> other{"Conv",
+                                           "ConvInteger",
+                                           "ConvTranspose",
+                                           "Gemm",
+                                           "MatMul",
+                                           "MatMulInteger",
+                                           "QLinearMatMul",
+                                           "BatchNormalization",
+                                           "LayerNormalization",
+                                           "SimplifiedLayerNormalization",
+                                           "RMSNormalization",
+                                           "InstanceNormalization",
+                                           "LpNormalization",
+                                           "Softmax",
+                                           "LogSoftmax",
+                                           "MaxPool",
+                                           "AveragePool",
+                                           "LpPool",
+                                           "GlobalAveragePool",
+                                           "GlobalMaxPool",
+                                           "GlobalLpPool",
+                                           "LSTM",
+                                           "GRU",
+                                           "RNN",
+                                           "Einsum",
+                                           "Resize",
+                                           "Upsample",
+                                           "SkipLayerNormalization",
+                                           "SkipSimplifiedLayerNormalization"};
   return unary_ops().count(op) || binary_ops().count(op) || move_ops().count(op) || other.count(op) ||
          op.rfind("Reduce", 0) == 0;
 }
@@ -629,14 +684,20 @@ void count(const ctx& c, const std::vector<value>& out, costs& k) {
     k.flops = o;
     return;
   }
-  if (op == "Softmax" || op == "LogSoftmax") k.flops = 5 * o;
-  else if (op == "LayerNormalization" || op == "SkipLayerNormalization") k.flops = 7 * o + (op[0] == 'S' ? o : 0);
+  if (op == "Softmax" || op == "LogSoftmax")
+    k.flops = 5 * o;
+  else if (op == "LayerNormalization" || op == "SkipLayerNormalization")
+    k.flops = 7 * o + (op[0] == 'S' ? o : 0);
   else if (op == "SimplifiedLayerNormalization" || op == "RMSNormalization" || op == "SkipSimplifiedLayerNormalization")
     k.flops = 4 * o + (op[0] == 'S' && op[1] == 'k' ? o : 0);
-  else if (op == "BatchNormalization" || op == "InstanceNormalization") k.flops = (op[0] == 'B' ? 2 : 7) * o;
-  else if (op == "LpNormalization") k.flops = 3 * o;
-  else if (op.rfind("Reduce", 0) == 0) k.flops = (op == "ReduceSumSquare" || op == "ReduceL2" ? 2 : 1) * x;
-  else if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") k.flops = x;
+  else if (op == "BatchNormalization" || op == "InstanceNormalization")
+    k.flops = (op[0] == 'B' ? 2 : 7) * o;
+  else if (op == "LpNormalization")
+    k.flops = 3 * o;
+  else if (op.rfind("Reduce", 0) == 0)
+    k.flops = (op == "ReduceSumSquare" || op == "ReduceL2" ? 2 : 1) * x;
+  else if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool")
+    k.flops = x;
   else if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
     const auto kernel = c.ints("kernel_shape");
     k.flops = o * numel(kernel);
@@ -746,13 +807,35 @@ void costs::add(const costs& o) {
 
 double element_bytes(int t) noexcept {
   switch (t) {
-    case 1: case 6: case 12: return 4;
-    case 2: case 3: case 9: case 17: case 18: case 19: case 20: return 1;
-    case 4: case 5: case 10: case 16: return 2;
-    case 7: case 11: case 13: case 14: return 8;
-    case 15: return 16;
-    case 21: case 22: return 0.5;
-    default: return 0;
+    case 1:
+    case 6:
+    case 12:
+      return 4;
+    case 2:
+    case 3:
+    case 9:
+    case 17:
+    case 18:
+    case 19:
+    case 20:
+      return 1;
+    case 4:
+    case 5:
+    case 10:
+    case 16:
+      return 2;
+    case 7:
+    case 11:
+    case 13:
+    case 14:
+      return 8;
+    case 15:
+      return 16;
+    case 21:
+    case 22:
+      return 0.5;
+    default:
+      return 0;
   }
 }
 
@@ -783,10 +866,9 @@ result run(const graph& g, const options& o) {
       }
       if (strict)
         throw error(error_code::invalid_argument, "--dim",
-                    d.symbol.empty()
-                        ? "graph input \"" + t.name + "\" has a dimension of unknown size"
-                        : "unbound symbolic dimension \"" + d.symbol + "\" of graph input \"" + t.name +
-                              "\": bind it with --dim " + d.symbol + "=N");
+                    d.symbol.empty() ? "graph input \"" + t.name + "\" has a dimension of unknown size"
+                                     : "unbound symbolic dimension \"" + d.symbol + "\" of graph input \"" + t.name +
+                                           "\": bind it with --dim " + d.symbol + "=N");
       return std::nullopt;
     }
     return s;
@@ -796,7 +878,8 @@ result run(const graph& g, const options& o) {
     value v;
     v.known = true;
     for (const auto& d : t.dims) {
-      if (d.value < 0) throw error(error_code::config_range, "/initializers", "initializer \"" + t.name + "\" has an unknown size");
+      if (d.value < 0)
+        throw error(error_code::config_range, "/initializers", "initializer \"" + t.name + "\" has an unknown size");
       v.s.push_back(d.value);
     }
     v.elem = t.elem_type;
@@ -872,8 +955,10 @@ result run(const graph& g, const options& o) {
     if (rule) outs = propagate(c);
     std::vector<value> out(n.outputs.size());
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
-      if (outs && k < outs->size()) out[k] = (*outs)[k];
-      else if (auto it = stored.find(n.outputs[k]); it != stored.end()) out[k] = it->second;
+      if (outs && k < outs->size())
+        out[k] = (*outs)[k];
+      else if (auto it = stored.find(n.outputs[k]); it != stored.end())
+        out[k] = it->second;
     }
     const bool outputs_known = std::all_of(out.begin(), out.end(), [](const value& v) { return v.known; });
     nc.status = !rule ? "unknown_op" : (inputs_known && outputs_known) ? "ok" : "unknown_shape";

@@ -68,7 +68,8 @@ tensor_info tensor(const json& j, const std::string& ptr) {
 std::vector<tensor_info> tensors(const json& j, const char* key) {
   std::vector<tensor_info> out;
   const json& a = array_at(j, key, "");
-  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(tensor(a[i], "/" + std::string(key) + "/" + std::to_string(i)));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    out.push_back(tensor(a[i], "/" + std::string(key) + "/" + std::to_string(i)));
   return out;
 }
 
@@ -186,7 +187,11 @@ std::string to_json(const result& r) {
   write_groups(w, "by_scope", "scope", r.by_scope);
   w.array("nodes", [&] {
     for (const auto& n : r.nodes) {
-      w.begin_object().field("name", n.name).field("op_type", n.op_type).field("scope", n.scope).field("status", n.status);
+      w.begin_object()
+          .field("name", n.name)
+          .field("op_type", n.op_type)
+          .field("scope", n.scope)
+          .field("status", n.status);
       write_costs(w, n.c);
       w.field("arithmetic_intensity", n.intensity).field("bound", n.compute_bound ? "compute" : "memory");
       w.array("output_shapes", [&] {

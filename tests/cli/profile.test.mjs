@@ -64,7 +64,11 @@ test('LSTM (bidirectional) and GRU match the per-step formulas', () => {
   assert.equal(l.macs, 20 * 1536);
   assert.equal(l.flops, 20 * 3408);
   assert.equal(l.parameters, 2 * 64 * 8 + 2 * 64 * 16 + 2 * 128);
-  assert.deepEqual(l.output_shapes, [[5, 2, 2, 16], [2, 2, 16], [2, 2, 16]]);
+  assert.deepEqual(l.output_shapes, [
+    [5, 2, 2, 16],
+    [2, 2, 16],
+    [2, 2, 16],
+  ]);
   // GRU forward, 10 steps; per step 3H(I+H) = 1152 MACs, 2304 + 11H (176) + 6H (96) = 2576.
   const g = node(p, '/decoder/gru/GRU');
   assert.equal(g.macs, 10 * 1152);
@@ -87,7 +91,12 @@ test('ViT block matches its hand count', () => {
 });
 
 test('llama block: hand count, and the analytic estimate of one llama-3.2-1b layer', () => {
-  const B = 2, S = 128, T = B * S, h = 2048, kv = 512, I = 8192;
+  const B = 2,
+    S = 128,
+    T = B * S,
+    h = 2048,
+    kv = 512,
+    I = 8192;
   const p = profile(fx('llama_block.onnx'), '--dim', 'batch=2,seq=128');
   const matmul = p.by_op_type.find((o) => o.op_type === 'MatMul');
   // q, o 2Th^2; k, v 2Th x 512; scores, values 2 x B x 32 heads x S^2 x 64; gate/up/down 2ThI.
@@ -154,7 +163,9 @@ test('text and CSV output', () => {
   assert.match(text, /^op type/m);
   assert.match(text, /^scope \(depth 1\)/m);
   assert.match(text, /^Conv +2 /m);
-  const csv = run(['profile', fx('convnet.onnx'), '--csv']).out.trim().split('\n');
+  const csv = run(['profile', fx('convnet.onnx'), '--csv'])
+    .out.trim()
+    .split('\n');
   assert.equal(csv.length, 1 + 9);
   assert.match(csv[0], /^name,op_type,scope,status,flops,macs,parameters/);
   assert.match(csv[1], /^\/features\/conv1\/Conv,Conv,features,ok,901120,442368,448,/);

@@ -23,7 +23,10 @@ pf::result one(const std::string& op, json inputs, json inits, json attributes, 
   json g{{"opset", 17},
          {"inputs", std::move(inputs)},
          {"initializers", std::move(inits)},
-         {"nodes", json::array({{{"name", "/m/n"}, {"op_type", op}, {"inputs", in}, {"outputs", outs},
+         {"nodes", json::array({{{"name", "/m/n"},
+                                 {"op_type", op},
+                                 {"inputs", in},
+                                 {"outputs", outs},
                                  {"attributes", std::move(attributes)}}})}};
   return pf::run(pf::read_graph_json(g.dump()), o);
 }
@@ -34,8 +37,8 @@ const pf::node_cost& first(const pf::result& r) { return r.nodes.at(0); }
 
 TEST_CASE("profile: batched, broadcasting MatMul", "[profile]") {
   // [2,1,4,8] x [3,8,5] -> batch [2,3], 4 x 5 outputs, K 8: 2*3*4*5*8 = 960 MACs.
-  const auto r = one("MatMul", {tensor("a", {2, 1, 4, 8}), tensor("b", {3, 8, 5})}, json::array(), json::object(),
-                     {"a", "b"});
+  const auto r =
+      one("MatMul", {tensor("a", {2, 1, 4, 8}), tensor("b", {3, 8, 5})}, json::array(), json::object(), {"a", "b"});
   CHECK(first(r).output_shapes == std::vector<std::vector<std::int64_t>>{{2, 3, 4, 5}});
   CHECK(first(r).c.macs == 960);
   CHECK(first(r).c.flops == 1920);
@@ -48,9 +51,9 @@ TEST_CASE("profile: batched, broadcasting MatMul", "[profile]") {
 TEST_CASE("profile: Conv with dilation, SAME_UPPER padding and groups; ConvTranspose", "[profile]") {
   // X [1,8,10,10], W [6,4,3,3] (group 2), stride 2, SAME_UPPER: out ceil(10/2) = 5 -> [1,6,5,5];
   // 150 outputs x (4 x 9 = 36) = 5400 MACs; no bias.
-  const auto r = one("Conv", {tensor("x", {1, 8, 10, 10})}, {tensor("w", {6, 4, 3, 3})},
-                     {{"group", {{"i", 2}}}, {"strides", {{"ints", {2, 2}}}}, {"auto_pad", {{"s", "SAME_UPPER"}}}},
-                     {"x", "w"});
+  const auto r =
+      one("Conv", {tensor("x", {1, 8, 10, 10})}, {tensor("w", {6, 4, 3, 3})},
+          {{"group", {{"i", 2}}}, {"strides", {{"ints", {2, 2}}}}, {"auto_pad", {{"s", "SAME_UPPER"}}}}, {"x", "w"});
   CHECK(first(r).output_shapes.at(0) == std::vector<std::int64_t>{1, 6, 5, 5});
   CHECK(first(r).c.macs == 5400);
   CHECK(first(r).c.parameters == 216);
@@ -81,8 +84,8 @@ TEST_CASE("profile: Reshape with 0 and -1, Slice with negative bounds, Gemm with
   const auto s = one("Slice", {tensor("x", {2, 10})}, {st, en, ax}, json::object(), {"x", "st", "en", "ax"});
   CHECK(first(s).output_shapes.at(0) == std::vector<std::int64_t>{2, 2});
   // Gemm A^T: A [16, 4] transA -> M 4, K 16; B [16, 8]: 4 x 8 x 16 = 512 MACs + C 32.
-  const auto g = one("Gemm", {tensor("a", {16, 4})}, {tensor("b", {16, 8}), tensor("c", {8})},
-                     {{"transA", {{"i", 1}}}}, {"a", "b", "c"});
+  const auto g = one("Gemm", {tensor("a", {16, 4})}, {tensor("b", {16, 8}), tensor("c", {8})}, {{"transA", {{"i", 1}}}},
+                     {"a", "b", "c"});
   CHECK(first(g).output_shapes.at(0) == std::vector<std::int64_t>{4, 8});
   CHECK(first(g).c.flops == 2 * 512 + 32);
 }
@@ -96,8 +99,8 @@ TEST_CASE("profile: Einsum, Softmax, LayerNormalization, ReduceMean, pooling, RN
   CHECK(first(one("Softmax", {tensor("x", {4, 10})}, json::array(), json::object(), {"x"})).c.flops == 5 * 40);
   CHECK(first(one("LayerNormalization", {tensor("x", {4, 10})}, {tensor("g", {10})}, json::object(), {"x", "g"}))
             .c.flops == 7 * 40);
-  const auto m = one("ReduceMean", {tensor("x", {4, 10})}, json::array(), {{"axes", {{"ints", {-1}}}}, {"keepdims", {{"i", 0}}}},
-                     {"x"});
+  const auto m = one("ReduceMean", {tensor("x", {4, 10})}, json::array(),
+                     {{"axes", {{"ints", {-1}}}}, {"keepdims", {{"i", 0}}}}, {"x"});
   CHECK(first(m).output_shapes.at(0) == std::vector<std::int64_t>{4});
   CHECK(first(m).c.flops == 40);
   // AveragePool 3x3 stride 1 pad 1 on 6x6: 36 outputs x 2 channels x 9.
