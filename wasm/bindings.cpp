@@ -15,6 +15,7 @@
 
 #include "flopcast/flopcast.hpp"
 #include "flopcast/plan.hpp"
+#include "flopcast/profile.hpp"
 
 namespace {
 
@@ -80,6 +81,9 @@ status report_data(const std::string& request) {
 }
 status calibrate(const std::string& request) {
   return guarded([&] { return ok(flopcast::calibrate_json(request), 0); });
+}
+status profile(const std::string& graph, const std::string& options) {
+  return guarded([&] { return ok(flopcast::profile::profile_json(graph, options), 0); });
 }
 status list_models() {
   return guarded([] { return ok(flopcast::models_to_json(-1), 0); });
@@ -184,6 +188,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("plan", &plan);
   emscripten::function("calibrate", &calibrate);
   emscripten::function("train", &train);
+  emscripten::function("profile", &profile);
   emscripten::function("reportData", &report_data);
   emscripten::function("listModels", &list_models);
   emscripten::function("listGpus", &list_gpus);

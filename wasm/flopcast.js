@@ -109,6 +109,13 @@ export async function createFlopcast(options = {}) {
     plan: (request) => result(mod.plan(requestText(request))),
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
     train: (request) => result(mod.train(requestText(request))),
+    /**
+     * Profiles a graph in the neutral form of core/include/flopcast/profile.hpp (object or JSON
+     * text): FLOPs, MACs, parameters, bytes and roofline time per node, op type and scope.
+     * options: {dims: {batch: 8}, gpu, precision, depth}.
+     */
+    profile: (graph, options = {}) =>
+      result(mod.profile(typeof graph === 'string' ? graph : JSON.stringify(graph), JSON.stringify(options))),
     /** What a report draws: the estimate, its row, the series of its charts, the roofline, the serving curve. */
     reportData: (request) => result(mod.reportData(requestText(request))),
     /** The calibration entry a measurement implies, as a store {entries: [entry]}. */

@@ -99,11 +99,7 @@ profile_command add_profile_command(CLI::App& parent) {
     opt.depth = o->depth;
     opt.gpu = &find_gpu(o->gpu);
     if (!o->precision.empty()) {
-      const precision p = parse_precision(o->precision, "--precision");
-      opt.weights = p;
-      const bool full = p == precision::fp32 || p == precision::tf32 || p == precision::fp16 || p == precision::bf16 ||
-                        p == precision::fp8;
-      opt.activations = full ? p : precision::bf16;
+      profile::set_precision(opt, parse_precision(o->precision, "--precision"));
     }
     const bool is_json = o->model.size() > 5 && o->model.substr(o->model.size() - 5) == ".json";
     const std::string text = is_json ? read_file(o->model, "MODEL") : onnx_graph_json(o->model, "MODEL");

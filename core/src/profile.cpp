@@ -379,7 +379,8 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     if (end < 0) end += r;
     start = std::clamp<std::int64_t>(start, 0, r);
     end = std::clamp<std::int64_t>(end, start, r);
-    return std::vector<value>{with_values(std::vector<std::int64_t>(c.s(0).begin() + start, c.s(0).begin() + end))};
+    return std::vector<value>{with_values(std::vector<std::int64_t>(
+        c.s(0).begin() + static_cast<std::ptrdiff_t>(start), c.s(0).begin() + static_cast<std::ptrdiff_t>(end)))};
   }
   if (op == "Size") {
     value v = of({}, 7);

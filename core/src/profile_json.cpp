@@ -4,6 +4,7 @@
 
 #include "flopcast/error.hpp"
 #include "flopcast/profile.hpp"
+#include "flopcast/registry.hpp"
 #include "json_out.hpp"
 #include "json_reader.hpp"
 
@@ -169,6 +170,35 @@ graph read_graph_json(std::string_view text_in) {
     g.nodes.push_back(std::move(x));
   }
   return g;
+}
+
+void set_precision(options& o, precision p) {
+  o.weights = p;
+  const bool full = p == precision::fp32 || p == precision::tf32 || p == precision::fp16 || p == precision::bf16 ||
+                    p == precision::fp8;
+  o.activations = full ? p : precision::bf16;
+}
+
+options read_options_json(std::string_view text_in) {
+  const json j = detail::parse_object(text_in, "the profile options");
+  options o;
+  for (const auto& [k, v] : j.items())
+    if (k != "dims" && k != "gpu" && k != "precision" && k != "depth")
+      throw error(error_code::invalid_argument, "/" + k, "unknown option (expected dims, gpu, precision, depth)");
+  if (j.contains("dims")) {
+    const json& d = j.at("dims");
+    if (!d.is_object()) bad("/dims", "an object of sizes", d);
+    for (const auto& [k, v] : d.items())
+      o.dims[k] = detail::to_integer(v, "/dims/" + k, 1, std::int64_t{1} << 40, "a positive size");
+  }
+  if (j.contains("gpu")) o.gpu = &find_gpu(text(j, "gpu", ""));
+  if (j.contains("precision")) set_precision(o, parse_precision(text(j, "precision", ""), "/precision"));
+  if (j.contains("depth")) o.depth = static_cast<int>(detail::to_integer(j.at("depth"), "/depth", 1, 64, "a depth"));
+  return o;
+}
+
+std::string profile_json(std::string_view graph, std::string_view opts) {
+  return to_json(run(read_graph_json(graph), read_options_json(opts)));
 }
 
 std::string to_json(const result& r) {

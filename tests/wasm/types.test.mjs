@@ -18,6 +18,20 @@ const { fc } = await load();
 const tmp = mkdtempSync(join(tmpdir(), 'flopcast-types-'));
 const dts = join(wasmDir, 'flopcast.d.ts');
 
+// A matmul, a reshape and an op without a rule (the profiler's neutral graph form).
+const profileGraph = {
+  inputs: [{ name: 'x', elem_type: 1, dims: ['n', 8] }],
+  initializers: [
+    { name: 'w', elem_type: 1, dims: [8, 4] },
+    { name: 's', elem_type: 7, dims: [2], values: [2, -1] },
+  ],
+  nodes: [
+    { name: '/a/MatMul', op_type: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+    { name: '/a/Reshape', op_type: 'Reshape', inputs: ['y', 's'], outputs: ['z'] },
+    { name: '/b/Odd', op_type: 'Odd', domain: 'x.y', inputs: ['z'], outputs: ['o'] },
+  ],
+};
+
 // [declared type, label, value]: real results, computed now. The declared type is what the API
 // says the call returns (ReturnType of the method), so a loosened method signature is caught too.
 function realResults() {
@@ -178,6 +192,11 @@ function realResults() {
   );
   add('plan', 'plan: nothing fits', fc.plan({ model: 'llama-3.1-405b', gpu: 'A100', plan: { max_gpus: 2 } }));
   add('train', 'train', fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024 }));
+  add(
+    'profile',
+    'profile of a hand-built graph with an unknown op',
+    fc.profile(profileGraph, { dims: { n: 4 }, gpu: 'A100' }),
+  );
   add(
     'train',
     'train: QLoRA',

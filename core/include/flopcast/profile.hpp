@@ -127,6 +127,15 @@ struct result {
 // binding naming no dimension, throws flopcast::error(invalid_argument) naming it.
 [[nodiscard]] result run(const graph& g, const options& o);
 [[nodiscard]] std::string to_json(const result& r);
+// Sets weight and activation bytes and the compute rate from one precision: the format itself
+// for fp32, tf32, fp16, bf16 and fp8; weight-only formats (int8, int4, GGML, ...) keep bf16
+// activations.
+void set_precision(options& o, precision p);
+// The options' JSON form: {"dims": {"batch": 8}, "gpu": "H100", "precision": "bf16", "depth": 2}
+// (every key optional). Errors name the JSON pointer.
+[[nodiscard]] options read_options_json(std::string_view text);
+// run(read_graph_json(graph), read_options_json(options)) as JSON: what the page calls.
+[[nodiscard]] std::string profile_json(std::string_view graph, std::string_view options);
 // Bytes of one element of an ONNX data type (0: unknown / string).
 [[nodiscard]] double element_bytes(int elem_type) noexcept;
 
