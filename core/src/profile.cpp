@@ -7,6 +7,7 @@
 #include <functional>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "flopcast/error.hpp"
@@ -79,6 +80,14 @@ struct ctx {
     return a && a->type == attribute::kind::ints ? a->ints : std::vector<std::int64_t>{};
   }
   [[nodiscard]] bool has_attr(const char* name) const { return attr(name) != nullptr; }
+  // The attribute `name` as an axis of a rank-`rank` tensor (up to rank itself where `inclusive`).
+  [[nodiscard]] std::size_t axis(const char* name, std::int64_t fallback, std::size_t rank,
+                                 bool inclusive = false) const {
+    const std::int64_t a = norm_axis(i(name, fallback), rank);
+    if (a < 0 || a > static_cast<std::int64_t>(rank) - (inclusive ? 0 : 1))
+      fail(index, n, std::string(name) + " is out of range for a rank-" + std::to_string(rank) + " input");
+    return static_cast<std::size_t>(a);
+  }
   // An int list given as the attribute `name` (older opsets) or as constant input k.
   [[nodiscard]] std::optional<std::vector<std::int64_t>> list(const char* name, std::size_t k) const {
     if (has_attr(name)) return ints(name);
@@ -122,7 +131,8 @@ shape window_out(const ctx& c, const shape& x, const shape& kernel, std::size_t 
   shape out;
   for (std::size_t k = 0; k < nsp; ++k) {
     const std::int64_t in = x[i0 + k], eff = dil[k] * (kernel[k] - 1) + 1;
-    if (strides[k] <= 0) fail(c.index, c.n, "strides must be positive");
+    if (strides[k] <= 0 || dil[k] <= 0 || kernel[k] <= 0 || pads[k] < 0 || pads[k + nsp] < 0)
+      fail(c.index, c.n, "kernel sizes, strides and dilations must be positive and pads not negative");
     std::int64_t o = 0;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER")
       o = (in + strides[k] - 1) / strides[k];
@@ -284,6 +294,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     if (x.size() < 3 || w.size() != x.size()) fail(c.index, c.n, "expected X [N, C, ...] and W [M, C/group, ...]");
     auto kernel = c.ints("kernel_shape");
     if (kernel.empty()) kernel.assign(w.begin() + 2, w.end());
+    if (kernel.size() != x.size() - 2) fail(c.index, c.n, "kernel_shape does not match the input's rank");
     shape out{x[0], w[0]};
     for (auto v : window_out(c, x, kernel, 2)) out.push_back(v);
     return std::vector<value>{of(out, op == "Conv" ? e0 : 6)};
@@ -292,17 +303,20 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     if (!c.has(0) || !c.has(1)) return std::nullopt;
     const shape& x = c.s(0);
     const shape& w = c.s(1);
+    if (x.size() < 3 || w.size() != x.size()) fail(c.index, c.n, "expected X [N, C, ...] and W [C, M/group, ...]");
     const std::size_t nsp = x.size() - 2;
     const std::int64_t group = c.i("group", 1);
     shape out{x[0], w[1] * group};
     auto os = c.ints("output_shape");
     if (!os.empty()) {
+      if (os.size() < nsp) fail(c.index, c.n, "output_shape is shorter than the spatial rank");
       for (std::size_t k = os.size() - nsp; k < os.size(); ++k) out.push_back(os[k]);
       return std::vector<value>{of(out, e0)};
     }
     auto strides = c.ints("strides"), dil = c.ints("dilations"), pads = c.ints("pads"), op_ = c.ints("output_padding");
     auto kernel = c.ints("kernel_shape");
     if (kernel.empty()) kernel.assign(w.begin() + 2, w.end());
+    if (kernel.size() != nsp) fail(c.index, c.n, "kernel_shape does not match the input's rank");
     strides.resize(nsp, 1);
     dil.resize(nsp, 1);
     pads.resize(2 * nsp, 0);
@@ -463,7 +477,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
   if (op == "Flatten") {
     if (!c.has(0)) return std::nullopt;
     const shape& x = c.s(0);
-    const auto axis = static_cast<std::size_t>(norm_axis(c.i("axis", 1), x.size()));
+    const auto axis = c.axis("axis", 1, x.size(), true);
     return std::vector<value>{
         of({static_cast<std::int64_t>(numel(shape(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(axis)))),
             static_cast<std::int64_t>(numel(shape(x.begin() + static_cast<std::ptrdiff_t>(axis), x.end())))},
@@ -472,7 +486,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
   if (op == "Concat") {
     if (!c.has(0)) return std::nullopt;
     shape out = c.s(0);
-    const auto axis = static_cast<std::size_t>(norm_axis(c.i("axis", 0), out.size()));
+    const auto axis = c.axis("axis", 0, out.size());
     bool vals = true;
     std::vector<std::int64_t> v;
     out.at(axis) = 0;
@@ -493,7 +507,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
   if (op == "Gather") {
     if (!c.has(0) || !c.has(1)) return std::nullopt;
     const shape& x = c.s(0);
-    const auto axis = static_cast<std::size_t>(norm_axis(c.i("axis", 0), x.size()));
+    const auto axis = c.axis("axis", 0, x.size());
     shape out(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(axis));
     out.insert(out.end(), c.s(1).begin(), c.s(1).end());
     out.insert(out.end(), x.begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.end());
@@ -551,7 +565,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
   if (op == "Split") {
     if (!c.has(0)) return std::nullopt;
     const shape& x = c.s(0);
-    const auto axis = static_cast<std::size_t>(norm_axis(c.i("axis", 0), x.size()));
+    const auto axis = c.axis("axis", 0, x.size());
     auto split = c.list("split", 1);
     if (!split) return std::nullopt;
     const std::size_t parts = c.n.outputs.size();
@@ -676,14 +690,26 @@ bool has_rule(const std::string& op) {
 }
 
 // FLOPs and MACs of one node from its input and output shapes.
-void count(const ctx& c, const std::vector<value>& out, costs& k) {
+bool count(const ctx& c, const std::vector<value>& out, costs& k) {
   const std::string& op = c.n.op_type;
+  // The operands each rule reads (a node may lack them where the stored shapes stood in).
+  const bool two = op == "Conv" || op == "ConvInteger" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul" ||
+                   op == "MatMulInteger";
+  if ((two && !c.has(1)) || (op == "QLinearMatMul" && !c.has(3)) ||
+      (!c.has(0) && !unary_ops().count(op) && !binary_ops().count(op) && !move_ops().count(op)))
+    return false;
+  if (out.empty() || !out[0].known) return move_ops().count(op) > 0;
+  if ((op == "Conv" || op == "ConvTranspose") && (c.s(1).size() < 3 || c.s(0).size() < 3 || c.s(0)[1] == 0))
+    return false;
+  if (op == "Gemm" && c.s(0).size() != 2) return false;
+  if ((op == "Resize" || op == "Upsample") && c.s(0).size() != out[0].s.size()) return false;
+  if ((op == "LSTM" || op == "GRU" || op == "RNN") && c.s(0).size() != 3) return false;
   const double o = out.empty() || !out[0].known ? 0 : numel(out[0].s);
   const double x = c.has(0) ? numel(c.s(0)) : 0;
-  if (move_ops().count(op)) return;
+  if (move_ops().count(op)) return true;
   if (unary_ops().count(op) || binary_ops().count(op)) {
     k.flops = o;
-    return;
+    return true;
   }
   if (op == "Softmax" || op == "LogSoftmax")
     k.flops = 5 * o;
@@ -744,6 +770,7 @@ void count(const ctx& c, const std::vector<value>& out, costs& k) {
     const std::string lhs = eq.substr(0, eq.find("->"));
     for (std::size_t q = 0; q <= lhs.size(); ++q) {
       if (q == lhs.size() || lhs[q] == ',') {
+        if (!c.has(k2) || c.s(k2).size() != term.size()) return false;
         for (std::size_t t = 0; t < term.size(); ++t) size[term[t]] = c.s(k2)[t];
         term.clear();
         ++k2;
@@ -765,6 +792,7 @@ void count(const ctx& c, const std::vector<value>& out, costs& k) {
     for (std::size_t q = 0; q < c.s(0).size(); ++q) axes += c.s(0)[q] != out[0].s[q] ? 1 : 0;
     k.flops = mode == "linear" || mode == "bilinear" ? 3 * axes * o : mode == "cubic" ? 8 * axes * o : 0;
   }
+  return true;
 }
 
 std::string scope_of(const std::string& name, int depth) {
@@ -953,7 +981,17 @@ result run(const graph& g, const options& o) {
     nc.scope = scope_of(n.name, o.depth);
     const bool rule = has_rule(n.op_type) && (n.domain.empty() || n.domain == "ai.onnx" || n.domain == "com.microsoft");
     std::optional<std::vector<value>> outs;
-    if (rule) outs = propagate(c);
+    if (rule) {
+      try {
+        outs = propagate(c);
+      } catch (const std::out_of_range&) {
+        fail(i, n, "an axis, index or permutation is out of range");
+      }
+      if (outs)
+        for (const auto& v : *outs)
+          for (auto d : v.s)
+            if (d < 0) fail(i, n, "an output would have a negative size");
+    }
     std::vector<value> out(n.outputs.size());
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
       if (outs && k < outs->size())
@@ -965,7 +1003,14 @@ result run(const graph& g, const options& o) {
     nc.status = !rule ? "unknown_op" : (inputs_known && outputs_known) ? "ok" : "unknown_shape";
     if (!rule) unknown.insert(n.op_type);
     if (nc.status == "ok") {
-      count(c, out, nc.c);
+      if (!count(c, out, nc.c)) {
+        nc.c = costs{};
+        nc.status = "unknown_shape";
+      } else if (!(nc.c.flops >= 0 && nc.c.macs >= 0 && std::isfinite(nc.c.flops))) {
+        fail(i, n, "the sizes give no finite, non-negative count");
+      }
+    }
+    if (nc.status == "ok") {
       std::set<std::string> seen;
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {
         if (!c.in[k] || !seen.insert(n.inputs[k]).second) continue;

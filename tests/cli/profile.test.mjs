@@ -209,3 +209,11 @@ test('the CLI does not link libonnx or libprotobuf', () => {
   const dynamic = execFileSync('readelf', ['-d', bin], { encoding: 'utf8' });
   assert.doesNotMatch(dynamic, /onnx|protobuf/);
 });
+
+test('an installed CLI finds the ONNX reader in ../lib/flopcast/', () => {
+  const prefix = join(dir, 'prefix');
+  execFileSync('cmake', ['--install', join(root, 'build'), '--prefix', prefix], { stdio: 'ignore' });
+  const r = spawnSync(join(prefix, 'bin/flopcast'), ['profile', fx('convnet.onnx'), '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).total.parameters, 1994);
+});
