@@ -157,3 +157,30 @@ TEST_CASE("profile: bad graph JSON and bad shapes are errors with a pointer", "[
                     "nodes": [{"op_type": "MatMul", "inputs": ["a", "b"], "outputs": ["y"]}]})") == "/nodes/0");
   CHECK(code_at("[1]") == "");
 }
+
+TEST_CASE("profile: malformed nodes are errors naming the node, never a crash or a negative count", "[profile]") {
+  const auto message = [](const std::string& op, json inputs, json inits, json attributes,
+                          std::vector<std::string> in) {
+    try {
+      (void)one(op, std::move(inputs), std::move(inits), std::move(attributes), std::move(in));
+    } catch (const flopcast::error& e) {
+      return e.pointer() + " " + e.message();
+    }
+    return std::string("no error");
+  };
+  // A negative kernel size, an axis past the rank, a transpose permutation naming axis 5, a
+  // reshape to a negative size, a ConvTranspose on a 1-D input.
+  CHECK_THAT(
+      message("MaxPool", {tensor("x", {1, 2, 6, 6})}, json::array(), {{"kernel_shape", {{"ints", {2, -5}}}}}, {"x"}),
+      Catch::Contains("/nodes/0 node \"/m/n\" (MaxPool): kernel sizes"));
+  CHECK_THAT(message("Concat", {tensor("x", {2, 3})}, json::array(), {{"axis", {{"i", 4}}}}, {"x"}),
+             Catch::Contains("axis is out of range"));
+  CHECK_THAT(message("Transpose", {tensor("x", {2, 3})}, json::array(), {{"perm", {{"ints", {5, 0}}}}}, {"x"}),
+             Catch::Contains("out of range"));
+  json shape = tensor("s", {2}, 7);
+  shape["values"] = {-6, -1};
+  CHECK_THAT(message("Reshape", {tensor("x", {2, 3})}, {shape}, json::object(), {"x", "s"}),
+             Catch::Contains("(Reshape)"));
+  CHECK_THAT(message("ConvTranspose", {tensor("x", {4})}, {tensor("w", {4})}, json::object(), {"x", "w"}),
+             Catch::Contains("expected X [N, C, ...]"));
+}
