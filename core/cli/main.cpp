@@ -34,6 +34,7 @@
 #include "throughput_cmd.hpp"
 #include "train_cmd.hpp"
 #include "validate_cmd.hpp"
+#include "validate_model_cmd.hpp"
 
 namespace {
 
@@ -100,6 +101,7 @@ int run(int argc, char** argv) {
   cli::calibrate_command calibrate;
   cli::inspect_command inspect;
   cli::validate_command validate;
+  cli::validate_model_command validate_model;
   cli::report_command report;
   // Every command, in --help's order. Only the one named on the command line is built (building
   // all with their request options was a third of a CLI start); --help, --version and an
@@ -150,6 +152,7 @@ int run(int argc, char** argv) {
       {"calibrate", [&] { calibrate = cli::add_calibrate_command(app); }},
       {"inspect", [&] { inspect = cli::add_inspect_command(app); }},
       {"validate", [&] { validate = cli::add_validate_command(app); }},
+      {"validate-model", [&] { validate_model = cli::add_validate_model_command(app); }},
       {"report", [&] { report = cli::add_report_command(app); }},
   };
   const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
@@ -197,6 +200,7 @@ int run(int argc, char** argv) {
   if (ran(calibrate.app)) return calibrate.run();
   if (ran(inspect.app)) return inspect.run();
   if (ran(validate.app)) return validate.run();
+  if (ran(validate_model.app)) return validate_model.run();
   if (ran(report.app)) return report.run();
   if (ran(lm)) {
     if (!min_params.empty()) filter.min_parameters = parse_count(min_params, "--min-params");
