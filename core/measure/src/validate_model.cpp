@@ -11,6 +11,7 @@
 
 #include "flopcast/error.hpp"
 #include "flopcast/flopcast.hpp"
+#include "flopcast/measure/machine.hpp"
 #include "flopcast/measure/thread_pool.hpp"
 #include "json_util.hpp"
 
@@ -207,6 +208,14 @@ validate_result validate_model(const model_spec& m, const validate_options& o) {
   const model_spec s = scaled_model(m, o, &res.scaling);
   const decoder_shape shape = decoder_shape_of(s, true);  // refuses what the decoder lacks, before allocating
   res.model_type = m.model_type;
+  {  // Before allocating: fp32 weights of the truncated model (every expert: an upper bound).
+    const double need = estimate(s, settings_for(o, o.prompt), nullptr).memory.weights;
+    const double available = available_memory_bytes();
+    if (available > 0 && need > 0.8 * available)
+      bad("/layers", fmt::format("the first {} layers need up to {:.1f} GB of fp32 weights but {:.1f} GB of memory is "
+                                 "available: use fewer --layers",
+                                 s.num_layers, need / 1e9, available / 1e9));
+  }
   if (shape.mla)
     res.kinds.push_back("MLA");
   else if (shape.kv_heads == 1)
