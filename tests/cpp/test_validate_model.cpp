@@ -165,6 +165,16 @@ TEST_CASE("validate-model: MoE and MLA layers against hand counts", "[validate-m
     // q/k/v: 2 T h (q 64 + k 32 + v 32) = 2*8*64*128 = 131072.
     CHECK(dec.counts().qkv_projection == 131072);
   }
+  SECTION("a DeepSeek MoE layer with a shared expert (8 experts of 32, top-2, shared width 32)") {
+    auto j = tiny_deepseek();
+    j["first_k_dense_replace"] = 0;  // layer 0 routed
+    decoder dec(first_layers(test::spec(j), 1), d, pool);
+    dec.prefill(prompt.data(), 8, logits.data());
+    // router 2*8*64*8 = 8192; softmax/top-k 5*8*8 = 320; 2 experts x (6*8*64*32 + 2*8*32 = 98816)
+    // = 197632; weighted sum 2*8*2*64 = 2048; the shared expert 98816.  Sum 307008.
+    CHECK(dec.counts().mlp == 307008);
+    CHECK(dec.experts_built() <= 8);
+  }
   SECTION("an MLA layer (h 64, 4 heads, nope 8 + rope 4, v 8, kv_lora 16), prefill of 8, one decode step") {
     decoder dec(first_layers(test::spec(tiny_deepseek()), 1), d, pool);
     dec.prefill(prompt.data(), 8, logits.data());

@@ -1,9 +1,10 @@
 #pragma once
 // A reference decoder that really runs: Llama-style (RMSNorm, RoPE, GQA attention over a KV
 // cache, SwiGLU MLP), random weights, multithreaded, for any config the estimator accepts
-// that has that shape (llama, mistral, qwen2, qwen3, ... without MoE or MLA) and fits in
-// memory. Weights are fp32, bf16 or int8 (weight-only: activations stay fp32); the KV cache
-// is fp32 or int8, and every layer's cache is wrapped by the KV-cache profiler.
+// that has that shape (llama, mistral, qwen2, qwen3, ...) and fits in memory; with
+// decoder_options::moe_mla also MoE and MLA layers (validate-model: reference loops). Weights are fp32, bf16 or int8
+// (weight-only: activations stay fp32); the KV cache is fp32 or int8, and every layer's cache is wrapped by the
+// KV-cache profiler.
 //
 // The kernels count the FLOPs and bytes they execute in flopcast's conventions, by the
 // estimator's components (op_counts), so a run can be set beside estimate() exactly:
