@@ -36,6 +36,7 @@
 #include "throughput_cmd.hpp"
 #include "train_cmd.hpp"
 #include "validate_cmd.hpp"
+#include "validate_model_cmd.hpp"
 
 namespace {
 
@@ -102,6 +103,7 @@ int run(int argc, char** argv) {
   cli::calibrate_command calibrate;
   cli::inspect_command inspect;
   cli::validate_command validate;
+  cli::validate_model_command validate_model;
   cli::report_command report;
   cli::profile_command profile;
   // Every command, in --help's order. Only the one named on the command line is built (building
@@ -153,6 +155,7 @@ int run(int argc, char** argv) {
       {"calibrate", [&] { calibrate = cli::add_calibrate_command(app); }},
       {"inspect", [&] { inspect = cli::add_inspect_command(app); }},
       {"validate", [&] { validate = cli::add_validate_command(app); }},
+      {"validate-model", [&] { validate_model = cli::add_validate_model_command(app); }},
       {"report", [&] { report = cli::add_report_command(app); }},
       {"profile", [&] { profile = cli::add_profile_command(app); }},
   };
@@ -201,6 +204,7 @@ int run(int argc, char** argv) {
   if (ran(calibrate.app)) return calibrate.run();
   if (ran(inspect.app)) return inspect.run();
   if (ran(validate.app)) return validate.run();
+  if (ran(validate_model.app)) return validate_model.run();
   if (ran(report.app)) return report.run();
   if (ran(profile.app)) return profile.run();
   if (ran(lm)) {

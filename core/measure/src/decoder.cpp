@@ -18,7 +18,7 @@ namespace flopcast::measure {
 // ---------------------------------------------------------------------------------------
 // Shape
 
-decoder_shape decoder_shape_of(const model_spec& m) {
+decoder_shape decoder_shape_of(const model_spec& m, bool moe_mla) {
   const auto reject = [&](const std::string& what) {
     throw error(error_code::unsupported_model, "MODEL",
                 "the reference decoder runs Llama-style decoders (RMSNorm, rotary positions, gated SiLU MLP, "
@@ -28,9 +28,16 @@ decoder_shape decoder_shape_of(const model_spec& m) {
   const attention_spec& a = m.attention;
   if (m.arch == architecture::encoder) reject("is an encoder-only model (no generation)");
   if (m.arch == architecture::encoder_decoder) reject("is an encoder-decoder model");
-  if (a.mla) reject("uses multi-head latent attention (MLA)");
+  if (a.mla && !moe_mla) reject("uses multi-head latent attention (MLA)");
+  if (a.mla && (a.index_heads > 0 || a.qk_rope_head_dim % 2 != 0))
+    reject("uses an MLA variant the reference decoder lacks (an indexer or an odd rope dimension)");
   for (const auto& g : m.groups) {
-    if (g.moe) reject("has mixture-of-experts layers");
+    if (g.moe && !moe_mla) reject("has mixture-of-experts layers");
+    if (g.moe && (!m.moe.gated_experts || m.moe.expert_bias || m.moe.num_experts < 1 || m.moe.experts_per_token < 1 ||
+                  m.moe.experts_per_token > m.moe.num_experts))
+      reject("has experts the reference decoder lacks (ungated, biased, or top-k outside [1, experts])");
+    if (!g.mlp || g.mixer != mixer_kind::attention || g.parallel_ssm || g.nope || g.chunk > 0)
+      reject("has layers without attention + MLP, without positions or with chunked attention");
     if (g.cross_attention || g.encoder) reject("has cross-attention or encoder layers");
   }
   if (!m.mlp.gated) reject("has a plain (ungated) MLP");
@@ -46,7 +53,7 @@ decoder_shape decoder_shape_of(const model_spec& m) {
   if (m.embedding_norm || m.embed_proj_dim > 0 || m.pooler || !m.lm_head || !m.final_norm)
     reject("has an embedding norm, an embedding projection, a pooler or no LM head");
   if (a.rotary_dim % 2 != 0 || a.rotary_dim > a.head_dim) reject("has an odd or oversized rotary dimension");
-  if (a.num_kv_heads < 1 || a.num_heads % a.num_kv_heads != 0)
+  if (!a.mla && (a.num_kv_heads < 1 || a.num_heads % a.num_kv_heads != 0))
     reject("has query heads that are not a multiple of the KV heads");
   if (m.num_layers < 1 || static_cast<std::int64_t>(m.layer_group_of.size()) != m.num_layers)
     throw error(error_code::config_range, "/num_hidden_layers", "the layer table does not match num_layers");
@@ -65,8 +72,32 @@ decoder_shape decoder_shape_of(const model_spec& m) {
   s.qk_norm = a.qk_norm;
   s.tied_embeddings = m.tie_word_embeddings;
   if (a.o_bias) reject("has an output-projection bias");
-  for (std::int64_t l = 0; l < m.num_layers; ++l)
-    s.window.push_back(m.groups.at(m.layer_group_of[static_cast<std::size_t>(l)]).window);
+  if (a.output_gate || a.sinks) reject("has an attention output gate or attention sinks");
+  for (std::int64_t l = 0; l < m.num_layers; ++l) {
+    const layer_group& g = m.groups.at(m.layer_group_of[static_cast<std::size_t>(l)]);
+    s.window.push_back(g.window);
+    s.moe.push_back(g.moe);
+  }
+  if (a.mla) {
+    s.mla = true;
+    s.kv_heads = a.num_heads;
+    s.q_lora = a.q_lora_rank;
+    s.kv_lora = a.kv_lora_rank;
+    s.qk_nope = a.qk_nope_head_dim;
+    s.qk_rope = a.qk_rope_head_dim;
+    s.head_dim = s.qk_nope + s.qk_rope;
+    s.rotary_dim = s.qk_rope;
+    s.qkv_bias = s.qk_norm = false;
+  }
+  const moe_spec& e = m.moe;
+  if (std::find(s.moe.begin(), s.moe.end(), true) != s.moe.end()) {
+    s.experts = e.num_experts;
+    s.experts_per_token = e.experts_per_token;
+    s.expert_intermediate = e.expert_intermediate_size;
+    s.shared_intermediate = e.shared_intermediate_size;
+    s.shared_expert_gate = e.shared_expert_gate;
+    s.router_bias = e.router_bias;
+  }
   return s;
 }
 
@@ -209,10 +240,22 @@ struct decoder::impl {
   decoder_options o;
   thread_pool* pool = nullptr;
 
+  struct expert_data {
+    packed_matrix gate_up, down;
+  };
   struct layer_data {
     packed_matrix qkv, o, gate_up, down;
     std::vector<float> attn_norm, mlp_norm, q_norm, k_norm, qkv_bias;
-    std::unique_ptr<profiled_kv_cache> cache;
+    std::unique_ptr<profiled_kv_cache> cache;  // null in MLA layers (their latent cache below)
+    // MLA: q_a/q_a_norm with a q latent; q_b is q_proj without one.
+    packed_matrix q_a, q_b, kv_a, kv_b;
+    std::vector<float> q_a_norm, kv_a_norm, kv_b_rows;  // kv_b_rows: kv_b unpacked (absorbed decode)
+    std::vector<float> latent, krope;                   // [seq][position][kv_lora], [seq][position][rope]
+    // MoE: router (+ selection bias), experts built when first routed to, shared experts.
+    packed_matrix router, shared_gate_up, shared_down, shared_gate;
+    std::vector<float> router_bias;
+    std::vector<std::unique_ptr<expert_data>> experts;
+    std::uint64_t expert_id = 0;  // random-weight ids of expert e: expert_id + 2e, + 2e + 1
   };
   std::vector<layer_data> layers;
   packed_matrix embedding, untied_head;
@@ -224,6 +267,9 @@ struct decoder::impl {
   // Scratch, sized for the largest prefill.
   std::int64_t max_rows = 0;
   aligned_array<float> x, xn, qkv, att, gu, act;
+  aligned_array<float> mla_q, mla_qa, mla_ckv, mla_lat, mla_kv;  // MLA scratch
+  aligned_array<float> moe_logits, moe_in, moe_out;              // MoE scratch
+  std::int64_t built_experts = 0;
 
   [[nodiscard]] const packed_matrix& head() const { return s.tied_embeddings ? embedding : untied_head; }
   [[nodiscard]] std::int64_t q_width() const { return s.heads * s.head_dim; }
@@ -269,7 +315,7 @@ struct decoder::impl {
   }
 
   void build(const model_spec& m, const decoder_options& opt, thread_pool& tp) {
-    s = decoder_shape_of(m);
+    s = decoder_shape_of(m, opt.moe_mla);
     o = opt;
     pool = &tp;
     if (o.batch < 1)
@@ -304,6 +350,12 @@ struct decoder::impl {
     for (std::int64_t l = 0; l < s.layers; ++l) {
       layer_data& L = layers[static_cast<std::size_t>(l)];
       L.attn_norm = vec(h, 1.0f, 0.1f);
+      if (s.mla) {
+        build_mla(L, dense, vec);
+        L.mlp_norm = vec(h, 1.0f, 0.1f);
+        build_mlp(L, l, dense, vec, id);
+        continue;
+      }
       L.qkv = dense(qkv_width(), h);
       if (s.qkv_bias) L.qkv_bias = vec(qkv_width(), 0.0f, 0.1f);
       if (s.qk_norm) {
@@ -312,8 +364,7 @@ struct decoder::impl {
       }
       L.o = dense(h, s.heads * s.v_head_dim);
       L.mlp_norm = vec(h, 1.0f, 0.1f);
-      L.gate_up = dense(2 * s.intermediate, h);
-      L.down = dense(h, s.intermediate);
+      build_mlp(L, l, dense, vec, id);
       const kv_layout layout{o.batch, s.kv_heads, s.head_dim, s.v_head_dim, o.max_tokens};
       L.cache = std::make_unique<profiled_kv_cache>(make_kv_cache(o.kv, layout), static_cast<int>(l));
     }
@@ -340,8 +391,291 @@ struct decoder::impl {
     xn = buf(h);
     qkv = buf(qkv_width());
     att = buf(s.heads * s.v_head_dim);
-    gu = buf(2 * s.intermediate);
-    act = buf(s.intermediate);
+    const std::int64_t widest = std::max({s.intermediate, s.expert_intermediate, s.shared_intermediate});
+    gu = buf(2 * widest);
+    act = buf(widest);
+    if (s.mla) {
+      mla_q = buf(s.heads * s.head_dim);
+      mla_qa = buf(std::max<std::int64_t>(s.q_lora, 1));
+      mla_ckv = buf(s.kv_lora + s.qk_rope);
+      const auto cached = static_cast<std::size_t>(o.batch * o.max_tokens);
+      mla_lat = make_aligned<float>(cached * static_cast<std::size_t>(s.kv_lora));
+      mla_kv = make_aligned<float>(cached * static_cast<std::size_t>(s.heads * (s.qk_nope + s.v_head_dim)));
+    }
+    if (s.experts > 0) {
+      moe_logits = buf(s.experts);
+      moe_in = buf(h);
+      moe_out = buf(h);
+    }
+  }
+
+  template <class Dense, class Vec>
+  void build_mla(layer_data& L, Dense& dense, Vec& vec) {
+    const std::int64_t h = s.hidden, nh = s.heads;
+    if (s.q_lora > 0) {
+      L.q_a = dense(s.q_lora, h);
+      L.q_a_norm = vec(s.q_lora, 1.0f, 0.1f);
+      L.q_b = dense(nh * s.head_dim, s.q_lora);
+    } else {
+      L.q_b = dense(nh * s.head_dim, h);
+    }
+    L.kv_a = dense(s.kv_lora + s.qk_rope, h);
+    L.kv_a_norm = vec(s.kv_lora, 1.0f, 0.1f);
+    L.kv_b = dense(nh * (s.qk_nope + s.v_head_dim), s.kv_lora);
+    L.kv_b_rows = L.kv_b.unpack();
+    L.o = dense(h, nh * s.v_head_dim);
+    const auto cached = static_cast<std::size_t>(o.batch * o.max_tokens);
+    L.latent.assign(cached * static_cast<std::size_t>(s.kv_lora), 0.0f);
+    L.krope.assign(cached * static_cast<std::size_t>(s.qk_rope), 0.0f);
+  }
+
+  template <class Dense, class Vec>
+  void build_mlp(layer_data& L, std::int64_t l, Dense& dense, Vec& vec, std::uint64_t& id) {
+    const std::int64_t h = s.hidden;
+    if (!s.moe[static_cast<std::size_t>(l)]) {
+      L.gate_up = dense(2 * s.intermediate, h);
+      L.down = dense(h, s.intermediate);
+      return;
+    }
+    L.router = dense(s.experts, h);
+    if (s.router_bias) L.router_bias = vec(s.experts, 0.0f, 0.01f);
+    L.experts.resize(static_cast<std::size_t>(s.experts));
+    L.expert_id = id;
+    id += 2 * static_cast<std::uint64_t>(s.experts);
+    if (s.shared_intermediate > 0) {
+      L.shared_gate_up = dense(2 * s.shared_intermediate, h);
+      L.shared_down = dense(h, s.shared_intermediate);
+      if (s.shared_expert_gate) L.shared_gate = dense(1, h);
+    }
+  }
+
+  packed_matrix random_matrix(std::uint64_t mid, std::int64_t n, std::int64_t k) const {
+    const float a = std::sqrt(3.0f / static_cast<float>(k));
+    const std::uint64_t seed = o.seed;
+    return packed_matrix::build(n, k, o.weights, *pool, [&](std::int64_t row, float* out) {
+      random_row(seed, mid, static_cast<std::uint64_t>(row), a, out, k);
+    });
+  }
+
+  expert_data& expert(layer_data& L, std::int64_t e) {
+    auto& slot = L.experts[static_cast<std::size_t>(e)];
+    if (!slot) {
+      slot = std::make_unique<expert_data>();
+      const std::uint64_t mid = L.expert_id + 2 * static_cast<std::uint64_t>(e);
+      slot->gate_up = random_matrix(mid, 2 * s.expert_intermediate, s.hidden);
+      slot->down = random_matrix(mid + 1, s.hidden, s.expert_intermediate);
+      ++built_experts;
+    }
+    return *slot;
+  }
+
+  // act[i] = silu(gate[i]) * up[i] for n rows of width w (gu: gate | up); 2 FLOPs per element.
+  void swiglu(std::int64_t n, std::int64_t w) {
+    rows(n, 4 * w, [&](std::int64_t i) {
+      const float* g = gu.get() + i * 2 * w;
+      const float* u = g + w;
+      float* a = act.get() + i * w;
+      for (std::int64_t j = 0; j < w; ++j) a[j] = g[j] / (1.0f + std::exp(-g[j])) * u[j];
+    });
+    counts.mlp += 2.0 * static_cast<double>(n) * static_cast<double>(w);
+  }
+
+  // Routed MLP on xn (M rows), added to x (the residual). Counts as the estimator does:
+  // router 2 h E + softmax/top-k 5 E per token, each routed expert's SwiGLU, 2 h per
+  // (token, expert) for the weighted sum; shared experts; their gate 2 h + 1 + h per token.
+  void moe_mlp(layer_data& L, std::int64_t M) {
+    const std::int64_t h = s.hidden, E = s.experts, k = s.experts_per_token, Ie = s.expert_intermediate;
+    matmul(M, xn.get(), h, L.router, moe_logits.get(), E, false, counts.mlp);
+    if (s.router_bias) counts.weight_bytes += 4.0 * static_cast<double>(E);
+    std::vector<std::vector<std::pair<std::int64_t, float>>> routed(static_cast<std::size_t>(E));
+    std::vector<std::int64_t> order(static_cast<std::size_t>(E));
+    std::vector<float> prob(static_cast<std::size_t>(E));
+    for (std::int64_t i = 0; i < M; ++i) {
+      const float* z = moe_logits.get() + i * E;
+      const float top = *std::max_element(z, z + E);
+      double sum = 0;
+      for (std::int64_t e = 0; e < E; ++e) sum += prob[static_cast<std::size_t>(e)] = std::exp(z[e] - top);
+      for (auto& p : prob) p = static_cast<float>(p / sum);
+      for (std::int64_t e = 0; e < E; ++e) order[static_cast<std::size_t>(e)] = e;
+      // Selection score: the probability (+ DeepSeek-V3's correction bias, which only selects).
+      const auto score = [&](std::int64_t e) {
+        return prob[static_cast<std::size_t>(e)] + (s.router_bias ? L.router_bias[static_cast<std::size_t>(e)] : 0.0f);
+      };
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](std::int64_t a, std::int64_t b) {
+        return score(a) > score(b) || (score(a) == score(b) && a < b);
+      });
+      for (std::int64_t j = 0; j < k; ++j) {
+        const std::int64_t e = order[static_cast<std::size_t>(j)];
+        routed[static_cast<std::size_t>(e)].emplace_back(i, prob[static_cast<std::size_t>(e)]);
+      }
+    }
+    counts.mlp += 5.0 * static_cast<double>(M) * static_cast<double>(E);
+    for (std::int64_t e = 0; e < E; ++e) {
+      const auto& list = routed[static_cast<std::size_t>(e)];
+      if (list.empty()) continue;
+      expert_data& X = expert(L, e);
+      const auto n = static_cast<std::int64_t>(list.size());
+      for (std::int64_t r = 0; r < n; ++r)
+        std::copy(xn.get() + list[static_cast<std::size_t>(r)].first * h,
+                  xn.get() + (list[static_cast<std::size_t>(r)].first + 1) * h, moe_in.get() + r * h);
+      matmul(n, moe_in.get(), h, X.gate_up, gu.get(), 2 * Ie, false, counts.mlp);
+      swiglu(n, Ie);
+      matmul(n, act.get(), Ie, X.down, moe_out.get(), h, false, counts.mlp);
+      for (std::int64_t r = 0; r < n; ++r) {
+        const auto [row, w] = list[static_cast<std::size_t>(r)];
+        float* dst = x.get() + row * h;
+        const float* src = moe_out.get() + r * h;
+        for (std::int64_t j = 0; j < h; ++j) dst[j] += w * src[j];
+      }
+      counts.mlp += 2.0 * static_cast<double>(n) * static_cast<double>(h);
+    }
+    const std::int64_t Is = s.shared_intermediate;
+    if (Is <= 0) return;
+    matmul(M, xn.get(), h, L.shared_gate_up, gu.get(), 2 * Is, false, counts.mlp);
+    swiglu(M, Is);
+    if (!s.shared_expert_gate) {
+      matmul(M, act.get(), Is, L.shared_down, x.get(), h, true, counts.mlp);  // + residual
+      return;
+    }
+    matmul(M, act.get(), Is, L.shared_down, moe_out.get(), h, false, counts.mlp);
+    matmul(M, xn.get(), h, L.shared_gate, moe_logits.get(), E, false, counts.mlp);  // column 0 of each row
+    for (std::int64_t i = 0; i < M; ++i) {
+      const float g = 1.0f / (1.0f + std::exp(-moe_logits[static_cast<std::size_t>(i * E)]));
+      float* dst = x.get() + i * h;
+      const float* src = moe_out.get() + i * h;
+      for (std::int64_t j = 0; j < h; ++j) dst[j] += g * src[j];
+    }
+    counts.mlp += static_cast<double>(M) * (1.0 + static_cast<double>(h));  // sigmoid, scale
+  }
+
+  // Multi-head latent attention of layer l on xn (M = batch x T rows), output added to x.
+  // absorbed (decode): W_UK folded into q, scores against the cached latent + rope key,
+  // W_UV applied to the attended latent. Otherwise (prefill): K/V expanded from the latent of
+  // every cached position by kv_b_proj, then ordinary attention over (nope + rope) keys.
+  void mla_attention(layer_data& L, std::int64_t l, std::int64_t T, std::int64_t pos0, bool absorbed) {
+    const std::int64_t B = o.batch, M = B * T, h = s.hidden, nh = s.heads, qk = s.head_dim, nope = s.qk_nope,
+                       rope_d = s.qk_rope, kvr = s.kv_lora, v = s.v_head_dim, cw = kvr + rope_d, kvw = nh * (nope + v),
+                       cap = o.max_tokens;
+    if (s.q_lora > 0) {
+      matmul(M, xn.get(), h, L.q_a, mla_qa.get(), s.q_lora, false, counts.qkv_projection);
+      rmsnorm(mla_qa.get(), s.q_lora, mla_qa.get(), s.q_lora, M, s.q_lora, L.q_a_norm);
+      matmul(M, mla_qa.get(), s.q_lora, L.q_b, mla_q.get(), nh * qk, false, counts.qkv_projection);
+    } else {
+      matmul(M, xn.get(), h, L.q_b, mla_q.get(), nh * qk, false, counts.qkv_projection);
+    }
+    matmul(M, xn.get(), h, L.kv_a, mla_ckv.get(), cw, false, counts.qkv_projection);
+    rmsnorm(mla_ckv.get(), cw, mla_ckv.get(), cw, M, kvr, L.kv_a_norm);  // the latent part, in place
+    for (std::int64_t i = 0; i < M; ++i) {
+      const std::int64_t pos = pos0 + i % T;
+      for (std::int64_t hh = 0; hh < nh; ++hh) rope(mla_q.get() + i * nh * qk + hh * qk + nope, pos);
+      rope(mla_ckv.get() + i * cw + kvr, pos);
+    }
+    counts.rotary += 3.0 * static_cast<double>(M) * static_cast<double>(nh + 1) * static_cast<double>(rope_d);
+    // Cache the latent and the rope key of the new positions.
+    for (std::int64_t i = 0; i < M; ++i) {
+      const std::int64_t b = i / T, pos = pos0 + i % T;
+      const float* c = mla_ckv.get() + i * cw;
+      std::copy(c, c + kvr, L.latent.data() + (b * cap + pos) * kvr);
+      std::copy(c + kvr, c + cw, L.krope.data() + (b * cap + pos) * rope_d);
+    }
+    counts.kv_write_bytes += 4.0 * static_cast<double>(M) * static_cast<double>(cw);
+    const std::int64_t N = pos0 + T;  // keys per sequence after the append
+    counts.kv_read_bytes += 4.0 * static_cast<double>(B) * static_cast<double>(N) * static_cast<double>(cw);
+    const std::int64_t window = s.window[static_cast<std::size_t>(l)];
+    const float scale = 1.0f / std::sqrt(static_cast<float>(qk));
+    std::vector<float> p(static_cast<std::size_t>(N)), qlat(static_cast<std::size_t>(kvr)),
+        ctx(static_cast<std::size_t>(kvr));
+    double pairs = 0;
+    if (!absorbed) {
+      // kv_b_proj over every cached position of every sequence (one pass over the weights).
+      for (std::int64_t b = 0; b < B; ++b)
+        std::copy(L.latent.data() + b * cap * kvr, L.latent.data() + (b * cap + N) * kvr, mla_lat.get() + b * N * kvr);
+      matmul(B * N, mla_lat.get(), kvr, L.kv_b, mla_kv.get(), kvw, false, counts.qkv_projection);
+    } else {
+      counts.weight_bytes += L.kv_b.storage_bytes();  // W_UK and W_UV, read once
+    }
+    const float* W = L.kv_b_rows.data();
+    for (std::int64_t i = 0; i < M; ++i) {
+      const std::int64_t b = i / T, pos = pos0 + i % T;
+      const std::int64_t lo = window > 0 ? std::max<std::int64_t>(0, pos - window + 1) : 0;
+      for (std::int64_t hh = 0; hh < nh; ++hh) {
+        const float* q = mla_q.get() + i * nh * qk + hh * qk;
+        float* out = att.get() + i * nh * v + hh * v;
+        if (absorbed)  // q_lat = W_UK_h^T q_nope
+          for (std::int64_t c = 0; c < kvr; ++c) {
+            float acc = 0;
+            for (std::int64_t r = 0; r < nope; ++r) acc += q[r] * W[(hh * (nope + v) + r) * kvr + c];
+            qlat[static_cast<std::size_t>(c)] = acc;
+          }
+        float top = -INFINITY;
+        for (std::int64_t j = lo; j <= pos; ++j) {
+          const float* kr = L.krope.data() + (b * cap + j) * rope_d;
+          float acc = 0;
+          for (std::int64_t r = 0; r < rope_d; ++r) acc += q[nope + r] * kr[r];
+          if (absorbed) {
+            const float* lat = L.latent.data() + (b * cap + j) * kvr;
+            for (std::int64_t c = 0; c < kvr; ++c) acc += qlat[static_cast<std::size_t>(c)] * lat[c];
+          } else {
+            const float* kn = mla_kv.get() + (b * N + j) * kvw + hh * (nope + v);
+            for (std::int64_t r = 0; r < nope; ++r) acc += q[r] * kn[r];
+          }
+          p[static_cast<std::size_t>(j)] = acc * scale;
+          top = std::max(top, acc * scale);
+        }
+        double sum = 0;
+        for (std::int64_t j = lo; j <= pos; ++j)
+          sum += p[static_cast<std::size_t>(j)] = std::exp(p[static_cast<std::size_t>(j)] - top);
+        for (std::int64_t j = lo; j <= pos; ++j)
+          p[static_cast<std::size_t>(j)] = static_cast<float>(p[static_cast<std::size_t>(j)] / sum);
+        pairs += static_cast<double>(pos - lo + 1);
+        if (absorbed) {
+          std::fill(ctx.begin(), ctx.end(), 0.0f);
+          for (std::int64_t j = lo; j <= pos; ++j) {
+            const float* lat = L.latent.data() + (b * cap + j) * kvr;
+            for (std::int64_t c = 0; c < kvr; ++c)
+              ctx[static_cast<std::size_t>(c)] += p[static_cast<std::size_t>(j)] * lat[c];
+          }
+          for (std::int64_t r = 0; r < v; ++r) {  // out = W_UV_h ctx
+            const float* w = W + (hh * (nope + v) + nope + r) * kvr;
+            float acc = 0;
+            for (std::int64_t c = 0; c < kvr; ++c) acc += w[c] * ctx[static_cast<std::size_t>(c)];
+            out[r] = acc;
+          }
+        } else {
+          std::fill(out, out + v, 0.0f);
+          for (std::int64_t j = lo; j <= pos; ++j) {
+            const float* vv = mla_kv.get() + (b * N + j) * kvw + hh * (nope + v) + nope;
+            for (std::int64_t r = 0; r < v; ++r) out[r] += p[static_cast<std::size_t>(j)] * vv[r];
+          }
+        }
+      }
+    }
+    const double Md = static_cast<double>(M), nhd = static_cast<double>(nh);
+    counts.attention_pairs += static_cast<std::int64_t>(pairs / nhd);
+    counts.softmax += 5.0 * pairs;
+    if (absorbed) {
+      counts.qkv_projection += 2.0 * Md * nhd * static_cast<double>(nope) * static_cast<double>(kvr);
+      counts.attention_scores += 2.0 * pairs * static_cast<double>(kvr + rope_d);
+      counts.attention_values += 2.0 * pairs * static_cast<double>(kvr);
+      counts.output_projection += 2.0 * Md * nhd * static_cast<double>(kvr) * static_cast<double>(v);
+    } else {
+      counts.attention_scores += 2.0 * pairs * static_cast<double>(qk);
+      counts.attention_values += 2.0 * pairs * static_cast<double>(v);
+    }
+    matmul(M, att.get(), nh * v, L.o, x.get(), h, true, counts.output_projection);  // + residual
+  }
+
+  // MLP block: x += mlp(rmsnorm(x)).
+  void mlp_block(layer_data& L, std::int64_t l, std::int64_t M) {
+    const std::int64_t h = s.hidden, I = s.intermediate;
+    rmsnorm(x.get(), h, xn.get(), h, M, h, L.mlp_norm);
+    if (s.moe[static_cast<std::size_t>(l)]) {
+      moe_mlp(L, M);
+      return;
+    }
+    matmul(M, xn.get(), h, L.gate_up, gu.get(), 2 * I, false, counts.mlp);
+    swiglu(M, I);
+    matmul(M, act.get(), I, L.down, x.get(), h, true, counts.mlp);  // + residual
   }
 
   void rope(float* v, std::int64_t pos) const {
@@ -356,7 +690,7 @@ struct decoder::impl {
   }
 
   // T new tokens per sequence (tokens: batch x T); logits of the last position of each.
-  void forward(const std::int32_t* tokens, std::int64_t T, float* logits) {
+  void forward(const std::int32_t* tokens, std::int64_t T, float* logits, bool decode_step = false) {
     const std::int64_t B = o.batch, M = B * T, h = s.hidden;
     if (T < 1)
       throw error(error_code::invalid_argument, "/prompt_tokens",
@@ -379,13 +713,17 @@ struct decoder::impl {
     rows(M, h, [&](std::int64_t i) { embedding.row(tokens[i], x.get() + i * h); });
     counts.embedding_bytes += static_cast<double>(M) * static_cast<double>(h) * bytes_per_element(o.weights);
 
-    const std::int64_t qw = q_width(), kw = k_width(), ldq = qkv_width(), ao = s.heads * s.v_head_dim,
-                       I = s.intermediate;
+    const std::int64_t qw = q_width(), kw = k_width(), ldq = qkv_width(), ao = s.heads * s.v_head_dim;
     const std::int64_t pos0 = position;
     for (std::int64_t l = 0; l < s.layers; ++l) {
       layer_data& L = layers[static_cast<std::size_t>(l)];
       // Attention block.
       rmsnorm(x.get(), h, xn.get(), h, M, h, L.attn_norm);
+      if (s.mla) {
+        mla_attention(L, l, T, pos0, decode_step);
+        mlp_block(L, l, M);
+        continue;
+      }
       matmul(M, xn.get(), h, L.qkv, qkv.get(), ldq, false, counts.qkv_projection);
       if (s.qkv_bias) {
         rows(M, ldq, [&](std::int64_t i) {
@@ -444,17 +782,7 @@ struct decoder::impl {
       counts.attention_pairs += tally.pairs;
       matmul(M, att.get(), ao, L.o, x.get(), h, true, counts.output_projection);  // + residual
 
-      // MLP block.
-      rmsnorm(x.get(), h, xn.get(), h, M, h, L.mlp_norm);
-      matmul(M, xn.get(), h, L.gate_up, gu.get(), 2 * I, false, counts.mlp);
-      rows(M, 4 * I, [&](std::int64_t i) {
-        const float* g = gu.get() + i * 2 * I;
-        const float* u = g + I;
-        float* a = act.get() + i * I;
-        for (std::int64_t j = 0; j < I; ++j) a[j] = g[j] / (1.0f + std::exp(-g[j])) * u[j];
-      });
-      counts.mlp += 2.0 * static_cast<double>(M) * static_cast<double>(I);
-      matmul(M, act.get(), I, L.down, x.get(), h, true, counts.mlp);  // + residual
+      mlp_block(L, l, M);
     }
     position += T;
 
@@ -477,9 +805,10 @@ const decoder_options& decoder::options() const noexcept { return p_->o; }
 void decoder::prefill(const std::int32_t* tokens, std::int64_t prompt, float* logits) {
   p_->forward(tokens, prompt, logits);
 }
-void decoder::decode(const std::int32_t* tokens, float* logits) { p_->forward(tokens, 1, logits); }
+void decoder::decode(const std::int32_t* tokens, float* logits) { p_->forward(tokens, 1, logits, true); }
 void decoder::reset() {
-  for (auto& L : p_->layers) L.cache->clear();
+  for (auto& L : p_->layers)
+    if (L.cache) L.cache->clear();
   p_->position = 0;
 }
 std::int64_t decoder::position() const noexcept { return p_->position; }
@@ -489,15 +818,18 @@ void decoder::reset_counts() noexcept { p_->counts = op_counts{}; }
 kv_profile_report decoder::kv_report(double elapsed_s) const {
   kv_profile_report r;
   r.elapsed_s = elapsed_s;
-  for (const auto& L : p_->layers) r.layers.push_back(L.cache->profile());
+  for (const auto& L : p_->layers)
+    if (L.cache) r.layers.push_back(L.cache->profile());
   return r;
 }
 void decoder::reset_kv_profiles() noexcept {
-  for (auto& L : p_->layers) L.cache->reset_profile();
+  for (auto& L : p_->layers)
+    if (L.cache) L.cache->reset_profile();
 }
 double decoder::kv_bytes() const {
   double b = 0;
-  for (const auto& L : p_->layers) b += L.cache->memory_bytes();
+  for (const auto& L : p_->layers)
+    b += L.cache ? L.cache->memory_bytes() : 4.0 * static_cast<double>(L.latent.size() + L.krope.size());
   return b;
 }
 double decoder::weight_bytes() const {
@@ -507,8 +839,17 @@ double decoder::weight_bytes() const {
     b += L.qkv.storage_bytes() + L.o.storage_bytes() + L.gate_up.storage_bytes() + L.down.storage_bytes() +
          4.0 * static_cast<double>(L.attn_norm.size() + L.mlp_norm.size() + L.q_norm.size() + L.k_norm.size() +
                                    L.qkv_bias.size());
+  for (const auto& L : p_->layers) {
+    b += L.q_a.storage_bytes() + L.q_b.storage_bytes() + L.kv_a.storage_bytes() + L.kv_b.storage_bytes() +
+         L.router.storage_bytes() + L.shared_gate_up.storage_bytes() + L.shared_down.storage_bytes() +
+         L.shared_gate.storage_bytes() +
+         4.0 * static_cast<double>(L.q_a_norm.size() + L.kv_a_norm.size() + L.router_bias.size());
+    for (const auto& e : L.experts)
+      if (e) b += e->gate_up.storage_bytes() + e->down.storage_bytes();
+  }
   return b;
 }
+std::int64_t decoder::experts_built() const noexcept { return p_->built_experts; }
 
 decoder::layer_view decoder::layer(std::int64_t l) const {
   const auto& L = p_->layers.at(static_cast<std::size_t>(l));

@@ -1,9 +1,10 @@
 #pragma once
 // A reference decoder that really runs: Llama-style (RMSNorm, RoPE, GQA attention over a KV
 // cache, SwiGLU MLP), random weights, multithreaded, for any config the estimator accepts
-// that has that shape (llama, mistral, qwen2, qwen3, ... without MoE or MLA) and fits in
-// memory. Weights are fp32, bf16 or int8 (weight-only: activations stay fp32); the KV cache
-// is fp32 or int8, and every layer's cache is wrapped by the KV-cache profiler.
+// that has that shape (llama, mistral, qwen2, qwen3, ...) and fits in memory; with
+// decoder_options::moe_mla also MoE and MLA layers (validate-model: reference loops). Weights are fp32, bf16 or int8
+// (weight-only: activations stay fp32); the KV cache is fp32 or int8, and every layer's cache is wrapped by the
+// KV-cache profiler.
 //
 // The kernels count the FLOPs and bytes they execute in flopcast's conventions, by the
 // estimator's components (op_counts), so a run can be set beside estimate() exactly:
@@ -35,13 +36,27 @@ struct decoder_shape {
   bool qk_norm = false;
   bool tied_embeddings = false;
   std::vector<std::int64_t> window;  // per layer: 0 = full attention
+  // Extensions run by `flopcast validate-model` (decoder_options::moe_mla): reference loops
+  // that count their work in the estimator's conventions, not tuned kernels for timing.
+  // Multi-head latent attention (DeepSeek-V2/V3): q (optionally through a q_lora latent),
+  // a shared kv latent of kv_lora + one rope key per token (what the cache stores); prefill
+  // expands K/V from the latent (kv_b_proj), a decode step absorbs W_UK/W_UV into q and the
+  // output (as the estimator counts them).
+  bool mla = false;
+  std::int64_t q_lora = 0, kv_lora = 0, qk_nope = 0, qk_rope = 0;
+  // Mixture of experts: per layer true where the MLP is routed (router h x E, softmax, top-k,
+  // the k experts' SwiGLU, their weighted sum; shared experts and their sigmoid gate).
+  std::vector<bool> moe;
+  std::int64_t experts = 0, experts_per_token = 0, expert_intermediate = 0, shared_intermediate = 0;
+  bool shared_expert_gate = false, router_bias = false;
   float rope_theta = 10000.0f;
   float norm_eps = 1e-5f;
 };
 
 // Reads the shape; throws flopcast::error(unsupported_model, "MODEL") naming the
 // model_type and what the reference decoder lacks for it.
-[[nodiscard]] decoder_shape decoder_shape_of(const model_spec& m);
+// With moe_mla, MoE and MLA layers are accepted too (what validate-model runs).
+[[nodiscard]] decoder_shape decoder_shape_of(const model_spec& m, bool moe_mla = false);
 
 // The model with its first n layers only (n in [1, num_layers]; else
 // error(invalid_argument, "/layers")): num_layers, groups (with their counts) and
@@ -76,6 +91,7 @@ struct decoder_options {
   std::int64_t max_tokens = 256;        // KV capacity per sequence (prompt + generated)
   std::int64_t max_prefill_tokens = 0;  // per sequence; 0: max_tokens (sizes the scratch)
   std::uint64_t seed = 1;
+  bool moe_mla = false;  // accept MoE and MLA layers (experts are built when first routed to)
 };
 
 // What a decoder allocates, in bytes (before allocating it).
@@ -112,8 +128,9 @@ class decoder {
   void reset_counts() noexcept;
   [[nodiscard]] kv_profile_report kv_report(double elapsed_s = 0) const;
   void reset_kv_profiles() noexcept;
-  [[nodiscard]] double kv_bytes() const;      // every layer's cache, now
-  [[nodiscard]] double weight_bytes() const;  // as stored, without padding
+  [[nodiscard]] double kv_bytes() const;                      // every layer's cache, now
+  [[nodiscard]] double weight_bytes() const;                  // as stored, without padding
+  [[nodiscard]] std::int64_t experts_built() const noexcept;  // routed experts instantiated, all layers
 
   // Weights, for reference implementations.
   struct layer_view {
