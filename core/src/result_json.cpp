@@ -13,6 +13,7 @@
 #include "flopcast/training.hpp"
 #include "json_out.hpp"
 #include "operators_parts.hpp"
+#include "providers_parts.hpp"
 
 namespace flopcast {
 namespace {
@@ -451,6 +452,7 @@ std::string to_json(const estimate_context& c, int indent) {
   else
     w.value(nullptr);
   w.end_object();
+  if (c.provider) w.object("provider", [&] { detail::write_provider_entry(w, *c.provider); });
   w.end_object();
   return w.take();
 }
