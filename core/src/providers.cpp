@@ -207,6 +207,12 @@ const provider_entry* provider_for_model_name(std::string_view name) {
   return find_provider_entry(name);
 }
 
+const provider_entry* provider_of_request(std::string_view request_json) {
+  const json j = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (!j.is_object() || !j.contains("model") || !j["model"].is_string()) return nullptr;
+  return provider_for_model_name(j["model"].get<std::string>());
+}
+
 std::vector<const provider_entry*> provider_entries(std::string_view model) {
   std::vector<const provider_entry*> out;
   const model_record* m = model.empty() ? nullptr : &find_model(model);

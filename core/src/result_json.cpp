@@ -392,6 +392,8 @@ std::string to_json(const estimate_context& c, int indent) {
       if (r.notes & bit) w.value(note_text(static_cast<note>(bit)));
   });
 
+  // Before "details", the last key (the WASM wrapper parses the head apart from the details).
+  if (c.provider) w.object("provider", [&] { detail::write_provider_entry(w, *c.provider); });
   w.key("details").begin_object();
   w.object("config", [&] { write_config(w, m); });
   w.object("parameters", [&] {
@@ -452,7 +454,6 @@ std::string to_json(const estimate_context& c, int indent) {
   else
     w.value(nullptr);
   w.end_object();
-  if (c.provider) w.object("provider", [&] { detail::write_provider_entry(w, *c.provider); });
   w.end_object();
   return w.take();
 }

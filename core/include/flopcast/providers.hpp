@@ -47,6 +47,10 @@ struct provider_record {
 // win: "gpt-oss-120b" stays the registry's model); nullptr otherwise.
 [[nodiscard]] const provider_entry* provider_for_model_name(std::string_view name);
 
+// provider_for_model_name of a request's "model" when it is a string (estimate_json): nullptr
+// for a registry name, an inline config or text that is no JSON object.
+[[nodiscard]] const provider_entry* provider_of_request(std::string_view request_json);
+
 // The entries serving `model` (a registry name or alias, or a provider id: the model it serves),
 // or every entry when `model` is empty. Unknown models throw find_model's error.
 [[nodiscard]] std::vector<const provider_entry*> provider_entries(std::string_view model = {});
