@@ -123,15 +123,6 @@ const catalog& the_catalog() {
   return *c;
 }
 
-bool registry_has(std::string_view name) {
-  for (const auto& r : model_records()) {
-    if (lower(r.id) == lower(name)) return true;
-    for (const auto& a : r.aliases)
-      if (lower(a) == lower(name)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 using detail::json_out;
@@ -203,7 +194,7 @@ const provider_entry* find_provider_entry(std::string_view name) {
 }
 
 const provider_entry* provider_for_model_name(std::string_view name) {
-  if (registry_has(name)) return nullptr;
+  if (is_registry_name(name)) return nullptr;
   return find_provider_entry(name);
 }
 

@@ -240,6 +240,8 @@ const model_record& find_model(std::string_view name) {
                   did_you_mean(suggest_models(name)));
 }
 
+bool is_registry_name(std::string_view name) { return models().find(lower(name)) >= 0; }
+
 const hardware_spec& find_gpu(std::string_view name) {
   if (const auto slot = gpus().find(squash(name)); slot >= 0) return gpus().at(static_cast<std::size_t>(slot));
   throw error(error_code::unknown_gpu, "/gpu",
