@@ -4,6 +4,7 @@
 //   flopcast throughput | serve | train | calibrate | measure MODEL [options]
 //   flopcast plan MODEL -g GPU [options] [--json|--csv]: how many GPUs, the layouts that fit
 //   flopcast report MODEL [options] -o FILE.html [--pdf FILE.pdf]
+//   flopcast providers [--model M] [--json|--csv] [--compare -g GPU --utilization U]: hosted providers
 //   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
 // Every command's options come from the core's request table; bad input prints one line on
 // stderr (the error code, the flag and JSON pointer, the message) and exits 2.

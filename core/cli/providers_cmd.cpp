@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "flopcast/error.hpp"
 #include "format.hpp"
@@ -19,7 +20,7 @@ struct providers_options {
   bool json = false, csv = false, compare = false;
   std::int64_t tp = 0, prompt = 512, output = 256;
   double utilization = 0.5;
-  double cost_per_hour = 0;
+  std::optional<double> cost_per_hour;
 };
 
 std::string cell(const json& v, const char* unit = "") {
@@ -91,7 +92,7 @@ int compare(const providers_options& o) {
   q.utilization = o.utilization;
   q.prompt_tokens = o.prompt;
   q.output_tokens = o.output;
-  if (o.cost_per_hour > 0) q.cost_per_hour_usd = o.cost_per_hour;
+  q.cost_per_hour_usd = o.cost_per_hour;
   const std::string text = price_comparison_json(q, 2);
   if (o.json) {
     std::cout << text << "\n";

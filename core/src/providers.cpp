@@ -242,6 +242,10 @@ std::string price_comparison_json(const price_comparison_request& q, int indent)
   if (q.tensor_parallel < 0 || q.tensor_parallel > 1024)
     throw error(error_code::invalid_argument, "/tensor_parallel",
                 "expected a tensor-parallel degree in [1, 1024] (0: the smallest that fits)");
+  for (const auto& [n, key] :
+       {std::pair{q.prompt_tokens, "/prompt_tokens"}, std::pair{q.output_tokens, "/output_tokens"}})
+    if (n < 1 || n > (std::int64_t{1} << 24))
+      throw error(error_code::invalid_argument, key, "expected a positive token count (at most 2^24)");
   if (q.cost_per_hour_usd && !(*q.cost_per_hour_usd > 0 && std::isfinite(*q.cost_per_hour_usd)))
     throw error(error_code::invalid_argument, "/cost_per_hour_usd", "expected a positive price per GPU-hour");
   const model_record& m = find_model(q.model);

@@ -91,9 +91,18 @@ test('providers --model with an unknown model exits 2 with suggestions', () => {
     r.stderr,
     /flopcast: error: \[flopcast\.unknown_model\].*unknown model "llama-3\.3-70b-instrct".*did you mean/,
   );
-  const u = run('providers', '--model', 'llama-3.3-70b', '--compare', '--utilization', '0');
-  assert.equal(u.status, 2);
-  assert.match(u.stderr, /utilization/);
+  for (const [flag, value, what] of [
+    ['--utilization', '0', /utilization/],
+    ['--utilization', '1.5', /utilization/],
+    ['--prompt-tokens', '0', /prompt_tokens/],
+    ['--cost-per-hour', '-1', /cost_per_hour_usd/],
+    ['-g', 'H1000', /unknown GPU/],
+  ]) {
+    const u = run('providers', '--model', 'llama-3.3-70b', '--compare', flag, value);
+    assert.equal(u.status, 2, `${flag} ${value}: ${u.stderr}`);
+    assert.equal(u.stdout, '');
+    assert.match(u.stderr, what);
+  }
 });
 
 test('compare: self-hosted $/1M tokens from the GPU $/h and the serving throughput, beside each price', () => {
