@@ -16,6 +16,7 @@
 #include "flopcast/flopcast.hpp"
 #include "flopcast/plan.hpp"
 #include "flopcast/profile.hpp"
+#include "flopcast/providers.hpp"
 
 namespace {
 
@@ -96,6 +97,13 @@ status list_engines() {
 }
 status defaults() {
   return guarded([] { return ok(flopcast::defaults_json(-1), 0); });
+}
+// The hosted-provider catalog: the entries serving `model` ("" : all), and API price vs self-hosted cost.
+status providers(const std::string& model) {
+  return guarded([&] { return ok(flopcast::providers_json(model, -1), 0); });
+}
+status price_comparison(const std::string& request) {
+  return guarded([&] { return ok(flopcast::price_comparison_json(std::string_view(request), -1), 0); });
 }
 std::string version() { return flopcast::version(); }
 
@@ -195,6 +203,8 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("listEngines", &list_engines);
   emscripten::function("defaults", &defaults);
   emscripten::function("version", &version);
+  emscripten::function("providers", &providers);
+  emscripten::function("priceComparison", &price_comparison);
   emscripten::function("sweepSize", &sweep_size);
   emscripten::function("sweepChunk", &sweep_chunk);
   emscripten::function("sweepValues", &sweep_values);

@@ -949,6 +949,84 @@ export interface EstimateSettings extends SharedSettings {
   /** Where weight_bytes came from (the CLI: "exact bytes from model.gguf (Q4_K_M mix: ...)"); null here. */
   weight_bytes_source: string | null;
 }
+/** A hosted provider's entry (data/providers/): its model id and the figures it publishes, dated; null: not found. */
+export interface ProviderEntry {
+  /** The provider's key (its file name): 'groq', 'together', ... */
+  provider: string;
+  name: string;
+  /** The model id as the provider's API takes it. */
+  id: string;
+  /** The registry model it serves. */
+  model: string;
+  precision: string | null;
+  context_length: number | null;
+  output_tokens_per_second: number | null;
+  input_usd_per_million: number | null;
+  output_usd_per_million: number | null;
+  /** When the figures were seen (YYYY-MM-DD); prices change. */
+  date: string;
+  /** The price's source URL (else the speed's); null when neither was found. */
+  source: string | null;
+  speed_source: string | null;
+  note: string;
+  label: 'PUBLISHED';
+}
+
+export interface ProvidersResult {
+  providers: ProviderEntry[];
+}
+
+export interface PriceComparisonRequest {
+  /** A registry name or alias, or a provider id. */
+  model: string;
+  /** Default 'H100'. */
+  gpu?: string;
+  /** 0 or omitted: the smallest power of two up to 8 whose layout fits. */
+  tensor_parallel?: number;
+  precision?: PrecisionName;
+  /** Share of the paid GPU hours spent serving at full throughput, (0, 1]; default 0.5. */
+  utilization?: number;
+  prompt_tokens?: number;
+  output_tokens?: number;
+  /** USD per GPU-hour; default: the GPU's (data/gpus.json). */
+  cost_per_hour_usd?: number | null;
+}
+
+export interface PriceComparisonProvider extends ProviderEntry {
+  /** prompt_tokens x input price + output_tokens x output price; null when unpriced. */
+  usd_per_request: number | null;
+  /** Self-hosted cost per request over the API's; null when unpriced. */
+  self_hosted_to_api_cost: number | null;
+}
+
+/** API price vs self-hosted cost per 1M tokens (priceComparison()). */
+export interface PriceComparisonResult {
+  model: string;
+  gpu: string;
+  gpus: number;
+  tensor_parallel: number;
+  precision: string;
+  utilization: number;
+  prompt_tokens: number;
+  output_tokens: number;
+  concurrency: number;
+  fits: boolean;
+  /** One GPU's. */
+  gpu_cost_per_hour_usd: number;
+  /** Serving throughput while busy (ESTIMATED). */
+  output_tokens_per_second: number;
+  requests_per_second: number;
+  self_hosted: {
+    usd_per_million_output_tokens: number | null;
+    usd_per_million_input_tokens: number | null;
+    usd_per_request: number | null;
+    label: 'ESTIMATED';
+  };
+  providers: PriceComparisonProvider[];
+  /** What the figures mean, in words. */
+  meaning: string;
+}
+
 export interface EstimateResult {
   parameters: number;
   active_parameters: number;
@@ -978,6 +1056,8 @@ export interface EstimateResult {
   batch_size: number;
   sequence_length: number;
   note: string[];
+  /** Only when the model was named by a hosted provider's id ("llama-3.3-70b-versatile", "groq:..."): its published figures. */
+  provider?: ProviderEntry;
   details: {
     config: ModelConfig;
     parameters: {
@@ -1513,6 +1593,10 @@ export interface Flopcast {
   listModels(): ModelInfo[];
   listGpus(): GpuInfo[];
   listEngines(): EngineInfo[];
+  /** Hosted providers' entries serving `model` (a registry name or provider id); omitted: all. */
+  providers(model?: string): ProvidersResult;
+  /** API price vs self-hosted cost per 1M tokens. */
+  priceComparison(request: PriceComparisonRequest | string): PriceComparisonResult;
   defaults(): Defaults;
   precisions(): PrecisionName[];
   optimizers(): Optimizer[];

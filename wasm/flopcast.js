@@ -123,6 +123,10 @@ export async function createFlopcast(options = {}) {
     listModels: () => (models ??= result(mod.listModels())),
     listGpus: () => (gpus ??= result(mod.listGpus())),
     listEngines: () => (engines ??= result(mod.listEngines())),
+    /** Hosted providers' entries (data/providers/) serving `model` (a registry name or provider id; omitted: all). */
+    providers: (model = '') => result(mod.providers(String(model))),
+    /** API price vs self-hosted cost per 1M tokens of request.model on request.gpu at request.utilization. */
+    priceComparison: (request) => result(mod.priceComparison(requestText(request))),
     defaults: () => (defaults ??= result(mod.defaults())),
     precisions: () => api.defaults().precisions.map((p) => p.name),
     optimizers: () => api.defaults().optimizers,

@@ -5,6 +5,7 @@
 //   flopcast plan MODEL -g GPU [options] [--json|--csv]: how many GPUs, the layouts that fit
 //   flopcast report MODEL [options] -o FILE.html [--pdf FILE.pdf]
 //   flopcast profile MODEL.onnx [-g GPU] [-p PRECISION] [--dim k=v,...] [--depth N] [--json|--csv]
+//   flopcast providers [--model M] [--json|--csv] [--compare -g GPU --utilization U]: hosted providers
 //   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
 // Every command's options come from the core's request table; bad input prints one line on
 // stderr (the error code, the flag and JSON pointer, the message) and exits 2.
@@ -30,6 +31,7 @@
 #include "operators_text.hpp"
 #include "plan_cmd.hpp"
 #include "profile_cmd.hpp"
+#include "providers_cmd.hpp"
 #include "report_cmd.hpp"
 #include "report_text.hpp"
 #include "serve_cmd.hpp"
@@ -99,6 +101,7 @@ int run(int argc, char** argv) {
   cli::train_command train;
   cli::throughput_command throughput;
   cli::serve_command serve;
+  cli::providers_command providers;
   cli::plan_command plan_gpus;
   cli::calibrate_command calibrate;
   cli::inspect_command inspect;
@@ -151,6 +154,7 @@ int run(int argc, char** argv) {
       {"train", [&] { train = cli::add_train_command(app); }},
       {"throughput", [&] { throughput = cli::add_throughput_command(app); }},
       {"serve", [&] { serve = cli::add_serve_command(app); }},
+      {"providers", [&] { providers = cli::add_providers_command(app); }},
       {"plan", [&] { plan_gpus = cli::add_plan_command(app); }},
       {"calibrate", [&] { calibrate = cli::add_calibrate_command(app); }},
       {"inspect", [&] { inspect = cli::add_inspect_command(app); }},
@@ -200,6 +204,7 @@ int run(int argc, char** argv) {
   if (ran(train.app)) return train.run();
   if (ran(throughput.app)) return throughput.run();
   if (ran(serve.app)) return serve.run();
+  if (ran(providers.app)) return providers.run();
   if (ran(plan_gpus.app)) return plan_gpus.run();
   if (ran(calibrate.app)) return calibrate.run();
   if (ran(inspect.app)) return inspect.run();
@@ -261,13 +266,14 @@ int run(int argc, char** argv) {
     compare_plan::point p = plan.at(0);
     p.config.weight_bytes_source = cli::weight_bytes_source();
     const estimate_result r = estimate(*p.model, p.config, p.gpu);
-    const estimate_context ctx{*p.model, p.config, p.gpu, r};
+    const estimate_context ctx{*p.model, p.config, p.gpu, r, provider_for_model_name(est.models.at(0))};
     if (o.json)
       std::cout << to_json(ctx) << "\n";
     else if (o.csv)
       std::cout << rows_to_csv({row_values(ctx)}, all_columns());
     else
-      std::cout << cli::report(ctx) << (p.config.operator_table ? cli::operators_report(ctx) : "");
+      std::cout << cli::report(ctx) << (p.config.operator_table ? cli::operators_report(ctx) : "")
+                << (ctx.provider ? cli::provider_text(*ctx.provider) : "");
     return 0;
   }
 

@@ -5,6 +5,7 @@
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/plan.hpp"
+#include "flopcast/providers.hpp"
 #include "flopcast/registry.hpp"
 #include "flopcast/request.hpp"
 #include "flopcast/result_json.hpp"
@@ -110,7 +111,7 @@ std::string estimate_json(std::string_view request_json, int indent) {
     const compare_request q = read_compare_request(request_json, false);
     const compare_plan::point p = q.plan.at(0);
     const estimate_result r = estimate(*p.model, p.config, p.gpu);
-    return to_json({*p.model, p.config, p.gpu, r}, indent);
+    return to_json({*p.model, p.config, p.gpu, r, provider_of_request(request_json)}, indent);
   });
 }
 

@@ -14,6 +14,7 @@
 #include "embedded_records.hpp"
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/providers.hpp"
 #include "json_reader.hpp"
 
 namespace flopcast {
@@ -231,10 +232,15 @@ bool model_filter::matches(const model_record& r) const {
 // "meta-llama/Meta-Llama-3-8B") where no id or alias has it (the build's index orders them so).
 const model_record& find_model(std::string_view name) {
   if (const auto slot = models().find(lower(name)); slot >= 0) return models().at(static_cast<std::size_t>(slot));
+  // A hosted provider's model id ("llama-3.3-70b-versatile", "groq:..."): the model it serves.
+  if (const provider_entry* e = find_provider_entry(name))
+    if (const auto slot = models().find(lower(e->model)); slot >= 0) return models().at(static_cast<std::size_t>(slot));
   throw error(error_code::unknown_model, "/model",
               "unknown model \"" + std::string(name) + "\": expected a registry model name or alias" +
                   did_you_mean(suggest_models(name)));
 }
+
+bool is_registry_name(std::string_view name) { return models().find(lower(name)) >= 0; }
 
 const hardware_spec& find_gpu(std::string_view name) {
   if (const auto slot = gpus().find(squash(name)); slot >= 0) return gpus().at(static_cast<std::size_t>(slot));

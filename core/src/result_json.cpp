@@ -13,6 +13,7 @@
 #include "flopcast/training.hpp"
 #include "json_out.hpp"
 #include "operators_parts.hpp"
+#include "providers_parts.hpp"
 
 namespace flopcast {
 namespace {
@@ -391,6 +392,8 @@ std::string to_json(const estimate_context& c, int indent) {
       if (r.notes & bit) w.value(note_text(static_cast<note>(bit)));
   });
 
+  // Before "details", the last key (the WASM wrapper parses the head apart from the details).
+  if (c.provider) w.object("provider", [&] { detail::write_provider_entry(w, *c.provider); });
   w.key("details").begin_object();
   w.object("config", [&] { write_config(w, m); });
   w.object("parameters", [&] {

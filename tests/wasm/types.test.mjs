@@ -222,6 +222,10 @@ function realResults() {
   add('sweep', 'sweep', fc.sweep(grid));
   add('sweepSize', 'sweepSize', fc.sweepSize(grid));
   add('listModels', 'listModels', fc.listModels());
+  add('estimate', 'estimate: by a provider id', fc.estimate({ model: 'llama-3.3-70b-versatile', gpu: 'H100' }));
+  add('providers', 'providers', fc.providers());
+  add('providers', 'providers: one model', fc.providers('llama-3.3-70b'));
+  add('priceComparison', 'priceComparison', fc.priceComparison({ model: 'llama-3.3-70b', gpu: 'H100' }));
   add('listGpus', 'listGpus', fc.listGpus());
   add('defaults', 'defaults', fc.defaults());
   add('precisions', 'precisions', fc.precisions());

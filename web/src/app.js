@@ -674,6 +674,7 @@ function update(force = false) {
     $('download-report').disabled = false;
     charts?.schedule(result, req);
     ops?.then((card) => card.update(req));
+    providers?.then((panel) => panel.update(req));
     const ms = performance.now() - t0;
     const where = result.gpu ? `on ${result.gpu}` : 'without a GPU';
     setStatus(
@@ -955,6 +956,18 @@ if ('IntersectionObserver' in window) {
   });
   seenOps.observe($('operators'));
 }
+
+// ---------- hosted providers vs self-hosted (app/providers.js, loaded when it comes into view) ----------
+let providers = null;
+function loadProviders() {
+  providers ??= import('./app/providers.js').then(({ initProviders }) => {
+    const panel = initProviders({ fc });
+    if (lastGood) panel.update(lastGood.req);
+    return panel;
+  });
+  return providers;
+}
+loadWhenNear($('providers'), $('providers'), loadProviders);
 
 // The first estimate, for the inputs the address gives.
 applyQuery(q);

@@ -64,6 +64,9 @@ struct model_filter {
 // flopcast::error(unknown_model) with "did you mean" suggestions.
 [[nodiscard]] const model_record& find_model(std::string_view name);
 [[nodiscard]] const hardware_spec& find_gpu(std::string_view name);
+// Whether `name` is a bundled model's id or alias (an index lookup: parses nothing; a provider's
+// model id, which find_model also takes, is not).
+[[nodiscard]] bool is_registry_name(std::string_view name);
 
 // Up to `limit` known names closest to `name` (edit distance), best first.
 [[nodiscard]] std::vector<std::string> suggest_models(std::string_view name, std::size_t limit = 3);

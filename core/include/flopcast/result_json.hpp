@@ -16,6 +16,9 @@ struct estimate_context {
   const settings& config;
   const hardware_spec* gpu;  // nullptr: no GPU
   const estimate_result& result;
+  // The hosted provider's entry when the model was named by a provider id (providers.hpp): the
+  // result then carries its published figures as "provider"; nullptr: none.
+  const struct provider_entry* provider = nullptr;
 };
 
 // The full result as one JSON object (text), SI base units throughout.
