@@ -5,6 +5,7 @@
 import { CHARTS, chartConfig, palette, servingChart } from '../charts.js';
 import { createPlot } from '../plot.js';
 import { formatByKind, formatInteger } from '../format.js';
+import { renderMeasure } from './measure-render.js';
 
 // A chart's drawing size in CSS pixels: fits A4 (186 mm) and Letter (190 mm) printable widths.
 const WIDTH = 680;
@@ -86,6 +87,7 @@ function figure(id, caption, label, cfg, charts) {
  * (./plot.js createPlot), for tests and for redrawing).
  */
 export function render(d, root) {
+  if (d.kind === 'measure-suite') return renderMeasure(d, root); // `flopcast measure --suite --html`
   const e = d.estimate;
   document.title = `flopcast report: ${e.model}${e.gpu ? ` on ${e.gpu}` : ''}`;
   const pending = [];
