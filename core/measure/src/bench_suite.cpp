@@ -331,7 +331,7 @@ suite_run_result run_benchmark_suite(const model_spec& m, const suite_options& o
   thread_pool pool(r.options.threads);
   const double n_tasks = static_cast<double>(r.options.tasks.size()) + 1;
   if (progress) progress(0, "machine peaks");
-  r.machine = measure_machine(pool, {r.options.quick_machine});
+  r.machine = options.machine ? *options.machine : measure_machine(pool, {r.options.quick_machine});
   r.hardware = to_hardware_spec(r.machine);
   bench_state s{model, r, pool, nullptr};
 

@@ -40,6 +40,7 @@ struct suite_options {
   int threads = 0;
   weight_format weights = weight_format::f32;
   bool quick_machine = true;
+  std::optional<machine_peaks> machine;  // reuse a machine measurement (else measured first)
   std::vector<std::string> tasks;  // empty: all
 };
 
