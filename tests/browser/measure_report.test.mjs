@@ -34,7 +34,7 @@ test('the suite report opens offline, draws every chart and shows the measured f
   const file = join(tmp, 'report.html');
   const w = spawnSync(
     join(root, 'build/flopcast'),
-    ['measure', 'llama-3.2-1b', '--layers', '1', '--suite', '--prompt', '32', '--gen', '6', '--batch', '2', '--html', file],
+    ['measure', 'llama-3.2-1b', '--layers', '1', '--precision', 'int8', '--suite', '--prompt', '32', '--gen', '6', '--batch', '2', '--html', file],
     { encoding: 'utf8', env: { ...process.env, FLOPCAST_REPORT_RUNTIME: join(dist, 'report-runtime.html') } },
   );
   assert.equal(w.status, 0, w.stderr);
