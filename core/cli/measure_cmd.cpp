@@ -22,9 +22,9 @@
 #include "flopcast/error.hpp"
 #include "flopcast/measure/bench_suite.hpp"
 #include "flopcast/measure/measure.hpp"
-#include "measure_suite_cmd.hpp"
 #include "flopcast/precision.hpp"
 #include "flopcast/registry.hpp"
+#include "measure_suite_cmd.hpp"
 
 namespace flopcast::cli {
 
@@ -110,8 +110,7 @@ error as_option_error(const error& e) {
   static const std::pair<const char*, const char*> k[] = {
       {"/prompt_tokens", "--prompt"}, {"/generated_tokens", "--gen"},    {"/batch_size", "--batch"},
       {"/threads", "--threads"},      {"/repetitions", "--repetitions"}, {"/layers", "--layers"},
-      {"/memory", "MODEL"},           {"/max_tokens", "--prompt"},
-      {"/tasks", "--suite"},
+      {"/memory", "MODEL"},           {"/max_tokens", "--prompt"},       {"/tasks", "--suite"},
   };
   for (const auto& [field, option] : k)
     if (e.pointer() == field) return error(e.code(), option, e.message());

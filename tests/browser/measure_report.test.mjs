@@ -34,7 +34,23 @@ test('the suite report opens offline, draws every chart and shows the measured f
   const file = join(tmp, 'report.html');
   const w = spawnSync(
     join(root, 'build/flopcast'),
-    ['measure', 'llama-3.2-1b', '--layers', '1', '--precision', 'int8', '--suite', '--prompt', '32', '--gen', '6', '--batch', '2', '--html', file],
+    [
+      'measure',
+      'llama-3.2-1b',
+      '--layers',
+      '1',
+      '--precision',
+      'int8',
+      '--suite',
+      '--prompt',
+      '32',
+      '--gen',
+      '6',
+      '--batch',
+      '2',
+      '--html',
+      file,
+    ],
     { encoding: 'utf8', env: { ...process.env, FLOPCAST_REPORT_RUNTIME: join(dist, 'report-runtime.html') } },
   );
   assert.equal(w.status, 0, w.stderr);
@@ -76,7 +92,11 @@ test('the suite report opens offline, draws every chart and shows the measured f
   // Every point of every task is a row whose mean, stddev and n are the JSON's, shown in its unit.
   for (const t of data.tasks) {
     const rows = await page.$$eval(`table[data-task="${t.name}"] tbody tr`, (trs) =>
-      trs.map((tr) => Object.fromEntries([...tr.querySelectorAll('td[data-key]')].map((td) => [td.dataset.key, [td.dataset.value, td.textContent]]))),
+      trs.map((tr) =>
+        Object.fromEntries(
+          [...tr.querySelectorAll('td[data-key]')].map((td) => [td.dataset.key, [td.dataset.value, td.textContent]]),
+        ),
+      ),
     );
     assert.equal(rows.length, t.points.length, t.name);
     t.points.forEach((q, i) => {

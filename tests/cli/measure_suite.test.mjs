@@ -17,10 +17,29 @@ const env = {
   FLOPCAST_REPORT_RUNTIME: join(root, 'dist/report-runtime.html'),
 };
 const run = (args, extra = {}) => {
-  const r = spawnSync(bin, ['measure', ...args], { encoding: 'utf8', cwd: tmp, env: { ...env, ...extra }, maxBuffer: 64 << 20 });
+  const r = spawnSync(bin, ['measure', ...args], {
+    encoding: 'utf8',
+    cwd: tmp,
+    env: { ...env, ...extra },
+    maxBuffer: 64 << 20,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
-const SMALL = ['llama-3.2-1b', '--layers', '2', '--precision', 'int8', '--prompt', '32', '--gen', '6', '--batch', '2', '--repetitions', '3'];
+const SMALL = [
+  'llama-3.2-1b',
+  '--layers',
+  '2',
+  '--precision',
+  'int8',
+  '--prompt',
+  '32',
+  '--gen',
+  '6',
+  '--batch',
+  '2',
+  '--repetitions',
+  '3',
+];
 const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
 
 test('--suite --json: every task, samples = repetitions (prefill) and steps (decode), mean = mean(samples), estimates; --html writes the report', () => {
@@ -101,10 +120,29 @@ test('--suite=TASKS and --tasks run the tasks named; --csv is one row per sample
   const csv = run(['llama-3.2-1b', '--layers', '1', ...SMALL.slice(3), '--suite=decode', '--csv']);
   assert.equal(csv.code, 0, csv.err);
   const lines = csv.out.trim().split('\n');
-  assert.equal(lines[0], 'task,parameter,value,format,metric,unit,sample,measured,mean,stddev,n,label,estimated,calibrated');
+  assert.equal(
+    lines[0],
+    'task,parameter,value,format,metric,unit,sample,measured,mean,stddev,n,label,estimated,calibrated',
+  );
   assert.equal(lines.length, 1 + 2 * 5); // 2 contexts x 5 steps
-  for (const l of lines.slice(1)) assert.match(l, /^decode,context_tokens,(16|32),,decode_step_s,s,[1-5],[\d.e-]+,[\d.e-]+,[\d.e-]+,5,MEASURED,[\d.e-]+,[\d.e-]+$/);
-  const text = run(['llama-3.2-1b', '--layers', '1', '--precision', 'int8', '--prompt', '16', '--tasks', 'prefill', '--repetitions', '2']);
+  for (const l of lines.slice(1))
+    assert.match(
+      l,
+      /^decode,context_tokens,(16|32),,decode_step_s,s,[1-5],[\d.e-]+,[\d.e-]+,[\d.e-]+,5,MEASURED,[\d.e-]+,[\d.e-]+$/,
+    );
+  const text = run([
+    'llama-3.2-1b',
+    '--layers',
+    '1',
+    '--precision',
+    'int8',
+    '--prompt',
+    '16',
+    '--tasks',
+    'prefill',
+    '--repetitions',
+    '2',
+  ]);
   assert.equal(text.code, 0, text.err);
   assert.match(text.out, /^prefill \(/m);
   assert.match(text.out, /prompt_tokens 16 +ttft_s/);
@@ -115,7 +153,10 @@ test('bad suite inputs: exit 2, the option named, nothing measured', () => {
   const bad = run(['llama-3.2-1b', '--layers', '1', '--suite=prefill,warp']);
   assert.equal(bad.code, 2);
   assert.equal(bad.out, '');
-  assert.match(bad.err, /\[flopcast\.invalid_argument\] \(--suite\) unknown task "warp": expected all or a comma-separated list of prefill, decode, batch, kv_cache/);
+  assert.match(
+    bad.err,
+    /\[flopcast\.invalid_argument\] \(--suite\) unknown task "warp": expected all or a comma-separated list of prefill, decode, batch, kv_cache/,
+  );
   const gen = run(['llama-3.2-1b', '--layers', '1', '--suite', '--gen', '1']);
   assert.equal(gen.code, 2);
   assert.match(gen.err, /\(--gen\)/);

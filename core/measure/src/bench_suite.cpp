@@ -113,8 +113,7 @@ struct bench_decoder {
   void prefill(std::int64_t n) {
     std::vector<std::int32_t> t;
     const std::int64_t cap = dec->options().max_prefill_tokens;
-    for (std::int64_t b = 0; b < batch; ++b)
-      t.insert(t.end(), prompt.begin() + b * cap, prompt.begin() + b * cap + n);
+    for (std::int64_t b = 0; b < batch; ++b) t.insert(t.end(), prompt.begin() + b * cap, prompt.begin() + b * cap + n);
     dec->prefill(t.data(), n, logits.data());
     next = argmax_rows(logits.data(), batch, vocab);
   }
@@ -342,12 +341,13 @@ suite_run_result run_benchmark_suite(const model_spec& m, const suite_options& o
     auto& d = s.base_decoder();
     const double ttft = stats_of(prefill_samples(d, r.options.prompt_tokens, r.options.repetitions)).mean;
     const double step = stats_of(step_samples(d, r.options.prompt_tokens, r.options.decode_steps)).mean;
-    r.calibration = calibrate_from(model, measurement_settings(s.run(1, r.options.prompt_tokens, 2)), r.hardware, ttft,
-                                   step);
-    r.calibration_basis = fmt::format("calibrate_from: mean TTFT of {} prefills of {} tokens ({}) and mean of {} "
-                                      "decode steps at context {} ({}), batch 1",
-                                      r.options.repetitions, r.options.prompt_tokens, text::duration(ttft),
-                                      r.options.decode_steps, r.options.prompt_tokens, text::duration(step));
+    r.calibration =
+        calibrate_from(model, measurement_settings(s.run(1, r.options.prompt_tokens, 2)), r.hardware, ttft, step);
+    r.calibration_basis = fmt::format(
+        "calibrate_from: mean TTFT of {} prefills of {} tokens ({}) and mean of {} "
+        "decode steps at context {} ({}), batch 1",
+        r.options.repetitions, r.options.prompt_tokens, text::duration(ttft), r.options.decode_steps,
+        r.options.prompt_tokens, text::duration(step));
   }
 
   using runner = void (*)(bench_state&, suite_task_result&, const progress_fn&);
@@ -404,8 +404,8 @@ std::string suite_to_json(const suite_run_result& r) {
   j["kind"] = "measure-suite";
   j["flopcast_version"] = r.version;
   j["command"] = "measure --suite";
-  j["model"] = {{"name", r.model_name}, {"layers", r.layers}, {"layers_total", r.layers_total},
-                {"parameters", r.parameters}};
+  j["model"] = {
+      {"name", r.model_name}, {"layers", r.layers}, {"layers_total", r.layers_total}, {"parameters", r.parameters}};
   const auto& o = r.options;
   j["run"] = {{"tasks", o.tasks},
               {"prompt_tokens", o.prompt_tokens},
@@ -415,11 +415,12 @@ std::string suite_to_json(const suite_run_result& r) {
               {"threads", o.threads},
               {"weight_precision", std::string(to_string(o.weights))},
               {"quick_machine", o.quick_machine}};
-  j["machine"] = {{"name", "this-cpu"},
-                  {"cpu", r.machine.cpu_model},
-                  {"bandwidth_bytes_per_s", json_util::figure_json(figure::measured(r.machine.bandwidth_bytes_per_s()))},
-                  {"gemm_fp32_flops_per_s", json_util::figure_json(figure::measured(r.machine.gemm_fp32_flops_per_s))},
-                  {"peak_flops_per_s", json_util::figure_json(figure::measured(r.hardware.peak(precision::fp32).value_or(0.0)))}};
+  j["machine"] = {
+      {"name", "this-cpu"},
+      {"cpu", r.machine.cpu_model},
+      {"bandwidth_bytes_per_s", json_util::figure_json(figure::measured(r.machine.bandwidth_bytes_per_s()))},
+      {"gemm_fp32_flops_per_s", json_util::figure_json(figure::measured(r.machine.gemm_fp32_flops_per_s))},
+      {"peak_flops_per_s", json_util::figure_json(figure::measured(r.hardware.peak(precision::fp32).value_or(0.0)))}};
   j["calibration"] = {{"compute_efficiency", r.calibration.compute_efficiency},
                       {"mem_efficiency", r.calibration.mem_efficiency},
                       {"compute_basis", r.calibration.compute_basis},
@@ -473,10 +474,10 @@ std::string suite_to_csv(const suite_run_result& r) {
 }
 
 std::string suite_to_text(const suite_run_result& r) {
-  std::string out = fmt::format(
-      "flopcast {} benchmark suite: {} ({} of {} layers, {} parameters), {} threads, {} weights\n", r.version,
-      r.model_name, r.layers, r.layers_total, text::si(static_cast<double>(r.parameters), ""), r.options.threads,
-      to_string(r.options.weights));
+  std::string out =
+      fmt::format("flopcast {} benchmark suite: {} ({} of {} layers, {} parameters), {} threads, {} weights\n",
+                  r.version, r.model_name, r.layers, r.layers_total, text::si(static_cast<double>(r.parameters), ""),
+                  r.options.threads, to_string(r.options.weights));
   out += fmt::format("calibration (MEASURED): compute efficiency {:.3f}, memory efficiency {:.3f}\n  {}\n",
                      r.calibration.compute_efficiency, r.calibration.mem_efficiency, r.calibration_basis);
   const auto show = [](const std::string& unit, double v) {
@@ -492,14 +493,14 @@ std::string suite_to_text(const suite_run_result& r) {
       const auto& m = p.measured;
       out += fmt::format("  {:<22} {:<18} {:>12} {:>11} {:>4} {:>11} {:>11} {:>12} {:>12}\n", param, p.metric,
                          show(p.unit, m.mean), show(p.unit, m.stddev), m.n, m.p50 ? show(p.unit, *m.p50) : "-",
-                         m.p99 ? show(p.unit, *m.p99) : "-",
-                         p.estimated.value ? show(p.unit, *p.estimated.value) : "-",
+                         m.p99 ? show(p.unit, *m.p99) : "-", p.estimated.value ? show(p.unit, *p.estimated.value) : "-",
                          p.calibrated.value ? show(p.unit, *p.calibrated.value) : "-");
     }
   }
-  out += fmt::format("\nmean, stddev (n - 1), n, p50, p99: MEASURED on this machine; estimated: roofline at the "
-                     "measured peaks; calibrated: with the calibration above (ESTIMATED). {:.1f} s in all.\n",
-                     r.elapsed_s);
+  out += fmt::format(
+      "\nmean, stddev (n - 1), n, p50, p99: MEASURED on this machine; estimated: roofline at the "
+      "measured peaks; calibrated: with the calibration above (ESTIMATED). {:.1f} s in all.\n",
+      r.elapsed_s);
   return out;
 }
 

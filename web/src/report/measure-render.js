@@ -32,16 +32,34 @@ const byMetric = (task, metric) => (task?.points ?? []).filter((p) => p.metric =
 /** Samples as points, the measured mean, and the estimate at the peaks and calibrated, over `x`. */
 function measuredVsEstimated(pts, xTitle, yTitle, p, { logX = true } = {}) {
   const at = (f) => pts.map((q) => ({ x: q.value, y: f(q) }));
-  return xy({ type: logX ? 'log' : 'linear', fmt: (v) => formatInteger(v), title: xTitle }, { type: 'linear', fmt: tick('s'), title: yTitle }, [
-    scatter(
-      'samples (MEASURED)',
-      pts.flatMap((q) => q.measured.samples.map((y) => ({ x: q.value, y }))),
-      p.c[1],
-    ),
-    points('mean (MEASURED)', at((q) => q.measured.mean), p.c[0]),
-    points('estimate at peaks (ESTIMATED)', at((q) => q.estimated.value), p.c[3], { dash: [6, 4] }),
-    points('calibrated (ESTIMATED)', at((q) => q.calibrated.value), p.c[2], { dash: [2, 3] }),
-  ]);
+  return xy(
+    { type: logX ? 'log' : 'linear', fmt: (v) => formatInteger(v), title: xTitle },
+    { type: 'linear', fmt: tick('s'), title: yTitle },
+    [
+      scatter(
+        'samples (MEASURED)',
+        pts.flatMap((q) => q.measured.samples.map((y) => ({ x: q.value, y }))),
+        p.c[1],
+      ),
+      points(
+        'mean (MEASURED)',
+        at((q) => q.measured.mean),
+        p.c[0],
+      ),
+      points(
+        'estimate at peaks (ESTIMATED)',
+        at((q) => q.estimated.value),
+        p.c[3],
+        { dash: [6, 4] },
+      ),
+      points(
+        'calibrated (ESTIMATED)',
+        at((q) => q.calibrated.value),
+        p.c[2],
+        { dash: [2, 3] },
+      ),
+    ],
+  );
 }
 
 /** Sorted samples per point against their rank in percent: the latency distribution. */
@@ -52,7 +70,11 @@ function distribution(pts, name, p) {
     pts.map((q, i) => {
       const s = [...q.measured.samples].sort((a, b) => a - b);
       const rank = (k) => (s.length > 1 ? (100 * k) / (s.length - 1) : 50);
-      return points(`${name} ${q.value}`, s.map((y, k) => ({ x: rank(k), y })), p.c[i % p.c.length]);
+      return points(
+        `${name} ${q.value}`,
+        s.map((y, k) => ({ x: rank(k), y })),
+        p.c[i % p.c.length],
+      );
     }),
   );
 }
@@ -61,14 +83,29 @@ function kvGrowth(pts, p) {
   const series = [];
   pts.forEach((q, i) => {
     const g = q.growth ?? [];
-    series.push(points(`${q.format} (MEASURED)`, g.map((r) => ({ x: r.tokens, y: r.bytes })), p.c[i * 2 % p.c.length]));
     series.push(
-      points(`${q.format} estimate (ESTIMATED)`, g.map((r) => ({ x: r.tokens, y: r.estimated_bytes })), p.c[(i * 2 + 3) % p.c.length], {
-        dash: [6, 4],
-      }),
+      points(
+        `${q.format} (MEASURED)`,
+        g.map((r) => ({ x: r.tokens, y: r.bytes })),
+        p.c[(i * 2) % p.c.length],
+      ),
+    );
+    series.push(
+      points(
+        `${q.format} estimate (ESTIMATED)`,
+        g.map((r) => ({ x: r.tokens, y: r.estimated_bytes })),
+        p.c[(i * 2 + 3) % p.c.length],
+        {
+          dash: [6, 4],
+        },
+      ),
     );
   });
-  return xy({ type: 'linear', fmt: (v) => formatInteger(v), title: 'tokens cached (one sequence)' }, { type: 'linear', fmt: tick('B'), title: 'KV cache bytes' }, series);
+  return xy(
+    { type: 'linear', fmt: (v) => formatInteger(v), title: 'tokens cached (one sequence)' },
+    { type: 'linear', fmt: tick('B'), title: 'KV cache bytes' },
+    series,
+  );
 }
 
 function table(task) {
@@ -76,7 +113,8 @@ function table(task) {
   const body = el('tbody');
   for (const q of task.points) {
     const m = q.measured;
-    const cell = (v, key) => el('td', { class: 'num', 'data-key': key, 'data-value': String(v ?? ''), text: formatMeasure(q.unit, v) });
+    const cell = (v, key) =>
+      el('td', { class: 'num', 'data-key': key, 'data-value': String(v ?? ''), text: formatMeasure(q.unit, v) });
     body.append(
       el(
         'tr',
@@ -109,11 +147,20 @@ export function renderMeasure(d, root) {
   const task = Object.fromEntries(d.tasks.map((t) => [t.name, t]));
   const c = d.calibration;
   const facts = [
-    ['Model', `${d.model.name} (${d.model.layers} of ${d.model.layers_total} layers, ${formatInteger(d.model.parameters)} parameters)`],
+    [
+      'Model',
+      `${d.model.name} (${d.model.layers} of ${d.model.layers_total} layers, ${formatInteger(d.model.parameters)} parameters)`,
+    ],
     ['Machine', `${d.machine.cpu}, ${d.run.threads} threads`],
     ['Tasks', d.run.tasks.join(', ')],
-    ['Runs', `${d.run.repetitions} prefills per point, ${d.run.decode_steps} decode steps per context, batch up to ${d.run.max_batch}`],
-    ['Calibration', `compute ${formatNumber(c.compute_efficiency)}, memory ${formatNumber(c.mem_efficiency)}${c.clamped ? ' (clamped to 1)' : ''}: ${c.basis}`],
+    [
+      'Runs',
+      `${d.run.repetitions} prefills per point, ${d.run.decode_steps} decode steps per context, batch up to ${d.run.max_batch}`,
+    ],
+    [
+      'Calibration',
+      `compute ${formatNumber(c.compute_efficiency)}, memory ${formatNumber(c.mem_efficiency)}${c.clamped ? ' (clamped to 1)' : ''}: ${c.basis}`,
+    ],
   ];
   const head = el(
     'section',
@@ -125,31 +172,74 @@ export function renderMeasure(d, root) {
     }),
     el('dl', { class: 'settings' }, ...facts.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])),
   );
-  for (const t of d.tasks) head.append(el('h2', { text: `${t.name} (${formatSeconds(t.wall_s)})` }, badge('MEASURED')), table(t));
+  for (const t of d.tasks)
+    head.append(el('h2', { text: `${t.name} (${formatSeconds(t.wall_s)})` }, badge('MEASURED')), table(t));
 
   const pending = [];
   const p = palette(root);
   const charts = el('section', { class: 'sheet' }, el('h2', { text: 'Charts' }));
   const add = (id, caption, spec) => {
-    const canvas = el('canvas', { id, role: 'img', 'aria-label': caption, width: String(WIDTH), height: String(HEIGHT) });
-    charts.append(el('figure', { 'data-chart': id }, el('figcaption', { text: caption }), el('div', { class: 'chart-box' }, canvas)));
+    const canvas = el('canvas', {
+      id,
+      role: 'img',
+      'aria-label': caption,
+      width: String(WIDTH),
+      height: String(HEIGHT),
+    });
+    charts.append(
+      el(
+        'figure',
+        { 'data-chart': id },
+        el('figcaption', { text: caption }),
+        el('div', { class: 'chart-box' }, canvas),
+      ),
+    );
     pending.push({ canvas, spec });
   };
   const prefill = byMetric(task.prefill, 'ttft_s');
   const decode = byMetric(task.decode, 'decode_step_s');
   if (prefill.length) {
-    add('chart-measure-prefill', 'Time to first token over prompt lengths: samples, mean, estimate and calibrated line', measuredVsEstimated(prefill, 'prompt tokens', 'TTFT', p));
-    add('chart-measure-prefill-dist', 'Prefill latency distribution: sorted samples per prompt length', distribution(prefill, 'prompt', p));
+    add(
+      'chart-measure-prefill',
+      'Time to first token over prompt lengths: samples, mean, estimate and calibrated line',
+      measuredVsEstimated(prefill, 'prompt tokens', 'TTFT', p),
+    );
+    add(
+      'chart-measure-prefill-dist',
+      'Prefill latency distribution: sorted samples per prompt length',
+      distribution(prefill, 'prompt', p),
+    );
   }
   if (decode.length) {
-    add('chart-measure-decode', 'Per-step decode time over the cached context: samples, mean, estimate and calibrated line', measuredVsEstimated(decode, 'context tokens', 'decode step', p));
-    add('chart-measure-decode-dist', 'Decode step distribution and percentiles: sorted steps per context length', distribution(decode, 'context', p));
+    add(
+      'chart-measure-decode',
+      'Per-step decode time over the cached context: samples, mean, estimate and calibrated line',
+      measuredVsEstimated(decode, 'context tokens', 'decode step', p),
+    );
+    add(
+      'chart-measure-decode-dist',
+      'Decode step distribution and percentiles: sorted steps per context length',
+      distribution(decode, 'context', p),
+    );
   }
   if (task.batch) {
-    add('chart-measure-batch-ttft', 'Batch sweep: time to first token over batch size', measuredVsEstimated(byMetric(task.batch, 'ttft_s'), 'batch size', 'TTFT', p));
-    add('chart-measure-batch-step', 'Batch sweep: decode step time over batch size', measuredVsEstimated(byMetric(task.batch, 'decode_step_s'), 'batch size', 'decode step', p));
+    add(
+      'chart-measure-batch-ttft',
+      'Batch sweep: time to first token over batch size',
+      measuredVsEstimated(byMetric(task.batch, 'ttft_s'), 'batch size', 'TTFT', p, { logX: false }),
+    );
+    add(
+      'chart-measure-batch-step',
+      'Batch sweep: decode step time over batch size',
+      measuredVsEstimated(byMetric(task.batch, 'decode_step_s'), 'batch size', 'decode step', p, { logX: false }),
+    );
   }
-  if (task.kv_cache) add('chart-measure-kv', 'KV cache growth per token: fp32 vs int8, measured and estimated', kvGrowth(byMetric(task.kv_cache, 'kv_bytes_per_token'), p));
+  if (task.kv_cache)
+    add(
+      'chart-measure-kv',
+      'KV cache growth per token: fp32 vs int8, measured and estimated',
+      kvGrowth(byMetric(task.kv_cache, 'kv_bytes_per_token'), p),
+    );
   root.replaceChildren(head, charts);
   return {
     charts: pending.map(({ canvas, spec }) => {

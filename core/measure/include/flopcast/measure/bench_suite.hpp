@@ -41,7 +41,7 @@ struct suite_options {
   weight_format weights = weight_format::f32;
   bool quick_machine = true;
   std::optional<machine_peaks> machine;  // reuse a machine measurement (else measured first)
-  std::vector<std::string> tasks;  // empty: all
+  std::vector<std::string> tasks;        // empty: all
 };
 
 // A statistic over raw samples.
