@@ -6,23 +6,10 @@
 // context, the batch sweep, and the KV cache's growth per token (fp32 vs int8).
 import { palette } from '../charts.js';
 import { createPlot } from '../plot.js';
+import { el, badge, WIDTH, HEIGHT } from './dom.js';
 import { tick } from '../app/fmt.js';
 import { formatInteger, formatNumber, formatSeconds, NONE } from '../format.js';
 import { formatMeasure } from './measure-format.js';
-
-const WIDTH = 680;
-const HEIGHT = 300;
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children.filter((c) => c !== null && c !== undefined));
-  return e;
-}
-const badge = (text) => el('span', { class: 'badge', text });
 
 const points = (label, pts, color, extra = {}) => ({ label, points: pts, color, style: 'line', radius: 3, ...extra });
 const scatter = (label, pts, color) => ({ label, points: pts, color, style: 'points', radius: 3 });

@@ -4,24 +4,9 @@
 // the window: charts have a fixed size that fits an A4 or Letter page, so printing keeps them.
 import { CHARTS, chartConfig, palette, servingChart } from '../charts.js';
 import { createPlot } from '../plot.js';
+import { el, badge, WIDTH, HEIGHT } from './dom.js';
 import { formatByKind, formatInteger } from '../format.js';
 import { renderMeasure } from './measure-render.js';
-
-// A chart's drawing size in CSS pixels: fits A4 (186 mm) and Letter (190 mm) printable widths.
-const WIDTH = 680;
-const HEIGHT = 300;
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children.filter((c) => c !== null && c !== undefined));
-  return e;
-}
-
-const badge = (text) => el('span', { class: 'badge', text });
 
 function settingsList(d) {
   const e = d.estimate;
