@@ -1,6 +1,7 @@
 // flopcast measure MODEL|config.json [--layers N] [--prompt N] [--gen N] [--batch N]
 //                  [--threads T] [--repetitions R] [--precision fp32|bf16|int8]
 //                  [--kv-cache fp32|int8] [--quick] [--json|--csv]
+//                  [--suite[=TASKS] | --tasks TASKS] [--html FILE]
 // Runs the reference decoder on this machine and prints the measurement beside the
 // estimate (flopcast::measure::run_measurement). A progress bar goes to stderr when stderr
 // is a terminal; nothing is printed there when it is piped.
@@ -19,9 +20,11 @@
 
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
+#include "flopcast/measure/bench_suite.hpp"
 #include "flopcast/measure/measure.hpp"
 #include "flopcast/precision.hpp"
 #include "flopcast/registry.hpp"
+#include "measure_suite_cmd.hpp"
 
 namespace flopcast::cli {
 
@@ -32,6 +35,7 @@ struct measure_args {
   std::string layers, prompt = "128", gen = "32", batch = "1", threads, repetitions = "3";
   std::string precision = "fp32", kv_cache = "fp32";
   bool quick = false, json = false, csv = false;
+  std::string suite, tasks, html;  // --suite[=TASKS], --tasks TASKS, --html FILE
 };
 
 [[noreturn]] void bad(const std::string& option, const std::string& message) {
@@ -106,7 +110,7 @@ error as_option_error(const error& e) {
   static const std::pair<const char*, const char*> k[] = {
       {"/prompt_tokens", "--prompt"}, {"/generated_tokens", "--gen"},    {"/batch_size", "--batch"},
       {"/threads", "--threads"},      {"/repetitions", "--repetitions"}, {"/layers", "--layers"},
-      {"/memory", "MODEL"},           {"/max_tokens", "--prompt"},
+      {"/memory", "MODEL"},           {"/max_tokens", "--prompt"},       {"/tasks", "--suite"},
   };
   for (const auto& [field, option] : k)
     if (e.pointer() == field) return error(e.code(), option, e.message());
@@ -158,9 +162,52 @@ measure_command add_measure_command(CLI::App& parent) {
   auto* j = app->add_flag("--json", args->json, "Print JSON (SI units, every figure labelled)");
   auto* c = app->add_flag("--csv", args->csv, "Print the metric rows as CSV");
   j->excludes(c);
+  auto* su = app->add_option("--suite", args->suite,
+                             "Run the benchmark suite: every task, or --suite=prefill,decode,batch,kv_cache. Defaults "
+                             "with --suite: --prompt 64 (lengths 16, 32, 64), --gen 9 (8 decode steps per point), "
+                             "--batch 4 (sweep 1, 2, 4), --repetitions 3, quick machine peaks")
+                 ->expected(0, 1);
+  auto* ta = app->add_option("--tasks", args->tasks, "The suite's tasks, comma-separated (implies --suite)");
+  auto* html = app->add_option("--html", args->html,
+                               "With the suite: also write a self-contained HTML report with charts to FILE");
+  su->excludes(ta);
 
-  cmd.run = [args] {
+  cmd.run = [args, app, su, ta, html] {
     const measure_args& a = *args;
+    if (su->count() > 0 || ta->count() > 0) {
+      measure_suite_args sa;
+      sa.model = resolve(a.model);
+      sa.tasks = ta->count() > 0 ? a.tasks : a.suite;
+      const auto given = [&](const char* name) { return app->get_option(name)->count() > 0; };
+      if (!a.layers.empty()) sa.options.layers = positive(a.layers, "--layers");
+      if (given("--prompt")) sa.options.prompt_tokens = positive(a.prompt, "--prompt");
+      if (given("--gen")) {
+        const std::int64_t g = positive(a.gen, "--gen");
+        if (g < 2) bad("--gen", "expected an integer >= 2 with --suite (decode steps + 1), but got 1");
+        sa.options.decode_steps = g - 1;
+      }
+      if (given("--batch")) sa.options.max_batch = positive(a.batch, "--batch");
+      if (given("--repetitions")) {
+        const std::int64_t reps = positive(a.repetitions, "--repetitions");
+        if (reps > 1000) bad("--repetitions", "expected an integer <= 1000, but got " + std::to_string(reps));
+        sa.options.repetitions = static_cast<int>(reps);
+      }
+      if (!a.threads.empty()) {
+        const std::int64_t t = positive(a.threads, "--threads");
+        if (t > 1024) bad("--threads", "expected an integer <= 1024, but got " + std::to_string(t));
+        sa.options.threads = static_cast<int>(t);
+      }
+      sa.options.weights = weights_of(a.precision);
+      sa.html = a.html;
+      sa.json = a.json;
+      sa.csv = a.csv;
+      try {
+        return run_measure_suite(sa);
+      } catch (const error& e) {
+        throw as_option_error(e);
+      }
+    }
+    if (html->count() > 0) bad("--html", "--html writes the suite's report: add --suite");
     measure::measure_options o;
     if (!a.layers.empty()) o.layers = positive(a.layers, "--layers");
     o.prompt_tokens = positive(a.prompt, "--prompt");

@@ -122,6 +122,11 @@ void print_pdf(const std::string& html, const std::string& pdf) {
 
 }  // namespace
 
+std::string find_report_runtime() { return find_runtime(); }
+void write_report_file(const std::string& path, const std::string& text, const char* option) {
+  write_text(path, text, option);
+}
+
 std::string fill_report(std::string_view runtime, std::string_view data_json) {
   const std::size_t at = runtime.find(k_placeholder);
   if (at == std::string_view::npos)

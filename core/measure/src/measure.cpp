@@ -91,6 +91,12 @@ memory_need memory_needed(const model_spec& m, const measure_options& o) {
   return n;
 }
 
+}  // namespace
+
+settings measurement_settings(const measure_options& o, efficiencies e) { return settings_for(o, e); }
+
+namespace {
+
 std::string gb(double b) { return fmt::format("{:.2f} GB", b / 1e9); }
 
 }  // namespace

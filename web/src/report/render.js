@@ -4,23 +4,9 @@
 // the window: charts have a fixed size that fits an A4 or Letter page, so printing keeps them.
 import { CHARTS, chartConfig, palette, servingChart } from '../charts.js';
 import { createPlot } from '../plot.js';
+import { el, badge, WIDTH, HEIGHT } from './dom.js';
 import { formatByKind, formatInteger } from '../format.js';
-
-// A chart's drawing size in CSS pixels: fits A4 (186 mm) and Letter (190 mm) printable widths.
-const WIDTH = 680;
-const HEIGHT = 300;
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children.filter((c) => c !== null && c !== undefined));
-  return e;
-}
-
-const badge = (text) => el('span', { class: 'badge', text });
+import { renderMeasure } from './measure-render.js';
 
 function settingsList(d) {
   const e = d.estimate;
@@ -86,6 +72,7 @@ function figure(id, caption, label, cfg, charts) {
  * (./plot.js createPlot), for tests and for redrawing).
  */
 export function render(d, root) {
+  if (d.kind === 'measure-suite') return renderMeasure(d, root); // `flopcast measure --suite --html`
   const e = d.estimate;
   document.title = `flopcast report: ${e.model}${e.gpu ? ` on ${e.gpu}` : ''}`;
   const pending = [];

@@ -146,6 +146,10 @@ struct measure_result {
 // what decoder_shape_of throws. Returns the truncated model.
 [[nodiscard]] model_spec check_measurement(const model_spec& m, const measure_options& o);
 
+// The run as estimate() sees it (batch, prompt, generated tokens, weight and KV precision,
+// causal attention) with the efficiencies `e`: what run_measurement and the suite estimate.
+[[nodiscard]] settings measurement_settings(const measure_options& o, efficiencies e = {});
+
 [[nodiscard]] measure_result run_measurement(const model_spec& m, const measure_options& o,
                                              const progress_fn& progress = {}, const log_fn& log = {});
 
