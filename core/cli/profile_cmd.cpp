@@ -23,6 +23,8 @@ struct profile_options {
   bool json = false, csv = false, graph = false;
 };
 
+}  // namespace
+
 // "batch=8,seq=2048" (the option may repeat).
 std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& items) {
   std::map<std::string, std::int64_t> out;
@@ -45,6 +47,8 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& i
   }
   return out;
 }
+
+namespace {
 
 std::string csv_text(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;

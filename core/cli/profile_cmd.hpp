@@ -1,7 +1,11 @@
 #pragma once
 // `flopcast profile MODEL.onnx`: per-node, per-op-type and per-scope costs of any ONNX graph.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace flopcast::cli {
 
@@ -10,5 +14,7 @@ struct profile_command {
   std::function<int()> run;
 };
 profile_command add_profile_command(CLI::App& parent);
+// --dim's NAME=SIZE[,NAME=SIZE...] items (the option may repeat); bad items throw at "--dim".
+std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& items);
 
 }  // namespace flopcast::cli

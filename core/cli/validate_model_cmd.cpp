@@ -1,5 +1,6 @@
 // flopcast validate-model MODEL|config.json [--layers N] [--prompt N] [--steps N] [--batch N]
 //                         [--window N] [--threads T] [--json]
+//                         [--onnx FILE [--dim NAME=SIZE,...] [--onnx-head]]
 // Runs the reference decoder (dense, GQA/MQA, sliding-window, MoE and MLA layers) on the
 // model's first layers with random weights and compares what its kernels counted, per
 // operation, with estimate() of the same truncated model. Exit 0: every checked operation
@@ -15,7 +16,10 @@
 #include "flopcast/config.hpp"
 #include "flopcast/error.hpp"
 #include "flopcast/measure/validate_model.hpp"
+#include "flopcast/profile.hpp"
 #include "flopcast/registry.hpp"
+#include "onnx_library.hpp"
+#include "profile_cmd.hpp"
 
 namespace flopcast::cli {
 
@@ -24,7 +28,8 @@ namespace {
 struct validate_model_args {
   std::string model, layers = "2", prompt = "16", steps = "2", batch = "1", window = "0", threads;
   std::string onnx;
-  bool json = false;
+  std::vector<std::string> dims;
+  bool onnx_head = false, json = false;
 };
 
 // A model argument: a registry name, or a config.json path (as `estimate` reads it).
@@ -42,6 +47,22 @@ error as_flag(const error& e) {
   for (const auto& [ptr, flag] : flags)
     if (e.pointer() == ptr) return error(e.code(), flag, e.message());
   return e;
+}
+
+// The export's first input is [batch, tokens, ...]: its size must be what the estimate is asked for.
+void check_tokens(const profile::graph& g, const std::map<std::string, std::int64_t>& dims,
+                  const measure::validate_options& o) {
+  if (g.inputs.empty() || g.inputs[0].dims.size() < 2) return;
+  std::int64_t size[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const profile::dim& d = g.inputs[0].dims[static_cast<std::size_t>(i)];
+    const auto it = dims.find(d.symbol);
+    size[i] = d.value >= 0 ? d.value : it != dims.end() ? it->second : 0;
+  }
+  if (size[0] > 0 && size[1] > 0 && (size[0] != o.batch || size[1] != o.prompt))
+    bad("--onnx", fmt::format("the export's input \"{}\" is {} x {} tokens, but the estimate is asked for --batch {} x "
+                              "--prompt {}: give the same sizes",
+                              g.inputs[0].name, size[0], size[1], o.batch, o.prompt));
 }
 
 }  // namespace
@@ -62,16 +83,17 @@ validate_model_command add_validate_model_command(CLI::App& parent) {
   app->add_option("--window", args->window,
                   "Cut sliding windows longer than N to N, so that a short prompt crosses them [0: keep]");
   app->add_option("--threads", args->threads, "Threads [every hardware thread]");
-  // TODO(issue 15, lead at merge): --onnx FILE compares the ONNX profiler's FLOPs of an export
-  // (flopcast/profile.hpp, built in parallel) with the analytic estimate of this architecture.
-  app->add_option("--onnx", args->onnx, "Compare an ONNX export's profiled FLOPs (not wired yet)");
+  app->add_option("--onnx", args->onnx,
+                  "Instead of running the decoder, compare the profiled matmul FLOPs of an ONNX export of the model's "
+                  "first --layers layers (batch --batch, --prompt tokens) with the analytic estimate");
+  app->add_option("--dim", args->dims, "With --onnx: the export's symbolic dimensions, NAME=SIZE[,NAME=SIZE...]");
+  app->add_flag("--onnx-head", args->onnx_head, "With --onnx: the export includes the LM head");
   app->add_flag("--json", args->json, "Print JSON");
 
   cmd.run = [args] {
     const validate_model_args& a = *args;
-    if (!a.onnx.empty())
-      throw error(error_code::invalid_argument, "--onnx",
-                  "comparing an ONNX export needs the ONNX profiler (flopcast profile), which this build lacks");
+    if (a.onnx.empty() && (!a.dims.empty() || a.onnx_head))
+      bad(a.dims.empty() ? "--onnx-head" : "--dim", "is read only with --onnx FILE");
     measure::validate_options o;
     o.layers = parse_int(a.layers, "--layers");
     o.prompt = parse_int(a.prompt, "--prompt");
@@ -86,7 +108,15 @@ validate_model_command add_validate_model_command(CLI::App& parent) {
     const model_spec model = resolve_model(a.model);
     measure::validate_result r;
     try {
-      r = measure::validate_model(model, o);
+      if (!a.onnx.empty()) {
+        profile::options po;
+        po.dims = parse_dims(a.dims);
+        const profile::graph g = profile::read_graph_json(onnx_graph_json(a.onnx, "--onnx"));
+        check_tokens(g, po.dims, o);
+        r = measure::compare_onnx(model, g, profile::run(g, po), o, a.onnx_head);
+      } else {
+        r = measure::validate_model(model, o);
+      }
     } catch (const error& e) {
       throw as_flag(e);
     }

@@ -121,3 +121,49 @@ test('bad input exits 2 with one line naming the problem', () => {
     assert.match(lines[0], pattern);
   }
 });
+
+test('--onnx: a llama-3.2-1b block exported to ONNX has the analytic estimate matmul FLOPs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flopcast-validate-onnx-'));
+  spawnSync('/usr/bin/python3', [join(root, 'tests/fixtures/onnx/make_fixtures.py'), dir], { encoding: 'utf8' });
+  const file = join(dir, 'llama_block.onnx');
+  const args = ['llama-3.2-1b', '--layers', '1', '--onnx', file, '--dim', 'batch=2,seq=128', '--batch', '2'];
+  const r = run([...args, '--prompt', '128', '--json']);
+  assert.equal(r.code, 0, r.out + r.err);
+  const rows = Object.fromEntries(JSON.parse(r.out).rows.map((x) => [x.op, x]));
+  // By hand, llama-3.2-1b (hidden 2048, 32 heads of 64, 8 KV heads: K/V width 512, MLP 8192),
+  // T = 2 x 128 tokens: q and o 2Th^2 each, k and v 2T h 512 each, gate/up/down 2ThI each;
+  // attention scores and values 2 x 2 x 32 heads x 128^2 x 64 (every pair: the export's matmuls).
+  const T = 256;
+  const weights = 2 * 2 * T * 2048 * 2048 + 2 * 2 * T * 2048 * 512 + 3 * 2 * T * 2048 * 8192;
+  const attention = 2 * 2 * 2 * 32 * 128 * 128 * 64;
+  assert.equal(rows.weight_matmuls.counted, weights);
+  assert.equal(rows.weight_matmuls.estimated, weights);
+  assert.equal(rows.attention_matmuls.counted, attention);
+  assert.equal(rows.attention_matmuls.estimated, attention);
+  assert.equal(rows.matmul_total.ok, true);
+  assert.equal(rows.other_flops.checked, false);
+
+  // Another architecture's estimate disagrees: exit 1, the weight matmuls named.
+  const other = run([
+    'llama-3.2-3b',
+    '--layers',
+    '1',
+    '--onnx',
+    file,
+    '--dim',
+    'batch=2,seq=128',
+    '--batch',
+    '2',
+    '--prompt',
+    '128',
+  ]);
+  assert.equal(other.code, 1, other.out + other.err);
+  assert.match(other.out, /weight_matmuls .*FAIL/);
+  // The export's size and the estimate's must be the same.
+  const sizes = run([...args, '--prompt', '64']);
+  assert.equal(sizes.code, 2);
+  assert.match(sizes.err, /--onnx.*is 2 x 128 tokens, but the estimate is asked for --batch 2 x --prompt 64/);
+  const lone = run(['llama-3.2-1b', '--dim', 'batch=2']);
+  assert.equal(lone.code, 2);
+  assert.match(lone.err, /--dim.*only with --onnx/);
+});

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <thread>
 
 #include "flopcast/error.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/machine.hpp"
 #include "flopcast/measure/thread_pool.hpp"
+#include "flopcast/operators.hpp"
 #include "json_util.hpp"
 
 namespace flopcast::measure {
@@ -243,16 +245,94 @@ validate_result validate_model(const model_spec& m, const validate_options& o) {
   return res;
 }
 
+validate_result compare_onnx(const model_spec& m, const profile::graph& g, const profile::result& p,
+                             const validate_options& o, bool head) {
+  check_options(o);
+  if (p.nodes.size() != g.nodes.size())
+    throw error(error_code::invalid_argument, "--onnx", "the profile does not belong to this graph");
+  validate_result res;
+  const model_spec s = scaled_model(m, o, &res.scaling);
+  res.model_type = m.model_type;
+  res.kinds = {"ONNX export"};
+  res.layers = s.num_layers;
+  res.model_layers = m.num_layers;
+  res.prompt = o.prompt;
+  res.batch = o.batch;
+
+  // The export's side: tensors computed from initializers alone are weights (a Transpose, Cast or
+  // DequantizeLinear of a weight is still a weight).
+  std::set<std::string> constant;
+  for (const auto& t : g.initializers) constant.insert(t.name);
+  for (const auto& n : g.nodes) {
+    const bool all = std::all_of(n.inputs.begin(), n.inputs.end(),
+                                 [&](const std::string& in) { return in.empty() || constant.count(in) > 0; });
+    if (all)
+      for (const auto& out : n.outputs) constant.insert(out);
+  }
+  double weight_mm = 0, attention_mm = 0, other = 0, not_costed = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const profile::node_cost& c = p.nodes[i];
+    if (c.status != "ok") ++not_costed;
+    if (c.c.macs <= 0) {
+      other += c.c.flops;
+      continue;
+    }
+    const auto& in = g.nodes[i].inputs;
+    const bool weights = std::any_of(in.begin(), in.end(), [&](const std::string& t) { return constant.count(t) > 0; });
+    (weights ? weight_mm : attention_mm) += 2 * c.c.macs;
+    other += c.c.flops - 2 * c.c.macs;
+  }
+  if (not_costed > 0)
+    throw error(error_code::invalid_argument, "--onnx",
+                fmt::format("{} node(s) of the export could not be costed (unknown ops or shapes): `flopcast profile "
+                            "FILE` lists them",
+                            not_costed));
+
+  // The estimate's side: the operator rows of the same prefill.
+  const hardware_spec& gpu = find_gpu("A100");  // any GPU: only the FLOP counts are read
+  settings st = settings_for(o, o.prompt);
+  st.causal = false;
+  const estimate_result r = estimate(s, st, &gpu);
+  const operator_tables t = operator_table(s, st, r);
+  double est_weight = 0, est_attention = 0, est_other = 0;
+  for (const operator_row& row : t.prefill.rows) {
+    const bool layer = row.group >= 0 || (head && row.name == "lm_head");
+    if (!layer) continue;
+    if (row.name == "attention_scores" || row.name == "attention_values")
+      est_attention += row.flops;
+    else if (row.weight_bytes > 0 && row.name != "norms")  // reads weights: a weight matmul
+      est_weight += row.flops;
+    else
+      est_other += row.flops;
+  }
+  const bool biased = s.attention.qkv_bias || s.attention.o_bias || s.mlp.bias || s.moe.expert_bias;
+  const std::string bias_note = biased ? "the estimate's rows include bias adds (1 FLOP per output element)" : "";
+  const std::string pass = "prefill";  // of the export
+  res.rows.push_back(row(pass, "weight_matmuls", "FLOP", weight_mm, est_weight, 0, !biased, bias_note));
+  res.rows.push_back(row(pass, "attention_matmuls", "FLOP", attention_mm, est_attention));
+  res.rows.push_back(
+      row(pass, "matmul_total", "FLOP", weight_mm + attention_mm, est_weight + est_attention, 0, !biased, bias_note));
+  res.rows.push_back(row(pass, "other_flops", "FLOP", other, est_other, 0, false,
+                         "elementwise, softmax and norms: written op by op in the export, fused in the estimate"));
+  if (!head)
+    res.scaling.push_back("the export is compared as layers only (no embedding or lm_head): --onnx-head adds lm_head");
+  return res;
+}
+
 std::string to_text(const validate_result& r) {
   std::string out =
       fmt::format("validate-model: {} ({}), {} of {} layers, batch {}, prompt {}, {} decode steps\n", r.model_type,
                   fmt::join(r.kinds, ", "), r.layers, r.model_layers, r.batch, r.prompt, r.decode_steps);
   for (const auto& s : r.scaling) out += "  scaled down: " + s + "\n";
-  out += fmt::format("  decoder memory: weights {:.3f} GB, KV cache {:.1f} kB", r.weight_bytes / 1e9, r.kv_bytes / 1e3);
+  const bool onnx = !r.kinds.empty() && r.kinds.front() == "ONNX export";  // compare_onnx: no decoder ran
+  if (!onnx)
+    out +=
+        fmt::format("  decoder memory: weights {:.3f} GB, KV cache {:.1f} kB", r.weight_bytes / 1e9, r.kv_bytes / 1e3);
   if (r.experts_total > 0)
     out += fmt::format(" ({} of {} routed experts instantiated: only those routed to are built)", r.experts_built,
                        r.experts_total);
-  out += fmt::format("; ran in {:.2f} s\n\n", r.seconds);
+  if (!onnx) out += fmt::format("; ran in {:.2f} s\n", r.seconds);
+  out += "\n";
   out += fmt::format("{:<9} {:<18} {:>20} {:>20} {:>10}  {}\n", "pass", "op", "counted", "estimated", "diff %", "ok");
   for (const auto& w : r.rows) {
     const std::string ok = !w.checked ? "n/a" : w.ok ? "ok" : "FAIL";

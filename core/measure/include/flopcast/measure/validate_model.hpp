@@ -17,6 +17,7 @@
 
 #include "flopcast/measure/decoder.hpp"
 #include "flopcast/model.hpp"
+#include "flopcast/profile.hpp"
 
 namespace flopcast::measure {
 
@@ -77,6 +78,23 @@ struct counted_run {
 // All of it. Throws flopcast::error (unsupported_model "MODEL" for layers the decoder lacks,
 // invalid_argument for bad options).
 [[nodiscard]] validate_result validate_model(const model_spec& m, const validate_options& o);
+
+// validate-model --onnx: the profiled FLOPs of an ONNX export (graph g, profiled as p) beside the
+// analytic estimate of model m's first o.layers layers, prefill of o.batch x o.prompt tokens,
+// every attention pair counted (an export's masked matmuls compute all S x S pairs; the
+// estimate's causal halving is off here). Compared exactly, as multiply-adds x 2:
+//   weight_matmuls     MatMul/Gemm/Conv/Einsum nodes with an input computed from initializers
+//                      alone, beside the estimate's layer rows that read weights (projections,
+//                      MLP, router, experts; norms excluded), plus lm_head when `head`;
+//   attention_matmuls  the other matmuls (two activations), beside attention scores + values;
+//   matmul_total       both.
+// Shown, not checked: every other FLOP (elementwise, softmax, norms), whose op-by-op form in an
+// export differs from the estimate's fused conventions (e.g. SiLU + gate product: 2 per element
+// in the estimate, Sigmoid + Mul + Mul in an export). Biases: the estimate counts a bias add in its
+// projection row; the export's matmul multiply-adds do not, so biased projections differ by one
+// FLOP per output element (the note says so when the model has biases).
+[[nodiscard]] validate_result compare_onnx(const model_spec& m, const profile::graph& g, const profile::result& p,
+                                           const validate_options& o, bool head);
 
 [[nodiscard]] std::string to_text(const validate_result& r);
 [[nodiscard]] std::string to_json(const validate_result& r);
