@@ -57,15 +57,20 @@ std::string csv_text(const std::string& s) {
   return q + "\"";
 }
 
+// MACs as format_flops writes FLOPs ("516 kMAC").
+std::string format_macs(double macs) {
+  const std::string f = format_flops(macs);
+  return f.substr(0, f.find("FLOP")) + "MAC";
+}
+
 std::string group_table(const std::vector<profile::group_cost>& gs, const char* title, double total_time) {
   std::string out = fmt::format("{:<34} {:>6} {:>13} {:>13} {:>11} {:>11} {:>11} {:>11} {:>6}\n", title, "nodes",
                                 "FLOPs", "MACs", "params", "act bytes", "wt bytes", "time", "time%");
   for (const auto& g : gs)
     out += fmt::format("{:<34} {:>6} {:>13} {:>13} {:>11} {:>11} {:>11} {:>11} {:>6}{}\n",
                        g.key.size() > 34 ? g.key.substr(0, 31) + "..." : g.key, g.nodes, format_flops(g.c.flops),
-                       format_flops(g.c.macs).substr(0, format_flops(g.c.macs).find("FLOP")) + "MAC",
-                       format_count(g.c.parameters), format_bytes(g.c.activation_bytes), format_bytes(g.c.weight_bytes),
-                       format_seconds(g.c.time_s),
+                       format_macs(g.c.macs), format_count(g.c.parameters), format_bytes(g.c.activation_bytes),
+                       format_bytes(g.c.weight_bytes), format_seconds(g.c.time_s),
                        total_time > 0 ? fmt::format("{:.1f}", 100 * g.c.time_s / total_time) : "-",
                        g.not_costed ? fmt::format("  ({} not costed)", g.not_costed) : "");
   return out;
@@ -132,7 +137,7 @@ profile_command add_profile_command(CLI::App& parent) {
     std::cout << fmt::format(
         "  {} nodes ({} not costed)   FLOPs {}   MACs {}   parameters {}\n  weights {}   activations moved {}   "
         "roofline time {} (sum over nodes)\n\n",
-        t.nodes, t.not_costed, format_flops(t.c.flops), format_count(t.c.macs), format_count(t.c.parameters),
+        t.nodes, t.not_costed, format_flops(t.c.flops), format_macs(t.c.macs), format_count(t.c.parameters),
         format_bytes(t.c.weight_bytes), format_bytes(t.c.activation_bytes), format_seconds(t.c.time_s));
     std::cout << group_table(r.by_op, "op type", t.c.time_s) << "\n";
     std::cout << group_table(r.by_scope, fmt::format("scope (depth {})", o->depth).c_str(), t.c.time_s);
