@@ -339,8 +339,9 @@ std::string to_text(const validate_result& r) {
     std::string extra;
     if (w.tolerance > 0) extra += fmt::format(" (tol {:g}%)", 100 * w.tolerance);
     if (!w.note.empty()) extra += " (" + w.note + ")";
-    out += fmt::format("{:<9} {:<18} {:>20.0f} {:>20.0f} {:>10.4f}  {}{}\n", w.pass, w.op + (w.unit == "B" ? "" : ""),
-                       w.counted, w.estimated, std::isfinite(w.diff_pct()) ? w.diff_pct() : 0.0, ok, extra);
+    const double diff = w.diff_pct();  // not finite when the estimate is 0
+    out += fmt::format("{:<9} {:<18} {:>20.0f} {:>20.0f} {:>10}  {}{}\n", w.pass, w.op, w.counted, w.estimated,
+                       std::isfinite(diff) ? fmt::format("{:.4f}", diff) : "-", ok, extra);
   }
   const auto failed = std::count_if(r.rows.begin(), r.rows.end(), [](const validate_row& w) { return !w.ok; });
   out += failed == 0 ? "\nevery checked operation agrees\n"
