@@ -721,6 +721,8 @@ form.addEventListener('change', (e) => {
 const checkpoint = initCheckpoint({
   fc,
   FlopcastError,
+  // An .onnx file: the profiler panel, loaded only now.
+  onOnnx: (file) => import('./app/profile-panel.js').then(({ showProfile }) => showProfile({ fc, FlopcastError }, file)),
   onLoaded: (summary, file) => {
     update(true);
     if (summary)
