@@ -3,9 +3,9 @@
 // every field of ModelProto except the large data fields of GraphProto's initializers (their
 // names, dims and types stay; int tensors of at most 64 elements keep their values, as the native
 // reader core/onnx/onnx_graph.cpp does), and protobufjs decodes the pruned bytes with the ONNX
-// schema (onnx.proto of ONNX 1.12, committed beside this file).
-import protobuf from 'protobufjs';
-import onnxProto from './onnx.proto?raw';
+// schema (onnx.proto of ONNX 1.12, committed beside this file), compiled at build time into a
+// static decoder (web/onnx-proto-plugin.js; the page's CSP allows no runtime code generation).
+import root from 'virtual:onnx-proto';
 
 const CHUNK = 64 << 10;
 const MAX_VALUES = 64;
@@ -114,11 +114,6 @@ export async function prunedModel(file) {
   return out;
 }
 
-let modelType;
-function schema() {
-  modelType ??= protobuf.parse(onnxProto, { keepCase: true }).root.lookupType('onnx.ModelProto');
-  return modelType;
-}
 
 const text = (b) => (typeof b === 'string' ? b : new TextDecoder().decode(b));
 const dims = (shape) =>
@@ -174,7 +169,7 @@ function attribute(a) {
 
 /** The neutral graph JSON form of ModelProto bytes. */
 export function graphOf(bytes) {
-  const type = schema();
+  const type = root.onnx.ModelProto;
   const m = type.toObject(type.decode(bytes), { longs: Number, enums: Number });
   const g = m.graph;
   if (!g || !g.node?.length) throw new Error('not an ONNX model (no graph with nodes)');
