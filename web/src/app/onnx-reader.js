@@ -114,7 +114,6 @@ export async function prunedModel(file) {
   return out;
 }
 
-
 const text = (b) => (typeof b === 'string' ? b : new TextDecoder().decode(b));
 const dims = (shape) =>
   (shape?.dim ?? []).map((d) => ('dim_value' in d ? d.dim_value : d.dim_param ? d.dim_param : null));

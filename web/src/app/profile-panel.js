@@ -80,14 +80,19 @@ function render({ fc, FlopcastError }) {
   const total = $('onnx-total');
   total.replaceChildren();
   for (const [k, fmt] of [['nodes', String], ['not_costed', String], ...COLUMNS]) {
-    total.append(el('dt', {}, k.replace(/_/g, ' ')), el('dd', { 'data-onnx': k, 'data-value': String(r.total[k]) }, fmt(r.total[k])));
+    total.append(
+      el('dt', {}, k.replace(/_/g, ' ')),
+      el('dd', { 'data-onnx': k, 'data-value': String(r.total[k]) }, fmt(r.total[k])),
+    );
   }
   total.append(el('dt', {}, 'at'), el('dd', { 'data-onnx': 'gpu' }, `${r.gpu}, ${r.compute_precision}`));
   $('onnx-by-op').replaceChildren(...r.by_op_type.map((g) => row(g.op_type, g.op_type, g)));
   $('onnx-by-scope').replaceChildren(...r.by_scope.map((g) => row(g.scope, g.scope || '(root)', g)));
   const unknown = $('onnx-unknown');
   unknown.dataset.value = r.unknown_ops.join(',');
-  unknown.textContent = r.unknown_ops.length ? `Ops without a cost rule (not counted): ${r.unknown_ops.join(', ')}` : '';
+  unknown.textContent = r.unknown_ops.length
+    ? `Ops without a cost rule (not counted): ${r.unknown_ops.join(', ')}`
+    : '';
 }
 
 /** Reads `file` (an .onnx) and shows its profile; later GPU, precision, dims or depth edits re-run it. */
