@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { serviceWorker } from './web/service-worker-plugin.js';
 import { reportRuntimePlugin } from './web/report-runtime-plugin.js';
 import { compressPlugin } from './web/compress-plugin.js';
+import { onnxProtoPlugin } from './web/onnx-proto-plugin.js';
 
 const wasmPackage = resolve(import.meta.dirname, 'build-wasm/wasm');
 
@@ -33,5 +34,5 @@ export default defineConfig({
       preserveEntrySignatures: 'exports-only',
     },
   },
-  plugins: [reportRuntimePlugin(), serviceWorker(), compressPlugin()],
+  plugins: [reportRuntimePlugin(), serviceWorker(), compressPlugin(), onnxProtoPlugin()],
 });

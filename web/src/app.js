@@ -722,6 +722,11 @@ form.addEventListener('change', (e) => {
 const checkpoint = initCheckpoint({
   fc,
   FlopcastError,
+  // An .onnx file: the profiler panel, loaded only now.
+  onOnnx: (file) => {
+    update(); // shows the checkpoint source's fields, where the panel goes
+    return import('./app/profile-panel.js').then(({ showProfile }) => showProfile({ fc, FlopcastError }, file));
+  },
   onLoaded: (summary, file) => {
     update(true);
     if (summary)

@@ -2,7 +2,7 @@
 // the core's checkpointHeaderBytes is satisfied: fc.inspectCheckpointFile), the core summarises it
 // (by type, by component, bits per weight, tensors no architecture holds) and, for GGUF, says which
 // config its keys imply. The page then estimates that model with the file's exact weight bytes.
-import { onFileDrop } from './drop.js';
+import { isOnnx, onFileDrop } from './drop.js';
 import { formatNumber } from '../format.js';
 import { show } from './fmt.js';
 
@@ -19,7 +19,7 @@ function row(cells) {
   return tr;
 }
 
-export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
+export function initCheckpoint({ fc, FlopcastError, onLoaded, onOnnx }) {
   let state = null; // {file, head, summary, configKey}
   let failure = ''; // why the last file could not be read
 
@@ -79,6 +79,7 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded }) {
   async function load(file) {
     failure = '';
     if (!file) return;
+    if (isOnnx(file)) return onOnnx(file);
     try {
       const config = $('config').value.trim();
       // The header only: File.slice(0, n), n from the core (never the tensor data).

@@ -11,3 +11,6 @@ export function onFileDrop(zone, handle) {
     handle(e.dataTransfer?.files?.[0]);
   });
 }
+
+// An ONNX graph (profiled by the lazily loaded profile-panel.js) rather than a checkpoint.
+export const isOnnx = (file) => /\.onnx$/i.test(file?.name ?? '');

@@ -1,0 +1,126 @@
+// The ONNX profile panel, loaded only when an .onnx file arrives (dropped or chosen): the file is
+// read without its weights (onnx-reader.js), the core profiles it (fc.profile) at the page's GPU
+// and precision, and the panel shows the totals, the per op type and per scope tables (scope depth
+// adjustable), ops without a cost rule, and an input for each symbolic dimension of the graph.
+import { readOnnx } from './onnx-reader.js';
+import { formatBytes, formatCount, formatFlops, formatSeconds } from '../format.js';
+import { showError } from './fmt.js';
+
+const $ = (id) => document.getElementById(id);
+const COLUMNS = [
+  ['flops', formatFlops],
+  ['macs', formatCount],
+  ['parameters', formatCount],
+  ['activation_bytes', formatBytes],
+  ['weight_bytes', formatBytes],
+  ['roofline_time_s', formatSeconds],
+];
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function panel() {
+  let box = $('onnx-profile');
+  if (box) return box;
+  box = el('section', { id: 'onnx-profile', class: 'checkpoint', 'aria-label': 'ONNX profile' });
+  box.innerHTML = `<h3 id="onnx-name"></h3>
+    <div id="onnx-dims"></div>
+    <label for="onnx-depth">Scope depth <input id="onnx-depth" type="number" min="1" max="16" value="2" /></label>
+    <p id="onnx-error" class="error" aria-live="polite"></p>
+    <dl id="onnx-total"></dl>
+    <p id="onnx-unknown"></p>
+    <table><caption>By op type</caption><thead></thead><tbody id="onnx-by-op"></tbody></table>
+    <table><caption>By scope</caption><thead></thead><tbody id="onnx-by-scope"></tbody></table>`;
+  for (const head of box.querySelectorAll('thead')) {
+    const tr = el('tr');
+    for (const h of ['', 'nodes', ...COLUMNS.map(([k]) => k.replace(/_/g, ' '))]) tr.append(el('th', {}, h));
+    head.append(tr);
+  }
+  $('checkpoint-drop').after(box);
+  return box;
+}
+
+// Symbolic dimension names of the graph's inputs, in order.
+const symbols = (graph) => [
+  ...new Set(graph.inputs.flatMap((v) => (v.dims ?? []).filter((d) => typeof d === 'string'))),
+];
+
+function row(name, shown, group) {
+  const tr = el('tr');
+  tr.append(el('td', { 'data-value': name }, shown));
+  tr.append(el('td', { 'data-value': String(group.nodes) }, String(group.nodes)));
+  for (const [k, fmt] of COLUMNS) tr.append(el('td', { 'data-value': String(group[k]) }, fmt(group[k])));
+  return tr;
+}
+
+let current = null; // {file, graph}
+
+function render({ fc, FlopcastError }) {
+  const { graph } = current;
+  const dims = {};
+  for (const input of $('onnx-dims').querySelectorAll('input'))
+    if (input.value !== '') dims[input.dataset.dim] = Number(input.value);
+  const gpu = $('gpu').value;
+  const options = { dims, depth: Number($('onnx-depth').value) || 1, precision: $('precision').value };
+  if (gpu && gpu !== 'custom') options.gpu = gpu;
+  const error = $('onnx-error');
+  let r;
+  try {
+    r = fc.profile(graph, options);
+  } catch (e) {
+    showError(error, e instanceof FlopcastError ? e.message : `${e.name}: ${e.message}`, e);
+    for (const id of ['onnx-total', 'onnx-by-op', 'onnx-by-scope', 'onnx-unknown']) $(id).replaceChildren();
+    return;
+  }
+  showError(error, '');
+  const total = $('onnx-total');
+  total.replaceChildren();
+  for (const [k, fmt] of [['nodes', String], ['not_costed', String], ...COLUMNS]) {
+    total.append(
+      el('dt', {}, k.replace(/_/g, ' ')),
+      el('dd', { 'data-onnx': k, 'data-value': String(r.total[k]) }, fmt(r.total[k])),
+    );
+  }
+  total.append(el('dt', {}, 'at'), el('dd', { 'data-onnx': 'gpu' }, `${r.gpu}, ${r.compute_precision}`));
+  $('onnx-by-op').replaceChildren(...r.by_op_type.map((g) => row(g.op_type, g.op_type, g)));
+  $('onnx-by-scope').replaceChildren(...r.by_scope.map((g) => row(g.scope, g.scope || '(root)', g)));
+  const unknown = $('onnx-unknown');
+  unknown.dataset.value = r.unknown_ops.join(',');
+  unknown.textContent = r.unknown_ops.length
+    ? `Ops without a cost rule (not counted): ${r.unknown_ops.join(', ')}`
+    : '';
+}
+
+/** Reads `file` (an .onnx) and shows its profile; later GPU, precision, dims or depth edits re-run it. */
+export async function showProfile(ctx, file) {
+  const box = panel();
+  const error = $('onnx-error');
+  $('onnx-name').textContent = file.name;
+  try {
+    current = { file, graph: await readOnnx(file) };
+  } catch (e) {
+    current = null;
+    showError(error, `Could not read ${file.name}: ${e.message}`, e);
+    return;
+  }
+  const dims = $('onnx-dims');
+  dims.replaceChildren(
+    ...symbols(current.graph).map((name) => {
+      const label = el('label', {}, `${name} `);
+      label.append(el('input', { type: 'number', min: '1', step: '1', 'data-dim': name, id: `onnx-dim-${name}` }));
+      return label;
+    }),
+  );
+  if (!box.dataset.wired) {
+    box.dataset.wired = '1';
+    const again = () => current && render(ctx);
+    box.addEventListener('input', again);
+    $('gpu').addEventListener('change', again);
+    $('precision').addEventListener('change', again);
+  }
+  render(ctx);
+}
