@@ -79,7 +79,12 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded, onOnnx }) {
   async function load(file) {
     failure = '';
     if (!file) return;
-    if (isOnnx(file)) return onOnnx(file);
+    if (isOnnx(file)) {
+      // Profiled in its own panel; the estimate still needs a checkpoint header or a config.
+      state = null;
+      failure = `${file.name} is an ONNX graph: its profile is shown below. The estimate reads a .gguf or .safetensors header.`;
+      return onOnnx(file);
+    }
     try {
       const config = $('config').value.trim();
       // The header only: File.slice(0, n), n from the core (never the tensor data).
