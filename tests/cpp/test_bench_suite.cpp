@@ -8,36 +8,9 @@
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/bench_suite.hpp"
 #include "helpers.hpp"
+#include "measure_helpers.hpp"
 
 using namespace flopcast::measure;
-
-namespace {
-
-machine_peaks fixed_machine() {
-  machine_peaks p;
-  p.cpu_model = "test CPU";
-  p.isa = "generic (sse2)";
-  p.threads = 1;
-  p.memory_total_bytes = 16e9;
-  p.memory_available_bytes = 8e9;
-  p.llc_bytes = 32e6;
-  p.stream = {10e9, 10e9, 11e9, 11e9, 12e9, 1 << 27, 1};
-  p.gemm_fp32_flops_per_s = 50e9;
-  p.gemm_size = 256;
-  p.fma_fp32_flops_per_s = 100e9;
-  p.rapl_note = "none";
-  return p;
-}
-
-// hidden 64, 4 heads (head_dim 16), 2 KV heads, 2 layers.
-flopcast::model_spec tiny() {
-  return flopcast::read_hf_config(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 300,
-    "tie_word_embeddings": false})",
-                                  "tiny-llama");
-}
-
-}  // namespace
 
 TEST_CASE("suite task lists: all, a subset in order, duplicates dropped, a bad name named", "[measure-suite]") {
   const std::vector<std::string> all{"prefill", "decode", "batch", "kv_cache"};
@@ -85,8 +58,8 @@ TEST_CASE("the suite's tasks write rows with samples, statistics and both estima
   o.max_batch = 3;  // batches 1, 2, 3
   o.repetitions = 2;
   o.threads = 1;
-  o.machine = fixed_machine();
-  const auto model = tiny();
+  o.machine = flopcast::testing::fake_machine(1);
+  const auto model = flopcast::testing::tiny_llama();
   const suite_run_result r = run_benchmark_suite(model, o);
   REQUIRE(r.tasks.size() == 4);
   CHECK(r.tasks[0].name == "prefill");
@@ -155,16 +128,16 @@ TEST_CASE("the suite's tasks write rows with samples, statistics and both estima
 
 TEST_CASE("suite options out of range are errors naming the field", "[measure-suite]") {
   suite_options o;
-  o.machine = fixed_machine();
+  o.machine = flopcast::testing::fake_machine(1);
   o.threads = 1;
   o.max_batch = 65;
   try {
-    (void)run_benchmark_suite(tiny(), o);
+    (void)run_benchmark_suite(flopcast::testing::tiny_llama(), o);
     FAIL("no error");
   } catch (const flopcast::error& e) {
     CHECK(e.pointer() == "/batch_size");
   }
   o.max_batch = 2;
   o.tasks = {"nope"};
-  CHECK_THROWS_AS(run_benchmark_suite(tiny(), o), flopcast::error);
+  CHECK_THROWS_AS(run_benchmark_suite(flopcast::testing::tiny_llama(), o), flopcast::error);
 }

@@ -10,6 +10,7 @@
 #include "flopcast/measure/measure.hpp"
 #include "flopcast/measure/suite.hpp"
 #include "helpers.hpp"
+#include "measure_helpers.hpp"
 
 using namespace flopcast::measure;
 
@@ -37,30 +38,6 @@ class failing_task final : public measure_task {
   std::string_view name() const override { return "failing"; }
   void run(task_context&) override { throw flopcast::error(flopcast::error_code::invalid_argument, "/x", "bad"); }
 };
-
-// A machine without running microbenchmarks: fixed, plausible peaks.
-machine_peaks fake_machine() {
-  machine_peaks p;
-  p.cpu_model = "test CPU";
-  p.isa = "generic (sse2)";
-  p.threads = 2;
-  p.memory_total_bytes = 16e9;
-  p.memory_available_bytes = 8e9;
-  p.llc_bytes = 32e6;
-  p.stream = {10e9, 10e9, 11e9, 11e9, 12e9, 1 << 27, 1};
-  p.gemm_fp32_flops_per_s = 50e9;
-  p.gemm_size = 256;
-  p.fma_fp32_flops_per_s = 100e9;
-  p.rapl_note = "none";
-  return p;
-}
-
-flopcast::model_spec tiny() {
-  return flopcast::read_hf_config(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 300,
-    "tie_word_embeddings": false})",
-                                  "tiny-llama");
-}
 
 }  // namespace
 
@@ -132,7 +109,7 @@ TEST_CASE("machine microbenchmarks give a hardware spec the estimator accepts", 
 }
 
 TEST_CASE("calibration reproduces the measurement it came from", "[measure]") {
-  const flopcast::hardware_spec hw = to_hardware_spec(fake_machine());
+  const flopcast::hardware_spec hw = to_hardware_spec(flopcast::testing::fake_machine());
   const auto& m = test::model("llama-3.2-1b");
   flopcast::settings s;
   s.weight_precision = flopcast::precision::fp32;
@@ -171,9 +148,10 @@ TEST_CASE("a measurement sets measured TTFT and TPOT beside the estimate, every 
   o.batch_size = 2;
   o.threads = 2;
   o.repetitions = 2;
-  o.machine = fake_machine();
+  o.machine = flopcast::testing::fake_machine();
   std::vector<double> progress;
-  const measure_result r = run_measurement(tiny(), o, [&](double f, std::string_view) { progress.push_back(f); });
+  const measure_result r =
+      run_measurement(flopcast::testing::tiny_llama(), o, [&](double f, std::string_view) { progress.push_back(f); });
   CHECK(!progress.empty());
   CHECK(progress.back() == Approx(1.0));
   CHECK(std::is_sorted(progress.begin(), progress.end()));
@@ -248,8 +226,8 @@ TEST_CASE("one generated token: TPOT is unavailable, not invented", "[measure]")
   o.generated_tokens = 1;
   o.threads = 1;
   o.repetitions = 1;
-  o.machine = fake_machine();
-  const measure_result r = run_measurement(tiny(), o);
+  o.machine = flopcast::testing::fake_machine();
+  const measure_result r = run_measurement(flopcast::testing::tiny_llama(), o);
   CHECK(r.tpot.samples == 0);
   CHECK(r.find("tpot_s")->measured.label == source_label::unavailable);
   CHECK(!r.find("tpot_s")->error_pct);
@@ -259,7 +237,7 @@ TEST_CASE("one generated token: TPOT is unavailable, not invented", "[measure]")
 }
 
 TEST_CASE("bad options and configs too large for memory fail before allocating", "[measure]") {
-  const auto m = tiny();
+  const auto m = flopcast::testing::tiny_llama();
   const auto fails = [&](measure_options o, const char* field, const char* text) {
     try {
       (void)check_measurement(m, o);
@@ -270,7 +248,7 @@ TEST_CASE("bad options and configs too large for memory fail before allocating",
     }
   };
   measure_options o;
-  o.machine = fake_machine();
+  o.machine = flopcast::testing::fake_machine();
   auto p = o;
   p.prompt_tokens = 0;
   fails(p, "/prompt_tokens", "expected an integer >= 1, but got 0");
