@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/cli/validation.hpp"
-#include "flopcast/engine.hpp"
+#include "../core/cli/measure/validation.hpp"
+#include "flopcast/serving/engine.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;

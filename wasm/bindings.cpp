@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/catalog/providers.hpp"
 #include "flopcast/flopcast.hpp"
-#include "flopcast/plan.hpp"
-#include "flopcast/profile.hpp"
-#include "flopcast/providers.hpp"
+#include "flopcast/plan/plan.hpp"
+#include "flopcast/profile/profile.hpp"
 
 namespace {
 

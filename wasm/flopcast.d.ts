@@ -1,7 +1,7 @@
 // Types of flopcast's JavaScript API (hand-written: Emscripten 3.1.6 cannot emit them).
 // Units are SI base units: FLOPs are counts, memory bytes, time seconds, energy joules.
 
-/** A number format as results name it (core/src/precision.cpp's table). */
+/** A number format as results name it (core/src/formats/precision.cpp's table). */
 export type PrecisionName =
   | 'fp32'
   | 'tf32'
@@ -1254,7 +1254,7 @@ export interface RowField {
   header: string;
   kind: FieldKind;
 }
-/** One request field of the core's request table (core/src/request_fields.cpp). */
+/** One request field of the core's request table (core/src/io/request_fields.cpp). */
 export interface RequestField {
   key: string;
   /** Full JSON pointer, e.g. "/parallelism/tensor_parallel". */
@@ -1492,7 +1492,7 @@ export interface ReportData {
   serving: SimulationResult | null;
 }
 
-/** A tensor of the profiler's neutral graph (core/include/flopcast/profile.hpp). */
+/** A tensor of the profiler's neutral graph (core/include/flopcast/profile/profile.hpp). */
 export interface ProfileTensor {
   name: string;
   /** ONNX TensorProto.DataType code (1 float, 7 int64, 10 float16, 16 bfloat16, ...). */

@@ -110,7 +110,7 @@ export async function createFlopcast(options = {}) {
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
     train: (request) => result(mod.train(requestText(request))),
     /**
-     * Profiles a graph in the neutral form of core/include/flopcast/profile.hpp (object or JSON
+     * Profiles a graph in the neutral form of core/include/flopcast/profile/profile.hpp (object or JSON
      * text): FLOPs, MACs, parameters, bytes and roofline time per node, op type and scope.
      * options: {dims: {batch: 8}, gpu, precision, depth}.
      */

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "common.hpp"
+#include "flopcast/io/request_json.hpp"
 #include "flopcast/measure/measure.hpp"
-#include "flopcast/request_json.hpp"
 #include "format.hpp"
 
 namespace flopcast::cli {

@@ -14,9 +14,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "checkpoint_cmd.hpp"
-#include "flopcast/request_json.hpp"
-#include "hub.hpp"
+#include "flopcast/io/request_json.hpp"
+#include "inputs/checkpoint_cmd.hpp"
+#include "inputs/hub.hpp"
 
 namespace flopcast::cli {
 namespace {

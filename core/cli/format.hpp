@@ -1,7 +1,7 @@
 #pragma once
 // The CLI's display formatting: flopcast/format.hpp's rules (the same as web/src/format.js), by
 // their short names in flopcast::cli.
-#include "flopcast/format.hpp"
+#include "flopcast/base/format.hpp"
 
 namespace flopcast::cli {
 using display::format_as;

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "flopcast/operators.hpp"
+#include "flopcast/estimate/operators.hpp"
 #include "report_text.hpp"
 
 namespace flopcast::cli {

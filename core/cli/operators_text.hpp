@@ -3,7 +3,7 @@
 // step (figures from the core's operator_table; display formatting only).
 #include <string>
 
-#include "flopcast/result_json.hpp"
+#include "flopcast/io/result_json.hpp"
 
 namespace flopcast::cli {
 

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "common.hpp"
-#include "flopcast/report.hpp"
+#include "flopcast/report/report.hpp"
 
 namespace flopcast::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "flopcast/result_json.hpp"
+#include "flopcast/io/result_json.hpp"
 #include "format.hpp"
 
 namespace flopcast::cli {

@@ -15,8 +15,8 @@
 
 #include "common.hpp"
 #include "flopcast/flopcast.hpp"
-#include "flopcast/request_json.hpp"
-#include "flopcast/training.hpp"
+#include "flopcast/io/request_json.hpp"
+#include "flopcast/training/training.hpp"
 #include "report_text.hpp"
 
 namespace flopcast::cli {

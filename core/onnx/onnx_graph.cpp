@@ -1,6 +1,6 @@
 // libflopcast_onnx: reads an .onnx file with Debian's libonnx / libprotobuf and returns the
 // profiler's neutral graph JSON (flopcast/profile.hpp). A separate shared module, dlopen'ed by
-// `flopcast profile` (core/cli/onnx_library.cpp), so that the flopcast binary links neither
+// `flopcast profile` (core/cli/inputs/onnx_library.cpp), so that the flopcast binary links neither
 // library. Weights are never interpreted: initializers give their type and shape, and their
 // values only for small int32 / int64 tensors (shape operands of Reshape, Expand, Slice, ...);
 // external-data initializers are never opened.

@@ -4,7 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "flopcast/flopcast.hpp"
-#include "flopcast/simulator.hpp"
+#include "flopcast/serving/simulator.hpp"
 
 namespace {
 

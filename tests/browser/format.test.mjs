@@ -1,5 +1,5 @@
 // The page shows every result figure by the display rules (web/src/format.js, the same as the
-// CLI's core/src/format.cpp, both checked against tests/fixtures/format_cases.json): each element's
+// CLI's core/src/base/format.cpp, both checked against tests/fixtures/format_cases.json): each element's
 // text is show(data-fmt, data-value) for the raw number the core returned, and none reads like
 // the odd outputs of issue 13 ("1 GPUs", "0.00 us", "-0", exponents, false precision).
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// libcurl is loaded only when a command fetches (core/cli/curl_library.cpp): the CLI does not
+// libcurl is loaded only when a command fetches (core/cli/inputs/curl_library.cpp): the CLI does not
 // link it, a command that fetches nothing runs without it, and a fetch without it fails like
 // any other error (exit 2, one line naming the code and the library) before any connection.
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 // The display rules of web/src/format.js (page and widget) against the shared case table
 // tests/fixtures/format_cases.json, which tests/cpp/test_format.cpp checks against the CLI's
-// core/src/format.cpp: a rule that differs between the two fails one of them.
+// core/src/base/format.cpp: a rule that differs between the two fails one of them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The Hugging Face Hub fetch of the native CLI (core/cli/hub.cpp) against a local server on
+// The Hugging Face Hub fetch of the native CLI (core/cli/inputs/hub.cpp) against a local server on
 // 127.0.0.1 with the Hub's path layout: <org>/<name>/resolve/<revision>/<file>. The real binary
 // runs asynchronously (the server lives in this process), each test with its own HF_HOME.
 import { test, before, after, beforeEach } from 'node:test';

@@ -191,7 +191,7 @@ test('serve: text and CSV show the same points as the JSON', () => {
   assert.ok(header > 0, t.out);
   const rows = lines.slice(header + 1).filter((l) => /^\s+\d+\s/.test(l));
   assert.equal(rows.length, 2, t.out);
-  // The text shows the JSON's figure by the display rules (web/src/format.js = core/src/format.cpp).
+  // The text shows the JSON's figure by the display rules (web/src/format.js = core/src/base/format.cpp).
   assert.match(rows[0], new RegExp(`^\\s+2\\s+${formatSeconds(j.points[0].ttft_s.mean).replace('.', '\\.')}\\s`));
   assert.match(t.out, /goodput SLO: TTFT <= 200 ms\n/);
   const c = run([...args, '--csv']);

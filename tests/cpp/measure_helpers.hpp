@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the measurement suites' tests: a machine without microbenchmarks (fixed, plausible
 // peaks) and a tiny Llama config the reference decoder runs in milliseconds.
-#include "flopcast/config.hpp"
+#include "flopcast/flopcast.hpp"
 #include "flopcast/measure/machine.hpp"
 
 namespace flopcast::testing {

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/bench_suite.hpp"
 #include "helpers.hpp"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "flopcast/checkpoint.hpp"
+#include "flopcast/checkpoint/checkpoint.hpp"
 #include "helpers.hpp"
 
 namespace {

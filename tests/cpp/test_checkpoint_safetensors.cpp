@@ -2,7 +2,7 @@
 // here, its exact counts and bytes, the comparison with the architecture count, and the errors.
 #include <catch2/catch.hpp>
 
-#include "flopcast/checkpoint.hpp"
+#include "flopcast/checkpoint/checkpoint.hpp"
 #include "helpers.hpp"
 
 namespace {

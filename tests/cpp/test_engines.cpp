@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "flopcast/engine.hpp"
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/serving/engine.hpp"
 #include "helpers.hpp"
 
 namespace {

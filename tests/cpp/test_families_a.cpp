@@ -1,7 +1,7 @@
 // OLMo 2, StarCoder2, Phi and Gemma 3: published counts and the structure behind them.
 #include <catch2/catch.hpp>
 
-#include "flopcast/config.hpp"
+#include "flopcast/flopcast.hpp"
 #include "helpers.hpp"
 
 using flopcast::count_parameters;

@@ -1,4 +1,4 @@
-// The C++ display rules (core/src/format.cpp, used by the CLI) against the case table that web/src/format.js is
+// The C++ display rules (core/src/base/format.cpp, used by the CLI) against the case table that web/src/format.js is
 // checked against too (tests/cli/format.test.mjs): the two print every case alike or one fails.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <regex>
 #include <string>
 
-#include "flopcast/format.hpp"
+#include "flopcast/base/format.hpp"
 
 using namespace flopcast::display;
 

@@ -3,7 +3,7 @@
 // precisions per part, KV-cache formats and FP8/FP4 training memory against published recipes.
 #include <catch2/catch.hpp>
 
-#include "flopcast/checkpoint.hpp"
+#include "flopcast/checkpoint/checkpoint.hpp"
 #include "helpers.hpp"
 
 using namespace flopcast;

@@ -1,4 +1,4 @@
-// llama.cpp quantization presets (core/src/gguf_presets.hpp): the per-tensor type rules of
+// llama.cpp quantization presets (core/src/checkpoint/gguf_presets.hpp): the per-tensor type rules of
 // ggml-org/llama.cpp src/llama-quant.cpp on named tensors, the fallback for rows that are not
 // whole blocks, and the bytes against published GGUF files and llama.cpp's own table.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-#include "../../core/src/gguf_presets.hpp"
+#include "../../core/src/checkpoint/gguf_presets.hpp"
 #include "helpers.hpp"
 
 namespace {

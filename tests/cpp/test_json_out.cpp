@@ -1,4 +1,4 @@
-// The streaming result writer (core/src/json_out.hpp): every document it writes is the text
+// The streaming result writer (core/src/base/json_out.hpp): every document it writes is the text
 // nlohmann's dump() would write for the same values (so the layout, the number forms and the key
 // order are what they were when the results were built as nlohmann trees), strings are escaped
 // and kept valid UTF-8, and numbers read back to the same double.
@@ -9,9 +9,9 @@
 #include <limits>
 #include <random>
 
-#include "flopcast/plan.hpp"
+#include "base/json_out.hpp"
+#include "flopcast/plan/plan.hpp"
 #include "helpers.hpp"
-#include "json_out.hpp"
 
 namespace {
 

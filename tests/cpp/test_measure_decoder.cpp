@@ -16,7 +16,7 @@
 #include <cmath>
 #include <vector>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/decoder.hpp"
 #include "helpers.hpp"

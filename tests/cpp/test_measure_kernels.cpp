@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/measure/kernels.hpp"
 
 using namespace flopcast::measure;

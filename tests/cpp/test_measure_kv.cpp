@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/measure/kv_profiler.hpp"
 
 using namespace flopcast::measure;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/machine.hpp"
 #include "flopcast/measure/measure.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/measure/energy.hpp"
 #include "flopcast/measure/phase_profiler.hpp"
 #include "flopcast/measure/tracker.hpp"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "flopcast/checkpoint.hpp"
+#include "flopcast/checkpoint/checkpoint.hpp"
 #include "helpers.hpp"
 
 using namespace flopcast;

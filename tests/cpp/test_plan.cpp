@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "flopcast/plan.hpp"
+#include "flopcast/plan/plan.hpp"
 #include "helpers.hpp"
 
 using flopcast::find_gpu;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "flopcast/error.hpp"
-#include "flopcast/profile.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/profile/profile.hpp"
 
 namespace {
 

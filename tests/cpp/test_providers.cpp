@@ -1,4 +1,4 @@
-// The hosted-provider catalog (data/providers/*.json, core/src/providers.cpp): every file read
+// The hosted-provider catalog (data/providers/*.json, core/src/catalog/providers.cpp): every file read
 // back from disk here independently; every entry names a registry model, published prices are
 // positive, each figure has its source and date, ids are unique per provider; provider ids
 // resolve to their model, "provider:id" is explicit, registry names win; bad records fail with a
@@ -10,9 +10,9 @@
 #include <map>
 #include <set>
 
-#include "flopcast/error.hpp"
-#include "flopcast/providers.hpp"
-#include "flopcast/registry.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/catalog/providers.hpp"
+#include "flopcast/catalog/registry.hpp"
 #include "helpers.hpp"
 
 namespace fs = std::filesystem;

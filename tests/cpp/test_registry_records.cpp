@@ -1,4 +1,4 @@
-// The registry reads each embedded record when first used (core/src/registry.cpp), indexing
+// The registry reads each embedded record when first used (core/src/catalog/registry.cpp), indexing
 // names the build wrote beside the records (cmake/embed_data.cmake). Checked against data/
 // read here independently: every file's record is found under its id and aliases, the same
 // object model_records() holds; the per-GPU texts the build split out of data/gpus.json read
@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "flopcast/result_json.hpp"
+#include "flopcast/io/result_json.hpp"
 #include "helpers.hpp"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "flopcast/serving.hpp"
+#include "flopcast/serving/serving.hpp"
 #include "helpers.hpp"
 
 using flopcast::serve;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "flopcast/engine.hpp"
-#include "flopcast/request.hpp"
+#include "flopcast/io/request.hpp"
+#include "flopcast/serving/engine.hpp"
 #include "helpers.hpp"
 
 using flopcast::arrival_kind;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "flopcast/serving.hpp"
-#include "flopcast/simulator.hpp"
+#include "flopcast/serving/serving.hpp"
+#include "flopcast/serving/simulator.hpp"
 #include "helpers.hpp"
 
 using flopcast::arrival_kind;

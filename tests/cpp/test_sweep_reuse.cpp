@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../../core/src/estimate_parts.hpp"
+#include "../../core/src/estimate/estimate_parts.hpp"
 #include "flopcast/flopcast.hpp"
 
 namespace {

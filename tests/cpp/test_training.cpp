@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "flopcast/training.hpp"
+#include "flopcast/training/training.hpp"
 #include "helpers.hpp"
 
 using flopcast::analyze_training;

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "flopcast/training.hpp"
+#include "flopcast/training/training.hpp"
 #include "helpers.hpp"
 
 using flopcast::analyze_training;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/thread_pool.hpp"
 #include "flopcast/measure/validate_model.hpp"

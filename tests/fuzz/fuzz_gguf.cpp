@@ -1,7 +1,7 @@
 // Fuzz target: the GGUF header reader (flopcast/checkpoint.hpp). Any input is either refused
 // with flopcast::error or read into tensors whose totals add up; the header size asked for
 // never exceeds 64 MiB; an accepted header that maps to a config counts and estimates.
-#include "flopcast/checkpoint.hpp"
+#include "flopcast/checkpoint/checkpoint.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -3,7 +3,7 @@
 // every node and total, with and without symbolic dimensions bound. Seed corpus
 // (tests/fuzz/corpus/fuzz_profile/): `flopcast profile FILE.onnx --graph` of the fixtures of
 // tests/fixtures/onnx/make_fixtures.py.
-#include "flopcast/profile.hpp"
+#include "flopcast/profile/profile.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

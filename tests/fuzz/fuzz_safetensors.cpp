@@ -1,7 +1,7 @@
 // Fuzz target: the safetensors header and index readers (flopcast/checkpoint.hpp). Any input is
 // either refused with flopcast::error or read into tensors whose totals add up; the header size
 // asked for never exceeds 8 + 16 MiB; an accepted header compares with a small Llama.
-#include "flopcast/checkpoint.hpp"
+#include "flopcast/checkpoint/checkpoint.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,5 @@
 // Display formatting only, in ONE place for the page and the widget: values arrive in SI base
-// units from the core and are shown with units here. core/src/format.cpp applies the same rules to
+// units from the core and are shown with units here. core/src/base/format.cpp applies the same rules to
 // the CLI's text, and tests/fixtures/format_cases.json holds the cases both must print alike.
 //
 // The rules:

@@ -11,7 +11,7 @@
 #include <numeric>
 #include <thread>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 #include "json_util.hpp"
 #include "text.hpp"
 

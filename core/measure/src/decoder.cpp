@@ -2,7 +2,7 @@
 //   h = x + Wo . attention(rope(Wqkv . rmsnorm(x) + b))        (q/k RMSNorm per head: Qwen3)
 //   x = h + Wdown . (silu(Wgate . rmsnorm(h)) * (Wup . rmsnorm(h)))
 // then a final RMSNorm and the LM head (tied to the embedding when the config says so).
-// Counting follows core/src/estimate.cpp: RMSNorm 4 FLOPs per element, RoPE 3 per rotated
+// Counting follows core/src/estimate/estimate.cpp: RMSNorm 4 FLOPs per element, RoPE 3 per rotated
 // element, SiLU + gate product 2 per intermediate element, bias 1 per element, residual
 // additions 0, the embedding lookup 0.
 #include "flopcast/measure/decoder.hpp"
@@ -11,7 +11,7 @@
 #include <cmath>
 #include <string>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 
 namespace flopcast::measure {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <type_traits>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 
 namespace flopcast::measure {
 

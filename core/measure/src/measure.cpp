@@ -8,8 +8,8 @@
 #include <numeric>
 #include <thread>
 
-#include "flopcast/calibration.hpp"
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/estimate/calibration.hpp"
 #include "flopcast/measure/phase_profiler.hpp"
 #include "text.hpp"
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

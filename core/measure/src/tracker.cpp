@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
 
 namespace flopcast::measure {
 

@@ -10,11 +10,11 @@
 #include <set>
 #include <thread>
 
-#include "flopcast/error.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/estimate/operators.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/measure/machine.hpp"
 #include "flopcast/measure/thread_pool.hpp"
-#include "flopcast/operators.hpp"
 #include "json_util.hpp"
 
 namespace flopcast::measure {

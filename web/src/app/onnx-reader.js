@@ -1,4 +1,4 @@
-// Reads a dropped .onnx File into the core's neutral graph form (core/include/flopcast/profile.hpp)
+// Reads a dropped .onnx File into the core's neutral graph form (core/include/flopcast/profile/profile.hpp)
 // without loading its weights: a minimal walk of the protobuf wire format over File.slice() keeps
 // every field of ModelProto except the large data fields of GraphProto's initializers (their
 // names, dims and types stay; int tensors of at most 64 elements keep their values, as the native

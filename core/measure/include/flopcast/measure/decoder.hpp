@@ -23,7 +23,7 @@
 #include "flopcast/measure/kernels.hpp"
 #include "flopcast/measure/kv_cache.hpp"
 #include "flopcast/measure/kv_profiler.hpp"
-#include "flopcast/model.hpp"
+#include "flopcast/model/model.hpp"
 
 namespace flopcast::measure {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "flopcast/hardware.hpp"
+#include "flopcast/hardware/hardware.hpp"
 #include "flopcast/measure/figure.hpp"
 #include "flopcast/measure/thread_pool.hpp"
 

@@ -50,14 +50,14 @@
 #include <string>
 #include <vector>
 
-#include "flopcast/estimate.hpp"
+#include "flopcast/estimate/estimate.hpp"
 #include "flopcast/measure/decoder.hpp"
 #include "flopcast/measure/figure.hpp"
 #include "flopcast/measure/kv_profiler.hpp"
 #include "flopcast/measure/machine.hpp"
 #include "flopcast/measure/suite.hpp"
 #include "flopcast/measure/tracker.hpp"
-#include "flopcast/model.hpp"
+#include "flopcast/model/model.hpp"
 
 namespace flopcast::measure {
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "flopcast/measure/decoder.hpp"
-#include "flopcast/model.hpp"
-#include "flopcast/profile.hpp"
+#include "flopcast/model/model.hpp"
+#include "flopcast/profile/profile.hpp"
 
 namespace flopcast::measure {
 

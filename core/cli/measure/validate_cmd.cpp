@@ -1,0 +1,130 @@
+// `flopcast validate`: the model's predictions against the shipped validation table
+// (data/measurements/, embedded at build time for the native CLI only), per row and as the median
+// and p90 |error| per engine, metric and split (fit / held_out). The predictions are
+// validation.cpp's (the same the engine fit optimises): the bundled engine profiles, or with
+// --plain the roofline without any fitted cost.
+#include "measure/validate_cmd.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "flopcast/base/error.hpp"
+#include "flopcast/catalog/registry.hpp"
+#include "flopcast/estimate/estimate.hpp"
+#include "flopcast/serving/engine.hpp"
+#include "format.hpp"
+#include "measure/validation.hpp"
+
+namespace flopcast::cli {
+
+extern const std::string_view k_measurement_files[];
+extern const std::size_t k_measurement_file_count;
+
+namespace {
+
+using json = nlohmann::json;
+
+struct prediction {
+  std::string id, source, engine, metric, gpu, model;
+  bool held_out = false;
+  double measured = 0, predicted = 0;
+};
+
+}  // namespace
+
+validate_command add_validate_command(CLI::App& parent) {
+  struct options {
+    std::string engine, metric;
+    bool json = false, plain = false;
+  };
+  auto o = std::make_shared<options>();
+  validate_command cmd;
+  cmd.app = parent.add_subcommand(
+      "validate", "Predictions against the shipped table of published measurements (data/measurements/)");
+  cmd.app->add_option("--engine", o->engine, "Only rows of this engine (vllm, sglang, tensorrt-llm, llama.cpp, ...)");
+  cmd.app->add_option("--metric", o->metric, "Only rows of this metric (ttft_s, output_tokens_per_s, ...)");
+  cmd.app->add_flag("--plain", o->plain, "The plain roofline: no engine's fitted costs or efficiencies");
+  cmd.app->add_flag("--json", o->json, "Print JSON");
+  cmd.run = [o] {
+    if (!o->engine.empty()) o->engine = find_engine(o->engine).id;  // aliases; an unknown engine is an error
+    std::vector<std::string_view> files(k_measurement_files, k_measurement_files + k_measurement_file_count);
+    validation::model_choice how;
+    how.how = o->plain ? validation::model_choice::kind::plain : validation::model_choice::kind::bundled;
+    validation::predictor predict;
+    std::vector<prediction> rows;
+    std::map<std::string, std::int64_t> skipped;
+    std::int64_t total = 0;
+    for (const validation::row& v : validation::rows_of(files)) {
+      const json& row = v.data;
+      if (!o->engine.empty() && row.at("engine") != o->engine) continue;
+      if (!o->metric.empty() && row.at("metric") != o->metric) continue;
+      ++total;
+      const validation::prediction p = predict(row, how);
+      if (!p.value || !std::isfinite(*p.value) || *p.value <= 0) {
+        ++skipped[p.why.empty() ? "no finite prediction" : p.why];
+        continue;
+      }
+      rows.push_back({row.at("id"), v.source, row.at("engine"), row.at("metric"), row.at("gpu"), row.at("model"),
+                      v.held_out, row.at("value").get<double>(), *p.value});
+    }
+    // Summary per engine, metric and split: signed and absolute relative errors of predicted/measured.
+    std::map<std::tuple<std::string, std::string, bool>, std::vector<double>> errors;
+    for (const prediction& r : rows) errors[{r.engine, r.metric, r.held_out}].push_back(r.predicted / r.measured - 1.0);
+    json summary = json::array();
+    for (const auto& [key, e] : errors) {
+      std::vector<double> abs_e(e.size());
+      std::transform(e.begin(), e.end(), abs_e.begin(), [](double x) { return std::fabs(x); });
+      summary.push_back({{"engine", std::get<0>(key)},
+                         {"metric", std::get<1>(key)},
+                         {"split", std::get<2>(key) ? "held_out" : "fit"},
+                         {"rows", e.size()},
+                         {"median_error", validation::quantile(e, 0.5)},
+                         {"median_abs_error", validation::quantile(abs_e, 0.5)},
+                         {"p90_abs_error", validation::quantile(abs_e, 0.9)}});
+    }
+    const std::string what = o->plain ? "plain roofline (no engine costs or fitted efficiencies)"
+                                      : "engine profiles as fitted (data/engines/), plain roofline where unfitted";
+    if (o->json) {
+      json out = {{"model", what},
+                  {"rows_considered", total},
+                  {"rows_predicted", rows.size()},
+                  {"summary", summary},
+                  {"skipped", skipped}};
+      json list = json::array();
+      for (const prediction& r : rows)
+        list.push_back({{"id", r.id},
+                        {"source", r.source},
+                        {"split", r.held_out ? "held_out" : "fit"},
+                        {"engine", r.engine},
+                        {"metric", r.metric},
+                        {"gpu", r.gpu},
+                        {"model", r.model},
+                        {"measured", r.measured},
+                        {"predicted", r.predicted},
+                        {"error", r.predicted / r.measured - 1.0}});
+      out["rows"] = list;
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << fmt::format("flopcast validate: {} of {} rows predicted ({})\n", rows.size(), total, what);
+    std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>10} {:>10} {:>10}\n", "engine", "metric", "split", "rows",
+                             "median", "median|e|", "p90|e|");
+    for (const json& s : summary)
+      std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
+                               s.at("metric").get<std::string>(), s.at("split").get<std::string>(),
+                               s.at("rows").get<std::size_t>(), format_percent(s.at("median_error").get<double>()),
+                               format_percent(s.at("median_abs_error").get<double>()),
+                               format_percent(s.at("p90_abs_error").get<double>()));
+    for (const auto& [why, n] : skipped) std::cout << fmt::format("  not predicted: {} rows, {}\n", n, why);
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace flopcast::cli

@@ -1,0 +1,247 @@
+#include "measure/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "flopcast/base/error.hpp"
+#include "flopcast/catalog/registry.hpp"
+#include "flopcast/serving/engine.hpp"
+#include "flopcast/serving/serving.hpp"
+#include "flopcast/serving/simulator.hpp"
+
+namespace flopcast::validation {
+namespace {
+
+using json = nlohmann::json;
+
+bool is_rate(const std::string& metric) { return metric.size() > 6 && metric.substr(metric.size() - 6) == "_per_s"; }
+
+// A distribution's statistic as the row states it.
+std::optional<double> statistic_of(const json& figures, const std::string& name, const std::string& statistic) {
+  if (!figures.contains(name)) return std::nullopt;
+  const json& d = figures.at(name);
+  if (statistic == "mean") return d.at("mean").get<double>();
+  if (statistic == "median" || statistic == "p50") return d.at("p50").get<double>();
+  if (statistic == "p90") return d.at("p90").get<double>();
+  if (statistic == "p99") return d.at("p99").get<double>();
+  return std::nullopt;
+}
+
+json figures_of(const simulation_result& r) {
+  const auto dist = [](const distribution& d) {
+    return json{{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
+  };
+  return json{{"ttft_s", dist(r.ttft)},
+              {"tpot_s", dist(r.tpot)},
+              {"itl_s", dist(r.itl)},
+              {"e2e_latency_s", dist(r.e2e)},
+              {"output_tokens_per_s", r.output_tokens_per_s},
+              {"total_tokens_per_s", r.total_tokens_per_s},
+              {"requests_per_s", r.requests_per_s}};
+}
+
+}  // namespace
+
+std::vector<row> rows_of(const std::vector<std::string_view>& files) {
+  std::vector<row> out;
+  for (const std::string_view text : files) {
+    const json file = json::parse(text);
+    const json& src = file.at("source");
+    const std::string id = src.at("id").get<std::string>();
+    const bool held = src.value("split", std::string("held_out")) == "held_out";
+    for (const json& r : file.at("rows")) out.push_back({r, id, held});
+  }
+  return out;
+}
+
+std::string category_of(const json& row) {
+  const std::string metric = row.at("metric").get<std::string>();
+  const std::string load = row.at("load").at("kind").get<std::string>();
+  if (metric == "prefill_tokens_per_s" || (metric == "ttft_s" && load == "single_stream")) return "prefill";
+  if (metric == "ttft_s") return "ttft_load";
+  if (metric == "tpot_s" || metric == "itl_s" || metric == "decode_tokens_per_s") return "decode";
+  return "throughput";  // output / total tokens per second, requests per second, end-to-end latency
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+double time_ratio(const json& row, double predicted) {
+  const double measured = row.at("value").get<double>();
+  return is_rate(row.at("metric").get<std::string>()) ? predicted / measured : measured / predicted;
+}
+
+prediction predictor::operator()(const json& row, const model_choice& how) {
+  prediction out;
+  const auto skip = [&](std::string why) {
+    out.why = std::move(why);
+    return out;
+  };
+  const std::string metric = row.at("metric").get<std::string>();
+  const std::string statistic = row.value("statistic", std::string("mean"));
+  const json& load = row.at("load");
+  const std::string kind = load.at("kind").get<std::string>();
+  if (row.at("input_tokens").is_null() || row.at("output_tokens").is_null()) return skip("a length not stated");
+  const model_spec* model = nullptr;
+  const hardware_spec* gpu = nullptr;
+  try {
+    model = &find_model(row.at("model").get<std::string>()).spec;
+  } catch (const error&) {
+    return skip("model not bundled");
+  }
+  try {
+    gpu = &find_gpu(row.at("gpu").get<std::string>());
+  } catch (const error&) {
+    return skip("device not bundled");
+  }
+  out.family = gpu->family();
+  settings s;
+  try {
+    s.weight_precision = parse_precision(row.at("precision").get<std::string>());
+    if (row.contains("kv_cache_precision") && row.at("kv_cache_precision").is_string())
+      s.kv_cache_precision = parse_precision(row.at("kv_cache_precision").get<std::string>());
+  } catch (const error&) {
+    return skip("a precision flopcast does not read");
+  }
+  if (row.contains("expert_parallel") && row.at("expert_parallel").is_null())
+    return skip("expert parallelism not stated");
+  s.parallel.tensor_parallel = row.value("tensor_parallel", 1);
+  s.parallel.pipeline_parallel = row.value("pipeline_parallel", 1);
+  s.parallel.expert_parallel = row.value("expert_parallel", 1);
+  const auto isl = std::max<std::int64_t>(row.at("input_tokens").get<std::int64_t>(), 1);
+  const auto osl = std::max<std::int64_t>(row.at("output_tokens").get<std::int64_t>(), 1);
+  const double gpus = std::max(1.0, row.value("num_gpus", 1.0));
+  const double share = row.value("per", std::string("system")) == "gpu" ? 1.0 / gpus : 1.0;
+
+  const engine_profile* engine = nullptr;
+  try {
+    engine = &find_engine(row.at("engine").get<std::string>());
+  } catch (const error&) {
+    return skip("engine not profiled");
+  }
+  switch (how.how) {
+    case model_choice::kind::plain:
+      s.engine = engine->id;  // its scheduler, none of its fitted constants
+      break;
+    case model_choice::kind::bundled:
+      apply_engine(*engine, *gpu, s);
+      break;
+    case model_choice::kind::given:
+      s.engine = engine->id;
+      s.costs = how.costs;
+      s.compute_efficiency = how.compute_efficiency;
+      s.mem_efficiency = how.mem_efficiency;
+      s.compute_efficiency_origin = s.mem_efficiency_origin = efficiency_origin::fitted;
+      break;
+  }
+  std::optional<engine_scheduler> sched;
+  try {
+    sched = scheduler_of(*engine, *gpu);
+  } catch (const error&) {
+    sched.reset();  // a static-batching engine: no scheduler
+  }
+  if (sched && !s.gpu_memory_utilization) s.gpu_memory_utilization = sched->gpu_memory_utilization;
+
+  try {
+    if (kind == "single_stream") {
+      s.batch_size = 1;
+      s.sequence_length = isl;
+      s.num_generated_tokens = std::max<std::int64_t>(osl, 2);
+      const performance& p = estimate(*model, s, gpu).perf;
+      if (metric == "decode_tokens_per_s") out.value = p.decode_tokens_per_second;
+      if (metric == "prefill_tokens_per_s") out.value = static_cast<double>(isl) / p.prefill_latency_s;
+      if (metric == "ttft_s") out.value = p.prefill_latency_s;
+      if (metric == "tpot_s" || metric == "itl_s") out.value = p.decode_latency_per_token_s;
+      if (metric == "e2e_latency_s") out.value = p.total_request_latency_s;
+      if (!out.value) return skip("a single-stream metric not predicted");
+      return out;
+    }
+    const bool steady =
+        (kind == "max_throughput" || kind == "batch") &&
+        (metric == "output_tokens_per_s" || metric == "total_tokens_per_s" || metric == "requests_per_s" ||
+         metric == "decode_tokens_per_s" || metric == "prefill_tokens_per_s");
+    if (steady || !sched) {
+      serving_settings v;
+      v.base = s;
+      v.prompt_tokens = isl;
+      v.output_tokens = osl;
+      if (kind == "batch" && load.at("value").is_number())
+        v.concurrency = static_cast<std::int64_t>(load.at("value").get<double>());
+      else if (kind == "concurrency" && load.at("value").is_number())
+        v.concurrency = static_cast<std::int64_t>(load.at("value").get<double>());
+      const serving_result r = serve(*model, v, *gpu);
+      if (r.concurrency == 0) return skip("does not fit by flopcast's rule");
+      if (metric == "output_tokens_per_s" || metric == "decode_tokens_per_s") out.value = r.output_tokens_per_second;
+      if (metric == "total_tokens_per_s") out.value = r.total_tokens_per_second;
+      if (metric == "requests_per_s") out.value = r.requests_per_second;
+      if (metric == "prefill_tokens_per_s") out.value = r.concurrency * static_cast<double>(isl) / r.ttft_s;
+      if (metric == "ttft_s") out.value = r.ttft_s;
+      if (metric == "tpot_s" || metric == "itl_s") out.value = r.tpot_s;
+      if (!out.value) return skip("a serving metric not predicted");
+      *out.value *= share;
+      return out;
+    }
+    // The queue: simulate the run the row measured (once for all its metrics).
+    simulation_settings sim;
+    sim.base = s;
+    apply_scheduler(*sched, sim);
+    // Without chunking a prompt runs in one step: the budget holds at least the row's prompt.
+    sim.max_num_batched_tokens = std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl);
+    sim.input_tokens = {isl, isl};
+    sim.output_tokens = {osl, osl};
+    const double value = load.at("value").is_number() ? load.at("value").get<double>() : 0.0;
+    const std::int64_t stated = row.value("num_requests", std::int64_t{0});
+    if (kind == "batch" || kind == "max_throughput") {
+      sim.arrivals = arrival_kind::batch;
+      sim.num_requests = stated > 0 ? stated : (value > 0 ? static_cast<std::int64_t>(value) : 1000);
+    } else if (kind == "concurrency") {
+      sim.arrivals = arrival_kind::closed_loop;
+      sim.clients = static_cast<std::int64_t>(value);
+      sim.num_requests = stated > 0 ? stated : std::max<std::int64_t>(10 * sim.clients, 100);
+    } else if (kind == "request_rate") {
+      sim.arrivals = arrival_kind::poisson;
+      sim.rate_per_s = value;
+      sim.num_requests = stated > 0 ? stated : 500;
+    } else {
+      return skip("a load not simulated");
+    }
+    sim.num_requests = std::min<std::int64_t>(sim.num_requests, 5000);
+    sim.max_samples = 2;
+    const std::string key = json{
+        {"m", row.at("model")},
+        {"g", row.at("gpu")},
+        {"p", row.at("precision")},
+        {"kv", row.value("kv_cache_precision", json())},
+        {"tp", row.value("tensor_parallel", 1)},
+        {"i", isl},
+        {"o", osl},
+        {"l", load},
+        {"n", sim.num_requests},
+        {"e", row.at("engine")},
+        {"h", static_cast<int>(how.how)},
+        {"c",
+         {how.costs.per_step_s, how.costs.per_sequence_s, how.costs.per_layer_s, how.costs.gemm_half_tokens,
+          how.compute_efficiency,
+          how.mem_efficiency}}}.dump();
+    auto it = runs_.find(key);
+    if (it == runs_.end()) it = runs_.emplace(key, figures_of(simulate(*model, sim, *gpu))).first;
+    const json& f = it->second;
+    if (is_rate(metric)) {
+      if (!f.contains(metric)) return skip("a serving metric not simulated");
+      out.value = f.at(metric).get<double>() * share;
+    } else {
+      out.value = statistic_of(f, metric, statistic);
+      if (!out.value) return skip("a statistic not simulated");
+    }
+    return out;
+  } catch (const error& e) {
+    return skip(std::string("refused by the core: ") + std::string(to_string(e.code())));
+  }
+}
+
+}  // namespace flopcast::validation

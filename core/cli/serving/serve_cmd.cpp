@@ -1,0 +1,188 @@
+#include "serving/serve_cmd.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "common.hpp"
+#include "report_text.hpp"
+
+namespace flopcast::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+using clock_type = std::chrono::steady_clock;
+
+// A progress bar on stderr, only when it is a terminal and the run has taken over a second.
+// Progress: the output tokens emitted (decode tokens of each step) over those the points ask for.
+class progress {
+ public:
+  progress(const simulation_request& q) : points_(q.points.size()), start_(clock_type::now()) {
+    const simulation_settings& s = q.simulation;
+    if (s.arrivals == arrival_kind::trace) {
+      for (const auto& t : s.trace) per_point_ += static_cast<double>(t.output_tokens);
+    } else {
+      per_point_ = static_cast<double>(s.num_requests) *
+                   (static_cast<double>(s.output_tokens.min) + static_cast<double>(s.output_tokens.max)) / 2;
+    }
+    enabled_ = ::isatty(STDERR_FILENO) == 1;
+  }
+  ~progress() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+  }
+  progress(const progress&) = delete;
+  progress& operator=(const progress&) = delete;
+
+  void begin(std::size_t point) {
+    point_ = point;
+    tokens_ = 0;
+    steps_ = 0;
+  }
+  void step(const step_record& r) {
+    tokens_ += static_cast<double>(r.decode_tokens);
+    if (!enabled_ || (++steps_ & 1023) != 0) return;
+    const auto now = clock_type::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double within = per_point_ > 0 ? std::min(1.0, tokens_ / per_point_) : 0.0;
+    const double done = (static_cast<double>(point_) + within) / static_cast<double>(points_);
+    constexpr int width = 30;
+    const int filled = static_cast<int>(done * width);
+    std::cerr << fmt::format("\rsimulating [{}{}] {:3.0f}%  point {}/{}", std::string(filled, '#'),
+                             std::string(width - filled, '.'), done * 100, point_ + 1, points_)
+              << std::flush;
+    shown_ = true;
+  }
+
+ private:
+  std::size_t points_ = 1, point_ = 0;
+  double per_point_ = 0, tokens_ = 0;
+  std::int64_t steps_ = 0;
+  bool enabled_ = false, shown_ = false;
+  clock_type::time_point start_, last_;
+};
+
+// CSV: one row per point, SI units, from the JSON result (the same numbers).
+std::string csv(const json& r) {
+  std::string out =
+      "concurrency,request_rate,requests,ttft_mean_s,ttft_p50_s,ttft_p90_s,ttft_p99_s,tpot_mean_s,tpot_p50_s,tpot_p90_"
+      "s,tpot_p99_s,itl_mean_s,itl_p50_s,itl_p90_s,itl_p99_s,e2e_mean_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,output_tokens_"
+      "per_s,total_tokens_per_s,requests_per_s,goodput_requests_per_s,goodput_share,mean_kv_utilization,peak_kv_"
+      "utilization,mean_running,preemptions,steps\n";
+  const auto cell = [](const json& v) { return v.is_null() ? std::string() : v.dump(); };
+  for (const json& p : r.at("points")) {
+    out += cell(p.at("concurrency")) + "," + cell(p.at("request_rate")) + "," + cell(p.at("requests"));
+    for (const char* d : {"ttft_s", "tpot_s", "itl_s", "e2e_s"})
+      for (const char* k : {"mean", "p50", "p90", "p99"}) out += "," + cell(p.at(d).at(k));
+    for (const char* k :
+         {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "goodput_requests_per_s", "goodput_share",
+          "mean_kv_utilization", "peak_kv_utilization", "mean_running", "preemptions", "steps"})
+      out += "," + cell(p.at(k));
+    out += "\n";
+  }
+  return out;
+}
+
+std::string lengths(const json& v) {
+  if (v.is_null()) return "from the trace";
+  const auto a = v.at(0).get<std::int64_t>(), b = v.at(1).get<std::int64_t>();
+  return a == b ? std::to_string(a) : fmt::format("{}-{} (uniform)", a, b);
+}
+
+std::string text(const json& r) {
+  const json& w = r.at("workload");
+  const json& k = r.at("scheduler");
+  std::string out = fmt::format("flopcast serve: {} on {} x {} ({}), {} arrivals, {} requests, input {}, output {}\n",
+                                r.at("model").get<std::string>(), r.at("gpus").get<std::int64_t>(),
+                                r.at("gpu").get<std::string>(), r.at("precision").get<std::string>(),
+                                w.at("arrivals").get<std::string>(), w.at("num_requests").get<std::int64_t>(),
+                                lengths(w.at("input_tokens")), lengths(w.at("output_tokens")));
+  out += fmt::format("  {}: {}\n", r.at("label").get<std::string>(), r.at("method").get<std::string>());
+  out += fmt::format(
+      "  scheduler: max_num_seqs {}, max_num_batched_tokens {}, chunked prefill {}, policy {}, KV {} blocks of {} "
+      "tokens [{}]\n",
+      k.at("max_num_seqs").get<std::int64_t>(), k.at("max_num_batched_tokens").get<std::int64_t>(),
+      k.at("chunked_prefill").get<bool>() ? "on" : "off", k.at("policy").get<std::string>(),
+      k.at("kv_blocks").get<std::int64_t>(), k.at("block_size").get<std::int64_t>(), k.at("source").get<std::string>());
+  std::string slo;
+  if (!w.at("slo_ttft_s").is_null()) slo += "TTFT <= " + format_seconds(w.at("slo_ttft_s").get<double>());
+  if (!w.at("slo_tpot_s").is_null())
+    slo += (slo.empty() ? "" : ", ") + std::string("TPOT <= ") + format_seconds(w.at("slo_tpot_s").get<double>());
+  out += "  goodput SLO: " + (slo.empty() ? std::string("none (every request counts)") : slo) + "\n";
+  const std::string arrivals = w.at("arrivals").get<std::string>();
+  const std::string key = arrivals == "closed_loop" ? "concurrency" : arrivals == "poisson" ? "rate req/s" : "point";
+  out +=
+      fmt::format("{:>12} {:>11} {:>11} {:>10} {:>10} {:>10} {:>13} {:>9} {:>18} {:>8}\n", key, "TTFT mean", "TTFT p99",
+                  "TPOT mean", "TPOT p99", "ITL p99", "output tok/s", "req/s", "goodput req/s", "KV peak");
+  for (const json& p : r.at("points")) {
+    const std::string label = !p.at("concurrency").is_null()    ? p.at("concurrency").dump()
+                              : !p.at("request_rate").is_null() ? format_number(p.at("request_rate").get<double>())
+                                                                : arrivals;
+    const auto dist = [&](const char* d, const char* q) { return format_seconds(p.at(d).at(q).get<double>()); };
+    const auto number = [&](const char* k) { return format_number(p.at(k).get<double>()); };
+    const auto percent = [&](const char* k) { return format_percent(p.at(k).get<double>()); };
+    out += fmt::format("{:>12} {:>11} {:>11} {:>10} {:>10} {:>10} {:>13} {:>9} {:>9} ({:>6}) {:>8}\n", label,
+                       dist("ttft_s", "mean"), dist("ttft_s", "p99"), dist("tpot_s", "mean"), dist("tpot_s", "p99"),
+                       dist("itl_s", "p99"), number("output_tokens_per_s"), number("requests_per_s"),
+                       number("goodput_requests_per_s"), percent("goodput_share"), percent("peak_kv_utilization"));
+  }
+  bool ranged = false;
+  for (const json& p : r.at("points")) {
+    if (p.at("output_tokens_per_s_range").is_null() && p.at("ttft_s_range").is_null()) continue;
+    if (!ranged) out += "  ranges (" + r.at("ranges_source").get<std::string>() + "):\n";
+    ranged = true;
+    const auto range = [&](const char* k, auto f) {
+      const json& v = p.at(k);
+      return v.is_null() ? std::string(none_text)
+                         : fmt::format("[{} .. {}]", f(v.at(0).get<double>()), f(v.at(1).get<double>()));
+    };
+    const auto seconds = [](double v) { return format_seconds(v); };
+    const auto rate = [](double v) { return format_number(v); };
+    out += fmt::format("    {:>10}: TTFT {}  TPOT {}  output tok/s {}\n",
+                       p.at("concurrency").is_null() ? p.at("request_rate").dump() : p.at("concurrency").dump(),
+                       range("ttft_s_range", seconds), range("tpot_s_range", seconds),
+                       range("output_tokens_per_s_range", rate));
+  }
+  return out;
+}
+
+}  // namespace
+
+serve_command add_serve_command(CLI::App& parent) {
+  auto o = std::make_shared<request_options>();
+  o->command = command_simulate;
+  serve_command cmd;
+  cmd.app = parent.add_subcommand(
+      "serve",
+      "Simulate serving (iteration-level continuous batching): TTFT, TPOT, ITL, tokens/s, goodput per "
+      "concurrency or request rate");
+  CLI::App& a = *cmd.app;
+  a.add_option("MODEL", o->models, "Registry name or alias, or a path to a config.json")->required()->expected(1);
+  add_request_options(a, *o);
+
+  cmd.run = [o] {
+    const simulation_request q = read_simulation_request(build_request(*o).dump());
+    std::vector<simulation_result> results;
+    {
+      progress bar(q);
+      for (std::size_t i = 0; i < q.points.size(); ++i) {
+        bar.begin(i);
+        results.push_back(q.run(i, [&bar](const step_record& r) { bar.step(r); }));
+      }
+    }
+    const std::string out = simulation_to_json(q, results);
+    if (o->json) {
+      std::cout << out << "\n";
+      return 0;
+    }
+    const json r = json::parse(out);
+    std::cout << (o->csv ? csv(r) : text(r));
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace flopcast::cli

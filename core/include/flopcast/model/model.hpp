@@ -1,0 +1,196 @@
+#pragma once
+// The normalised architecture that every estimate starts from. A Hugging Face
+// config.json is read into a model_spec by config.hpp; everything else works on this.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopcast/formats/precision.hpp"
+
+namespace flopcast {
+
+enum class architecture : std::uint8_t { decoder, encoder, encoder_decoder };
+enum class norm_kind : std::uint8_t { rmsnorm, layernorm };
+enum class position_kind : std::uint8_t { rotary, learned, alibi, relative_bias, none };
+// What mixes tokens in a layer: softmax attention, Gated DeltaNet linear attention (Qwen3-Next,
+// Qwen3.5), a Mamba-1 or Mamba-2 selective state-space block, or nothing (an MLP-only block).
+enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none };
+
+struct attention_spec {
+  std::int64_t num_heads = 0;
+  std::int64_t num_kv_heads = 0;  // == num_heads for MHA, 1 for MQA
+  std::int64_t head_dim = 0;      // query/key head size (q/k of one head)
+  std::int64_t v_head_dim = 0;    // value head size (== head_dim except MLA)
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3)
+  // The q and k norms span every head (weights of heads x head_dim and kv_heads x head_dim:
+  // OLMo 2's and OLMoE's whole-projection RMSNorm, Cohere's) instead of one head_dim. Only read
+  // when qk_norm is set.
+  bool qk_norm_full_width = false;
+  std::int64_t rotary_dim = 0;  // dims per head that RoPE rotates (partial rotary: NeoX)
+  // Multi-head latent attention (DeepSeek-V2/V3). When mla is true, head_dim is
+  // qk_nope_head_dim + qk_rope_head_dim and num_kv_heads is ignored.
+  bool mla = false;
+  std::int64_t q_lora_rank = 0;  // 0: q is a plain projection
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  // gpt-oss attention sinks: one learned logit per head joins every softmax (num_heads
+  // parameters per layer, 5 FLOPs per head and query).
+  bool sinks = false;
+  // Qwen3-Next / Qwen3.5 gated attention: q_proj also emits a sigmoid gate per output element
+  // (the q projection is twice as wide; 2 FLOPs per gated element).
+  bool output_gate = false;
+  // DeepSeek-V3.2 sparse attention: a lightning indexer (index_heads heads of index_head_dim,
+  // one shared key per token, cached) scores every earlier token and the attention proper reads
+  // only the index_topk best keys. 0: dense attention.
+  std::int64_t index_heads = 0;
+  std::int64_t index_head_dim = 0;
+  std::int64_t index_topk = 0;
+};
+
+// Gated DeltaNet (linear_attention layers of Qwen3-Next and Qwen3.5): in_proj_qkvz and
+// in_proj_ba from the hidden state, a depthwise causal conv over q, k and v, a gated RMSNorm of
+// value_head_dim and out_proj. Per sequence it keeps a constant state of value heads x
+// key_head_dim x value_head_dim plus the conv's last conv_kernel - 1 inputs, instead of a KV cache.
+struct linear_attention_spec {
+  std::int64_t num_key_heads = 0;
+  std::int64_t num_value_heads = 0;
+  std::int64_t key_head_dim = 0;
+  std::int64_t value_head_dim = 0;
+  std::int64_t conv_kernel = 0;
+};
+
+// Selective state-space mixers. Mamba-1 (mamba, jamba): in_proj h -> 2 inner, depthwise conv,
+// x_proj inner -> dt_rank + 2 state, dt_proj dt_rank -> inner, A (inner x state) and D, out_proj.
+// Mamba-2 (mamba2, nemotron_h, falcon_h1): in_proj h -> 2 inner + 2 groups x state + heads,
+// conv over inner + 2 groups x state, dt_bias/A/D per head, gated RMSNorm of inner, out_proj.
+// The per-sequence state is inner x state (plus the conv's last conv_kernel - 1 inputs).
+struct ssm_spec {
+  std::int64_t inner = 0;  // d_inner / mamba_d_ssm
+  std::int64_t state_size = 0;
+  std::int64_t conv_kernel = 0;
+  std::int64_t dt_rank = 0;    // Mamba-1
+  std::int64_t num_heads = 0;  // Mamba-2 (head_dim = inner / num_heads)
+  std::int64_t n_groups = 1;   // Mamba-2 B and C groups
+  bool conv_bias = true;
+  bool proj_bias = false;    // in_proj and out_proj biases
+  bool gated_norm = true;    // Mamba-2 gated RMSNorm before out_proj
+  bool dt_bc_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (state each)
+};
+
+struct mlp_spec {
+  std::int64_t intermediate_size = 0;  // dense MLP width
+  bool gated = false;                  // SwiGLU/GeGLU: gate, up, down projections
+  bool bias = false;
+  std::string activation;  // as named in the config (silu, gelu_new, relu, ...)
+};
+
+struct moe_spec {
+  std::int64_t num_experts = 0;  // routed experts
+  std::int64_t experts_per_token = 0;
+  std::int64_t expert_intermediate_size = 0;
+  std::int64_t shared_intermediate_size = 0;  // total width of always-on shared experts
+  bool shared_expert_gate = false;            // Qwen2-MoE: sigmoid gate Linear(h, 1)
+  bool router_bias = false;                   // DeepSeek-V3 e_score_correction_bias, gpt-oss router bias
+  bool expert_bias = false;                   // gpt-oss: every expert projection has a bias
+  bool gated_experts = true;                  // false: up/down experts (Nemotron-H relu^2)
+};
+
+// Layers that share a shape are counted once and multiplied.
+struct layer_group {
+  std::int64_t count = 0;
+  bool encoder = false;          // part of the encoder stack (bidirectional, over the input)
+  bool cross_attention = false;  // encoder-decoder decoder layer
+  bool moe = false;              // MLP is a mixture of experts
+  std::int64_t window = 0;       // sliding-window size, 0 = full attention
+  mixer_kind mixer = mixer_kind::attention;
+  bool parallel_ssm = false;  // a Mamba-2 mixer beside the attention, on the same input (Falcon-H1)
+  bool mlp = true;            // the layer has an MLP part (false: Mamba, Nemotron-H mixer blocks)
+  bool nope = false;          // attention without positions in this layer (Llama 4 global layers)
+  std::int64_t chunk = 0;     // chunked local attention: queries see their own chunk only (Llama 4)
+  std::int64_t norms = -1;    // hidden-size norms of the layer; -1: the model's norms_per_layer
+};
+
+inline constexpr std::size_t max_layer_groups = 8;
+
+struct model_spec {
+  std::string name;        // e.g. "meta-llama/Meta-Llama-3-8B"
+  std::string model_type;  // config.json model_type
+  architecture arch = architecture::decoder;
+
+  std::int64_t hidden_size = 0;
+  std::int64_t vocab_size = 0;
+  std::int64_t num_layers = 0;          // decoder (or encoder-only) layers
+  std::int64_t num_encoder_layers = 0;  // encoder-decoder only
+  std::int64_t max_position_embeddings = 0;
+  // The longest context the config supports: max_position_embeddings, or a rope_scaling's
+  // extension of it (YaRN / dynamic: original_max_position_embeddings x factor). 0: unknown.
+  std::int64_t context_length = 0;
+
+  attention_spec attention;
+  mlp_spec mlp;
+  moe_spec moe;
+  linear_attention_spec linear;
+  ssm_spec ssm;
+
+  norm_kind norm = norm_kind::rmsnorm;
+  bool norm_bias = true;             // LayerNorm carries a bias (false: Cohere, MPT's no_bias)
+  std::int64_t norms_per_layer = 2;  // hidden-size norms in one (self-attention) layer
+  bool final_norm = true;            // norm before the head (per stack for enc-dec)
+  bool embedding_norm = false;       // LayerNorm right after the embedding (BLOOM, BERT)
+  bool parallel_attention = false;   // attention and MLP read the same input (Falcon, NeoX)
+
+  position_kind position = position_kind::rotary;
+  std::int64_t learned_positions = 0;  // rows of the learned position table (incl. OPT's +2)
+  std::int64_t token_type_vocab = 0;   // BERT token-type table rows
+  std::int64_t relative_buckets = 0;   // T5 relative-attention buckets
+  bool scale_embeddings = false;       // Gemma multiplies embeddings by sqrt(hidden)
+
+  bool tie_word_embeddings = false;
+  bool lm_head = true;              // a vocabulary head exists (false for BERT-like encoders)
+  bool lm_head_bias = false;        // the untied vocabulary head has a bias (Phi: vocab_size more)
+  bool pooler = false;              // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
+  std::int64_t embed_proj_dim = 0;  // OPT-350m word_embed_proj_dim when != hidden_size
+
+  // The vision tower of a multimodal wrapper (vision_config), with its projector: counted from
+  // the config by vision_parameters() when its model_type is known, 0 otherwise. Part of the
+  // weights (total), not of the per-token text FLOPs.
+  std::int64_t vision_parameters = 0;
+  std::string vision_model_type;
+
+  // The checkpoint's own format, from config.json's quantization_config (fp8, mxfp4, awq, gptq,
+  // bitsandbytes, compressed-tensors, modelopt): the precision an estimate uses when the request
+  // names none. method empty: a plain (bf16/fp16) checkpoint.
+  struct quantization_default {
+    std::string method;
+    precision weights = precision::bf16;
+    std::array<std::optional<precision>, weight_component_count> parts{};
+    std::string note;  // what was read, for output ("fp8 128x128 blocks; lm_head not converted")
+  } quantization;
+
+  std::vector<layer_group> groups;           // at most max_layer_groups
+  std::vector<std::uint8_t> layer_group_of;  // per layer in execution order: index into groups
+};
+
+// Parameter counts by component. Exact integers.
+struct parameter_breakdown {
+  std::int64_t embedding = 0;    // token (+ position, token-type) tables; tied head counted here
+  std::int64_t attention = 0;    // projections, biases, relative-position tables
+  std::int64_t mlp = 0;          // dense MLPs, routed and shared experts, routers
+  std::int64_t norm = 0;         // every norm's weights (and biases)
+  std::int64_t output_head = 0;  // untied LM head, OPT projections, BERT pooler
+  std::int64_t mixer = 0;        // linear-attention and state-space mixers (Gated DeltaNet, Mamba)
+  std::int64_t vision = 0;       // vision tower and projector (multimodal wrappers)
+  std::int64_t total = 0;
+  std::int64_t active = 0;                                 // per token: MoE counts only the experts a token uses
+  std::array<std::int64_t, max_layer_groups> per_layer{};  // one layer of each group
+  std::array<std::int64_t, max_layer_groups> per_layer_active{};
+};
+
+[[nodiscard]] parameter_breakdown count_parameters(const model_spec& m);
+
+}  // namespace flopcast

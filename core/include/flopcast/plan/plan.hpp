@@ -1,0 +1,87 @@
+#pragma once
+// "How many GPUs do I need?": for a model at a format, a context and a load (a batch, or a
+// number of concurrent sequences), the layouts of one device (tensor x pipeline x expert x
+// data parallel) that hold it, each costed by the estimate at that layout (estimate()'s
+// details.parallelism: memory per GPU, prefill, decode) or, for a concurrency target, by the
+// serving closed form (serve()), with the cheapest and the fastest marked.
+//
+// What is tried: TP (a divisor of the attention heads) and TP x EP (EP a divisor of the
+// routed experts, MoE models only) within the device's interconnect domain (NVLink / ICI /
+// xGMI; an unknown domain counts as one device); PP (at most the layers) and DP (at most the
+// batch or concurrency) beyond it; at most max_gpus GPUs in all. Every layout is tried at each
+// GPU count from 1 up to the fewest that fit, then at each power of two above that count.
+// Listed: every fitting layout at the fewest GPUs, the fastest at each larger power-of-two
+// count when it is faster than all listed before it, and the cheapest and the fastest of all
+// tried. Marks:
+//   cheapest: the lowest USD per million output tokens (ties: fewer GPUs, then faster);
+//   fastest: the lowest request latency, time to first token + (output tokens - 1) x time per
+//     output token (ties: more tokens/s, then fewer GPUs).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flopcast/estimate/estimate.hpp"
+#include "flopcast/io/request.hpp"
+
+namespace flopcast {
+
+struct plan_settings {
+  // The model's format, context (sequence_length prompt tokens + num_generated_tokens), batch,
+  // efficiencies, price and fit rule; base.parallel's link figures (interconnect bandwidth,
+  // link latency) are kept, its ranks are what the plan chooses.
+  settings base;
+  std::int64_t max_gpus = 64;               // the most GPUs a layout may use
+  std::optional<std::int64_t> concurrency;  // concurrent sequences (serve()); unset: the batch at once
+};
+
+struct plan_layout {
+  std::int64_t tp = 1, pp = 1, ep = 1, dp = 1, gpus = 1;
+  double per_gpu_memory_bytes = 0;  // = estimate() at this layout: details.parallelism.memory_per_gpu
+  double weights_per_gpu_bytes = 0, kv_cache_per_gpu_bytes = 0, activations_per_gpu_bytes = 0;
+  double usable_bytes = 0;  // per GPU, after the fit reserve (the estimate's fit rule)
+  bool fits = false;
+  bool spans_nodes = false;      // more GPUs than one interconnect domain holds
+  double ttft_s = 0;             // time to first token (prefill; with concurrency, under load)
+  double tpot_s = 0;             // time per output token
+  double request_latency_s = 0;  // ttft + (output tokens - 1) x tpot
+  double tokens_per_s = 0;       // output tokens/s of the whole load, all replicas
+  double cost_per_hour_usd = 0;  // all GPUs
+  double usd_per_million_output_tokens = 0;
+  bool cheapest = false, fastest = false;
+};
+
+struct plan_result {
+  std::vector<plan_layout> layouts;              // listed, by GPU count (then request latency)
+  std::optional<std::size_t> cheapest, fastest;  // indices into layouts
+  std::int64_t min_gpus = 0;                     // the fewest GPUs that fit; 0: none within max_gpus
+  std::optional<plan_layout> closest;            // nothing fits: the tried layout with the least memory per GPU
+  std::int64_t domain_size = 1;                  // the interconnect domain used (1 when unknown)
+  std::int64_t max_gpus = 0;                     // the cap searched (1 without an interconnect)
+  std::int64_t load = 1;                         // sequences: the batch or the concurrency
+  std::int64_t candidates = 0;                   // layouts evaluated
+  std::vector<std::string> notes;
+};
+
+// Errors: a bad setting names its field ("/plan/max_gpus", "/batch_size", ...); an encoder-only
+// model or no generated tokens are invalid_argument at "/model" and "/num_generated_tokens".
+[[nodiscard]] plan_result plan(const model_spec& m, const plan_settings& s, const hardware_spec& gpu);
+
+// A plan request: an estimate request (model, gpu, precision, batch_size, sequence_length,
+// num_generated_tokens, engine, efficiencies, cost, fit rule, "parallelism" link figures) plus
+// "plan": {max_gpus, concurrency}. A request without a GPU is invalid_argument at "/gpu".
+struct plan_request {
+  compare_request request;
+  const model_spec* model = nullptr;
+  const hardware_spec* gpu = nullptr;
+  plan_settings plan;
+};
+[[nodiscard]] plan_request read_plan_request(std::string_view json_text);
+
+// The plan as JSON text: {model, gpu, precision, ..., layouts: [...], cheapest, fastest,
+// closest, notes} in SI units (request text in, result text out: the WASM module's entry).
+[[nodiscard]] std::string plan_to_json(const plan_request& q, const plan_result& r, int indent = 2);
+[[nodiscard]] std::string plan_json(std::string_view request_json, int indent = -1);
+
+}  // namespace flopcast

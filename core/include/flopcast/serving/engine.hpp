@@ -1,0 +1,122 @@
+#pragma once
+// Serving-engine profiles (data/engines/*.json), compiled into the library: each engine's
+// scheduler and KV-cache defaults as its own documentation or argument parser states them, every
+// value with its source, and the efficiency section tools/fit_engines.cpp fits to the validation
+// table (data/measurements/, its fit part): step costs, efficiencies per device family and the
+// residual bands that set the ranges. No constant here is tuned by hand.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flopcast/estimate/estimate.hpp"
+#include "flopcast/hardware/hardware.hpp"
+#include "flopcast/serving/simulator.hpp"
+
+namespace flopcast {
+
+// How an engine batches requests: continuous (in-flight: requests join and leave every step) or
+// static (one batch runs to its longest sequence).
+enum class engine_batching { continuous, static_batch };
+// How the KV cache is laid out: paged (fixed-size blocks), contiguous (one buffer per sequence or
+// slot, allocated up front or grown in steps) or dynamic (grown by concatenation per step).
+enum class engine_kv_cache { paged, contiguous, dynamic };
+
+[[nodiscard]] std::string_view to_string(engine_batching b) noexcept;
+[[nodiscard]] std::string_view to_string(engine_kv_cache k) noexcept;
+
+// Where a default is stated: a URL (a doc page or a source file at a commit), and, for a source
+// file, its path in the repository, the commit (40 hex, when pinned) and the line as written.
+struct engine_source {
+  std::string url;
+  std::string path;
+  std::string commit;
+  std::string quote;
+};
+
+// One default. kind null: the engine computes it at start-up (the note says from what).
+struct engine_default {
+  enum class kind { number, boolean, text, null };
+  std::string key;
+  kind type = kind::null;
+  double number = 0;
+  bool boolean = false;
+  std::string text;
+  engine_source source;
+  std::string note;
+};
+
+// Achieved fractions of peak on one device family (vendor and memory type), fitted.
+struct engine_family_fit {
+  std::string family;  // "nvidia-hbm", "apple-lpddr", ..., or "all"
+  double compute_efficiency = 0.5, mem_efficiency = 0.8;
+  std::int64_t rows = 0;  // fit rows on this family
+};
+
+struct engine_profile {
+  std::string id;  // "vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string repository;  // owner/name on GitHub
+  std::string version;
+  std::string version_note;
+  engine_batching batching = engine_batching::continuous;
+  engine_kv_cache kv_cache = engine_kv_cache::paged;
+  std::vector<engine_default> defaults;  // in the file's order
+  // The fit to data/measurements/ (tools/fit_engines.cpp); fitted == false: none, the engine's
+  // figures are the plain roofline's.
+  bool efficiency_fitted = false;
+  std::string fitted_by;
+  std::vector<std::string> fitted_to, held_out;  // measurement source ids
+  step_costs costs;                              // shared by every device family
+  std::vector<engine_family_fit> families;       // includes "all", the pooled fit
+  engine_bands bands;                            // residual spread (fit and held-out rows)
+
+  // The fitted efficiencies for a device: its family's (hardware_spec::family()), else "all";
+  // nullptr when unfitted.
+  [[nodiscard]] const engine_family_fit* fit_for(const hardware_spec& gpu) const noexcept;
+
+  // The default named `key`, or nullptr.
+  [[nodiscard]] const engine_default* find(std::string_view key) const noexcept;
+  // The default named `key` as a number; throws flopcast::error when absent or not a number.
+  [[nodiscard]] double number(std::string_view key) const;
+};
+
+// One profile as data/engines/*.json holds it. Bad fields throw flopcast::error naming the field
+// by its JSON pointer ("/defaults/block_size/source/url").
+[[nodiscard]] engine_profile parse_engine_profile(std::string_view json_text);
+
+// Every bundled profile, sorted by id.
+[[nodiscard]] const std::vector<engine_profile>& engine_records();
+
+// Case-insensitive lookup by id or alias, ignoring '-', '_', '.' and spaces ("TensorRT_LLM",
+// "trtllm", "llamacpp"). Unknown names throw flopcast::error(invalid_argument) listing the engines.
+[[nodiscard]] const engine_profile& find_engine(std::string_view name);
+
+// The engine's figures on a device: s.engine = its id; when fitted, its step costs and bands, and
+// its family's efficiencies where s's are defaults (explicit and calibrated efficiencies are
+// kept; a calibration then sets the ranges). Unfitted: the plain roofline, labelled with the id.
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, settings& s);
+
+// The scheduler an engine runs by default, as the serving simulator models it (from the profile's
+// defaults; the mapping from each engine's options is in engine.cpp and the README).
+struct engine_scheduler {
+  std::int64_t max_num_seqs = 256;
+  std::int64_t max_num_batched_tokens = 8192;
+  bool chunked_prefill = true;
+  bool prefill_first = false;  // a step that admits prefills runs no decodes
+  std::int64_t block_size = 16;
+  double gpu_memory_utilization = 0.9;
+};
+// Throws flopcast::error(invalid_argument, "/engine") for an engine the simulator does not model
+// (static batching: transformers' generate()).
+[[nodiscard]] engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu);
+
+// Puts a scheduler into a simulation (max_num_seqs, token budget, chunking, policy, blocks; a
+// gpu_memory_utilization already set is kept).
+void apply_scheduler(const engine_scheduler& k, simulation_settings& s);
+// A simulation with the engine's scheduler (scheduler_of, apply_scheduler) and apply_engine() on
+// its base settings.
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s);
+
+}  // namespace flopcast

@@ -1,0 +1,199 @@
+#pragma once
+// Iteration-level serving simulation: a step-time model (one engine iteration's time from the
+// tokens it schedules) and a discrete-event simulator of continuous batching on one replica
+// (vLLM-style scheduler: max_num_seqs, a token budget per step, chunked prefill, paged KV
+// blocks, preemption by recompute). Same roofline conventions as estimate(): a step of B decode
+// sequences at context c takes exactly estimate()'s decode step at batch B, context c; a step
+// that is one whole prefill takes estimate()'s prefill time.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "flopcast/estimate/estimate.hpp"
+#include "flopcast/hardware/hardware.hpp"
+#include "flopcast/model/model.hpp"
+
+namespace flopcast {
+
+// What one step costs, split.
+struct step_time {
+  double flops = 0;
+  double bytes = 0;      // per GPU with tensor parallelism (bytes / tp)
+  double compute_s = 0;  // incl. weight dequantisation at the fp32 rate
+  double memory_s = 0;
+  double communication_s = 0;  // tensor-parallel all-reduces (not overlapped)
+  double fixed_s = 0;          // step_costs
+  double total_s = 0;          // max(compute, memory) + communication + fixed
+};
+
+// The step-time model of one (model, settings, GPU): coefficients computed once from the core's
+// functions (run_pass, decode_flops_per_key, kv_elements_per_token, ...), then a step costs
+// O(sequences in the step) with no allocation. Layouts: tensor parallelism only (pipeline,
+// data and expert parallelism are rejected: "/parallelism/...").
+class step_model {
+ public:
+  // Fixed costs and the GEMM curve: s.costs (estimate.hpp).
+  step_model(const model_spec& m, const settings& s, const hardware_spec& gpu);
+
+  // Accumulates one step: add the sequences, then time().
+  struct batch {
+    double flops = 0, bytes = 0;
+    double kv_read_bytes = 0;  // decode attention's cached K/V (timed at the KV-read efficiency)
+    std::int64_t tokens = 0, sequences = 0;
+  };
+  // One decode token of a sequence with `context` tokens cached (attends context + 1 keys).
+  void add_decode(batch& b, std::int64_t context) const noexcept;
+  // A prefill chunk of `tokens` tokens after `context` already computed; `last`: the chunk that
+  // ends the prompt (the LM head runs on its last position).
+  void add_prefill(batch& b, std::int64_t context, std::int64_t tokens, bool last) const noexcept;
+  [[nodiscard]] step_time time(const batch& b) const noexcept;
+
+  // Conveniences: B sequences decoding at context c; one whole prefill of P tokens.
+  [[nodiscard]] step_time decode_step(std::int64_t batch_size, std::int64_t context) const noexcept;
+  [[nodiscard]] step_time prefill(std::int64_t tokens) const noexcept;
+
+  // KV cache bytes per token per GPU (full-attention growth, all layers) and recurrent state
+  // per sequence per GPU.
+  [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_token_gpu_; }
+  [[nodiscard]] double state_bytes_per_sequence() const noexcept { return state_seq_gpu_; }
+  [[nodiscard]] double weights_per_gpu() const noexcept { return weights_gpu_; }
+  [[nodiscard]] std::int64_t layers() const noexcept { return layers_; }
+
+ private:
+  struct group_coef {
+    std::int64_t window = 0;  // attention_window (0: all keys)
+    bool chunked = false;     // local chunks (window == 0, chunk > 0)
+    std::int64_t chunk = 0;
+    std::int64_t cache_window = 0;  // cached_tokens' window (window or chunk)
+    double count = 0;
+    double decode_flops_per_key = 0, decode_bytes_per_key = 0;
+    double prefill_flops_per_pair = 0;
+    double kv_bytes_per_token = 0;  // cached K/V of one layer of the group for one token
+  };
+  [[nodiscard]] double weight_bytes_read(double tokens, double& params) const noexcept;
+
+  std::array<group_coef, max_layer_groups> groups_{};
+  std::size_t n_groups_ = 0;
+  bool causal_ = false;
+  double decode_linear_flops_ = 0;   // per decode token, incl. the LM head
+  double prefill_linear_flops_ = 0;  // per prefill token, without the head
+  double head_flops_ = 0;            // the LM head (and pooler) for one position
+  double index_flops_per_key_ = 0, index_bytes_per_key_ = 0;
+  double kv_write_decode_ = 0;  // bytes of one decode token's new K/V (all attention layers)
+  double state_bytes_ = 0;      // recurrent state per sequence (all layers)
+  weight_traffic traffic_;      // weights read by a step of T tokens (the estimator's)
+  double hidden_ = 0;
+  bool weight_only_ = false;
+  double peak_c_ = 0, peak_dequant_ = 0, bw_m_ = 0;  // with efficiencies applied
+  double tp_ = 1, allreduce_msg_per_token_ = 0, allreduces_ = 0, tp_bw_ = 0, tp_lat_ = 0;
+  double weights_gpu_ = 0, kv_token_gpu_ = 0, state_seq_gpu_ = 0;
+  std::int64_t layers_ = 0;
+  step_costs costs_;
+};
+
+enum class arrival_kind : std::uint8_t {
+  batch,        // num_requests at t = 0
+  closed_loop,  // `clients` clients, each sends its next request when its previous finishes
+  poisson,      // open loop, exponential inter-arrival times at rate_per_s
+  trace,        // the given requests
+};
+
+enum class batching_policy : std::uint8_t {
+  mixed,          // decodes first, then prefill (chunks) fill the token budget (vLLM V1)
+  prefill_first,  // a step admitting prefills runs only prefills; decodes wait (vLLM V0 default)
+};
+
+struct trace_request {
+  double arrival_s = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
+// Lengths: fixed (min == max) or uniform on the integers of [min, max].
+struct length_range {
+  std::int64_t min = 1024;
+  std::int64_t max = 1024;
+};
+
+// One engine iteration, as the simulator ran it.
+struct step_record {
+  double start_s = 0, duration_s = 0;
+  std::int64_t decode_tokens = 0, prefill_tokens = 0, sequences = 0;
+  std::int64_t running = 0, waiting = 0;  // after scheduling
+  std::int64_t blocks_used = 0, blocks_total = 0;
+  std::int64_t preempted = 0;  // preemptions while scheduling this step
+};
+
+struct simulation_settings {
+  settings base;  // precision, kv precision, efficiencies, step costs, tensor parallelism, memory utilisation
+  arrival_kind arrivals = arrival_kind::batch;
+  std::int64_t num_requests = 1000;  // at most 10^6 (trace: its length)
+  std::int64_t clients = 1;          // closed loop
+  double rate_per_s = 1;             // poisson
+  std::vector<trace_request> trace;  // arrival order (non-decreasing arrival_s)
+  length_range input_tokens{1024, 1024}, output_tokens{1024, 1024};
+  std::uint64_t seed = 0;
+  // Scheduler (vLLM's engine arguments of the same names).
+  std::int64_t max_num_seqs = 256;
+  std::int64_t max_num_batched_tokens = 8192;  // tokens per step (chunked prefill: the chunk budget)
+  bool chunked_prefill = true;
+  batching_policy policy = batching_policy::mixed;
+  std::int64_t block_size = 16;
+  std::optional<std::int64_t> kv_blocks;  // default: (usable memory - weights - activations) / block bytes
+  // Warm-up: the first warmup_requests requests and those arriving before warmup_s are
+  // simulated but excluded from the statistics.
+  std::int64_t warmup_requests = 0;
+  double warmup_s = 0;
+  // Goodput SLOs (unset: no limit).
+  std::optional<double> slo_ttft_s, slo_tpot_s;
+  std::int64_t max_samples = 512;  // timeline points kept (2..100000)
+  bool keep_requests = false;      // fill simulation_result::requests
+  // Called after every step (instrumentation, tests); may be empty.
+  std::function<void(const step_record&)> on_step;
+};
+
+struct distribution {
+  std::int64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+};
+
+struct time_point {
+  double t_s = 0;
+  std::int64_t running = 0, waiting = 0;
+  double kv_utilization = 0;
+};
+
+struct request_record {
+  double arrival_s = 0, first_token_s = 0, finish_s = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  std::int64_t emitted_tokens = 0;  // = output_tokens when done
+  std::int64_t prefill_tokens = 0;  // tokens prefilled, recomputation included
+  std::int64_t preemptions = 0;
+  bool measured = false;  // not warm-up
+};
+
+struct simulation_result {
+  std::int64_t requests = 0, measured_requests = 0;
+  std::int64_t steps = 0, preemptions = 0;
+  std::int64_t kv_blocks = 0, block_size = 0;
+  double makespan_s = 0;              // last finish
+  double window_s = 0;                // measured window: first measured arrival to last measured finish
+  distribution ttft, tpot, itl, e2e;  // seconds; itl percentiles from a 0.1%-wide log histogram
+  double output_tokens_per_s = 0, total_tokens_per_s = 0, requests_per_s = 0;
+  double goodput_requests_per_s = 0;
+  std::int64_t goodput_requests = 0;
+  // Time averages over the whole run: requests in the system (waiting + running), running
+  // batch, KV block utilisation; and the peak utilisation.
+  double mean_in_system = 0, mean_running = 0, mean_kv_utilization = 0, peak_kv_utilization = 0;
+  double mean_latency_all_s = 0, arrival_rate_all = 0;  // over every request: Little's law check
+  std::vector<time_point> timeline;                     // at most max_samples points, evenly thinned
+  std::vector<request_record> requests_detail;          // when keep_requests
+};
+
+// Errors: flopcast::error(invalid_argument) naming the field ("/simulation/max_num_seqs", ...).
+void validate(const model_spec& m, const simulation_settings& s);
+[[nodiscard]] simulation_result simulate(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu);
+
+}  // namespace flopcast

@@ -1,0 +1,72 @@
+#pragma once
+// The request table's private side: where each field's value lives (request_state) and how
+// it is stored and read back. Only request_fields.cpp and request_reader.cpp include this.
+#include <nlohmann/json.hpp>
+
+#include "flopcast/io/request.hpp"
+#include "flopcast/plan/plan.hpp"
+
+namespace flopcast::detail {
+
+// Every part of every request, default-constructed: the defaults come from these structs.
+struct request_state {
+  settings base;
+  serving_settings serving;
+  training_settings training;
+  measurement measured;
+  bool all_models = false;
+  bool qlora = false;
+  plan_settings plan;           // "plan": max_gpus, concurrency
+  bool report_serving = false;  // "report": {"serving": true}
+  // "simulation": what the request gave (unset: the engine's or the simulator's default).
+  struct simulation_part {
+    std::optional<arrival_kind> arrivals;
+    std::int64_t num_requests = simulation_settings{}.num_requests;
+    std::optional<std::int64_t> concurrency;
+    std::optional<double> request_rate;
+    std::int64_t input_tokens = simulation_settings{}.input_tokens.min;
+    std::int64_t output_tokens = simulation_settings{}.output_tokens.min;
+    std::optional<length_range> input_tokens_range, output_tokens_range;
+    std::vector<trace_request> trace;
+    std::uint64_t seed = simulation_settings{}.seed;
+    std::optional<double> slo_ttft_s, slo_tpot_s;
+    std::int64_t warmup_requests = simulation_settings{}.warmup_requests;
+    std::optional<std::int64_t> max_num_seqs, max_num_batched_tokens, block_size, kv_blocks;
+    std::optional<bool> chunked_prefill;
+    std::optional<batching_policy> policy;
+  } simulation;
+};
+
+struct field_access {
+  const request_field* field;
+  // Stores a value that has passed the type check for field->type (numbers as JSON numbers,
+  // names as strings). Range checks are check_field's.
+  void (*set)(request_state&, const nlohmann::json&);
+  // The value as JSON (null: derived or absent).
+  nlohmann::json (*get)(const request_state&);
+  // The numeric value get() holds, without building JSON (nullptr: use get(); none: not a number).
+  std::optional<double> (*number)(const request_state&);
+};
+
+// A choice field's names (request_field::choices split at commas).
+[[nodiscard]] std::vector<std::string> choice_list(const request_field& f);
+
+// The accessors of `pointer`'s field (nullptr: no scalar field there).
+[[nodiscard]] const field_access* access(std::string_view pointer);
+
+// Checks every numeric field of `parts` ("" top level and "parallelism": the estimate's
+// settings; "serving"; "training_analysis") in `state` against the table's bounds.
+void check_state(const request_state& state, std::initializer_list<std::string_view> parts);
+
+// Type-checks `v` for `f` (the JSON type and, for integers, integrality and int64 range) and
+// its bounds; errors at `pointer` (which may be a list element's).
+void check_value(const request_field& f, const nlohmann::json& v, const std::string& pointer);
+
+}  // namespace flopcast::detail
+
+namespace flopcast::detail {
+// Reads the top level and "parallelism" of a request for `command` into `state` and returns
+// the plan; the caller reads its own part ("serving", ...) after.
+[[nodiscard]] compare_request read_request(const nlohmann::json& j, bool allow_lists, std::uint32_t command,
+                                           request_state& state);
+}  // namespace flopcast::detail

@@ -1,0 +1,100 @@
+#pragma once
+// The building blocks of the config.json readers (hf_config.cpp), shared with the files that add
+// model families: a family reader fills a model_spec from one config object. To add a family,
+// write its reader (often read_llama_family plus the family's own fields) and register its
+// model_type in families() in hf_config.cpp.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "base/json_reader.hpp"
+#include "flopcast/model/model.hpp"
+
+namespace flopcast::detail {
+
+using family_reader = void (*)(const reader&, model_spec&);
+
+// One layer before grouping into layer_groups (layers of the same shape share a group).
+// The fields mean what layer_group's do.
+struct layer_desc {
+  bool encoder = false, cross = false, moe = false;
+  std::int64_t window = 0;
+  mixer_kind mixer = mixer_kind::attention;
+  bool parallel_ssm = false, mlp = true, nope = false;
+  std::int64_t chunk = 0;
+  std::int64_t norms = -1;
+  [[nodiscard]] auto key() const {
+    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms);
+  }
+  bool operator<(const layer_desc& o) const { return key() < o.key(); }
+};
+void set_layers(model_spec& m, const std::vector<layer_desc>& layers);
+// Heads and head size of standard (non-MLA) attention.
+void read_heads(const reader& r, model_spec& m, std::string_view heads_key, std::string_view kv_key,
+                std::int64_t kv_default);
+// "layer_types": one "sliding_attention" or "full_attention" per layer (empty when absent).
+std::vector<std::string> window_layer_kinds(const reader& r, std::int64_t layers);
+// Pre-norm RMSNorm decoders with rotary positions and gated MLPs (Llama, Mistral, Qwen, Gemma,
+// Phi-3, DeepSeek), dispatching on m.model_type for each family's details.
+void read_llama_family(const reader& r, model_spec& m);
+// Single-stack multi-head attention with LayerNorm (GPT-2, NeoX, OPT, BLOOM, BERT).
+void read_mha_stack(const reader& r, model_spec& m, architecture arch, std::string_view hidden, std::string_view layers,
+                    std::string_view heads);
+// Every layer alike (encoder layers for encoder-only models).
+void uniform_layers(model_spec& m);
+// "expected at most the number of experts (E), but got k" at `key` when top-k exceeds the experts.
+void check_top_k(const reader& r, std::string_view key, const moe_spec& e);
+// A per-layer list must name every layer.
+void check_list_length(const reader& r, std::string_view key, std::size_t size, std::int64_t layers);
+
+// hf_granite_olmoe_cohere_mpt.cpp
+void read_granite(const reader& r, model_spec& m);
+void read_granitemoe(const reader& r, model_spec& m);
+void read_olmoe(const reader& r, model_spec& m);
+void read_cohere(const reader& r, model_spec& m);
+void read_mpt(const reader& r, model_spec& m);
+
+// hf_gptoss_llama4_glm4moe_minimax.cpp
+void read_gpt_oss(const reader& r, model_spec& m);
+void read_llama4_text(const reader& r, model_spec& m);
+void read_glm4_moe(const reader& r, model_spec& m);
+void read_minimax_m2(const reader& r, model_spec& m);
+// hf_ernie_deepseekv32_kimi_cohere2_exaone_internlm2.cpp
+void read_ernie4_5(const reader& r, model_spec& m);
+void read_ernie4_5_moe(const reader& r, model_spec& m);
+void read_deepseek_v32(const reader& r, model_spec& m);
+void read_kimi_k2(const reader& r, model_spec& m);
+void read_cohere2(const reader& r, model_spec& m);
+void read_exaone(const reader& r, model_spec& m);
+void read_internlm2(const reader& r, model_spec& m);
+
+// hf_qwen3next_mamba_jamba_falconh1_nemotronh.cpp: hybrid and state-space models
+void read_qwen3_next(const reader& r, model_spec& m);  // qwen3_next, qwen3_5_text, qwen3_5_moe_text
+void read_mamba(const reader& r, model_spec& m);       // mamba, falcon_mamba
+void read_mamba2(const reader& r, model_spec& m);
+void read_jamba(const reader& r, model_spec& m);
+void read_falcon_h1(const reader& r, model_spec& m);
+void read_nemotron_h(const reader& r, model_spec& m);
+// vision.cpp
+// The vision tower and projector of a multimodal wrapper (its vision_config, by vision
+// model_type, and the wrapper's model_type for the projector), into m.vision_parameters and
+// m.vision_model_type. Call after the text model is read (projectors end at m.hidden_size).
+// An unknown tower, or a known tower under a wrapper whose projector is unknown, leaves
+// vision_parameters 0 with vision_model_type naming the tower (not counted). No vision_config:
+// nothing changes.
+void read_vision_tower(const reader& wrapper, model_spec& m);
+// The wrapper's text config under `key`, with what the wrapper's configuration class supplies
+// when the checkpoint leaves it out (the text model_type; LlamaConfig's sizes for LLaVA).
+[[nodiscard]] json wrapper_text_config(const reader& wrapper, std::string_view key);
+// qwen2_vl, qwen2_5_vl: a Qwen2 text model at the top level, then the vision tower.
+void read_qwen2_vl(const reader& r, model_spec& m);
+
+// quantization_config.cpp: config.json's quantization_config into m.quantization (the default
+// precision of an estimate that names none).
+void read_quantization_config(const reader& top, model_spec& m);
+// max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
+void read_context_length(const reader& r, model_spec& m);
+
+}  // namespace flopcast::detail

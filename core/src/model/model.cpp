@@ -1,0 +1,166 @@
+#include "flopcast/model/model.hpp"
+
+#include "base/detail.hpp"
+#include "model/model_parts.hpp"
+
+namespace flopcast {
+namespace detail {
+
+std::int64_t mixer_params(const model_spec& m, mixer_kind k) {
+  const std::int64_t h = m.hidden_size;
+  if (k == mixer_kind::linear_attention) {
+    // Qwen3-Next GatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d (no bias) over q, k, v,
+    // dt_bias and A_log per value head, RMSNormGated(value_head_dim), out_proj.
+    const linear_attention_spec& l = m.linear;
+    const std::int64_t kd = linear_key_dim(l), vd = linear_value_dim(l);
+    std::int64_t p = mul(h, add(mul(2, kd), mul(2, vd)));  // in_proj_qkvz
+    p = add(p, mul(h, 2 * l.num_value_heads));             // in_proj_ba
+    p = add(p, mul(add(mul(2, kd), vd), l.conv_kernel));   // depthwise conv1d
+    p = add(p, add(mul(2, l.num_value_heads), l.value_head_dim));
+    return add(p, mul(vd, h));  // out_proj
+  }
+  const ssm_spec& s = m.ssm;
+  const std::int64_t I = s.inner, N = s.state_size, K = s.conv_kernel;
+  if (k == mixer_kind::mamba) {
+    std::int64_t p = mul(h, 2 * I);                        // in_proj (x and z)
+    p = add(p, add(mul(I, K), s.conv_bias ? I : 0));       // depthwise conv1d
+    p = add(p, mul(I, add(s.dt_rank, 2 * N)));             // x_proj -> dt, B, C
+    p = add(p, add(mul(s.dt_rank, I), I));                 // dt_proj with bias
+    p = add(p, add(mul(I, N), I));                         // A_log, D
+    p = add(p, mul(I, h));                                 // out_proj
+    if (s.proj_bias) p = add(p, add(2 * I, h));            // in_proj, out_proj biases
+    if (s.dt_bc_norms) p = add(p, add(s.dt_rank, 2 * N));  // Jamba dt/B/C RMSNorms
+    return p;
+  }
+  if (k == mixer_kind::mamba2) {
+    const std::int64_t conv = mamba2_conv_dim(s), H = s.num_heads;
+    const std::int64_t in = add(add(I, conv), H);  // z, x B C, dt
+    std::int64_t p = mul(h, in);
+    p = add(p, add(mul(conv, K), s.conv_bias ? conv : 0));
+    p = add(p, mul(3, H));  // dt_bias, A_log, D
+    if (s.gated_norm) p = add(p, I);
+    p = add(p, mul(I, h));
+    if (s.proj_bias) p = add(p, add(in, h));
+    return p;
+  }
+  return 0;
+}
+
+layer_weights weights_of(const model_spec& m, const layer_group& g) {
+  const attention_spec& a = m.attention;
+  const std::int64_t h = m.hidden_size;
+  layer_weights w;
+
+  if (!has_attention(g)) {
+    w.mixer = mixer_params(m, g.mixer);
+  } else if (a.mla) {
+    const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      w.attn_matmul = add(mul(h, a.q_lora_rank), mul(a.q_lora_rank, a.num_heads, qk));
+      w.norm = add(w.norm, norm_params(norm_kind::rmsnorm, a.q_lora_rank));  // q_a_layernorm
+    } else {
+      w.attn_matmul = mul(h, a.num_heads, qk);
+    }
+    w.attn_matmul = add(w.attn_matmul, mul(h, a.kv_lora_rank + a.qk_rope_head_dim));         // kv_a_proj_with_mqa
+    w.norm = add(w.norm, norm_params(norm_kind::rmsnorm, a.kv_lora_rank));                   // kv_a_layernorm
+    w.attn_kv_matmul = mul(a.kv_lora_rank, a.num_heads, a.qk_nope_head_dim + a.v_head_dim);  // kv_b_proj
+    w.attn_matmul = add(w.attn_matmul, mul(a.num_heads, a.v_head_dim, h));                   // o_proj
+    if (a.index_heads > 0) {
+      // DeepSeek-V3.2 lightning indexer: wq_b (q latent -> heads x dim), wk, k_norm
+      // (LayerNorm with bias), weights_proj (one weight per head).
+      const std::int64_t q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+      w.attn_matmul = add(w.attn_matmul, add(mul(q_in, a.index_heads, a.index_head_dim), mul(h, a.index_head_dim)));
+      w.attn_matmul = add(w.attn_matmul, mul(h, a.index_heads));
+      w.norm = add(w.norm, 2 * a.index_head_dim);
+    }
+  } else {
+    const std::int64_t q = mul(a.num_heads, a.head_dim);
+    const std::int64_t kv = add(mul(a.num_kv_heads, a.head_dim), mul(a.num_kv_heads, a.v_head_dim));
+    const std::int64_t o_in = mul(a.num_heads, a.v_head_dim);
+    w.attn_matmul = add(mul(h, add(q, kv)), mul(o_in, h));
+    if (a.output_gate) w.attn_matmul = add(w.attn_matmul, mul(h, q));  // the gate half of q_proj
+    if (a.qkv_bias) w.attn_bias = add(q, kv);
+    if (a.o_bias) w.attn_bias = add(w.attn_bias, h);
+    if (a.qk_norm && a.qk_norm_full_width)
+      w.norm = add(w.norm, add(mul(a.num_heads, a.head_dim), mul(a.num_kv_heads, a.head_dim)));
+    else if (a.qk_norm)
+      w.norm = add(w.norm, 2 * norm_params(norm_kind::rmsnorm, a.head_dim));
+    if (a.sinks) w.attn_bias = add(w.attn_bias, a.num_heads);
+  }
+  if (has_attention(g) && g.parallel_ssm) w.mixer = mixer_params(m, mixer_kind::mamba2);
+  if (g.cross_attention) {
+    // Cross-attention: q and o per decoder token, k and v per encoder token.
+    const std::int64_t inner = mul(a.num_heads, a.head_dim);
+    w.attn_matmul = add(w.attn_matmul, mul(2, h, inner));
+    w.attn_kv_matmul = add(w.attn_kv_matmul, mul(2, h, inner));
+  }
+
+  w.norm = add(w.norm, mul(norms_of(m, g), norm_params(m, h)));
+
+  const auto gated_mlp = [&](std::int64_t width) { return mul(3, h, width); };
+  if (!g.mlp) {
+    // a mixer-only block
+  } else if (g.moe) {
+    const moe_spec& e = m.moe;
+    const auto expert_of = [&](std::int64_t width) {
+      std::int64_t p = e.gated_experts ? gated_mlp(width) : mul(2, h, width);
+      if (e.expert_bias) p = add(p, add(e.gated_experts ? 2 * width : width, h));
+      return p;
+    };
+    std::int64_t router = mul(h, e.num_experts);
+    if (e.router_bias) router = add(router, e.num_experts);
+    w.expert = expert_of(e.expert_intermediate_size);
+    std::int64_t shared = e.shared_intermediate_size > 0 ? expert_of(e.shared_intermediate_size) : 0;
+    if (e.shared_expert_gate) shared = add(shared, h);
+    w.mlp_total = add(add(router, mul(e.num_experts, w.expert)), shared);
+    w.mlp_active = add(add(router, mul(e.experts_per_token, w.expert)), shared);
+  } else {
+    const std::int64_t width = m.mlp.intermediate_size;
+    std::int64_t mlp = m.mlp.gated ? gated_mlp(width) : mul(2, h, width);
+    if (m.mlp.bias) mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
+    w.mlp_total = w.mlp_active = mlp;
+  }
+  return w;
+}
+
+}  // namespace detail
+
+parameter_breakdown count_parameters(const model_spec& m) {
+  using detail::add;
+  using detail::mul;
+  parameter_breakdown p;
+  const std::int64_t h = m.hidden_size;
+  const std::int64_t ed = detail::embed_dim(m);
+
+  p.embedding = add(add(mul(m.vocab_size, ed), mul(m.learned_positions, h)), mul(m.token_type_vocab, h));
+  if (m.embed_proj_dim > 0) p.embedding = add(p.embedding, mul(ed, h));  // OPT project_in
+  if (m.embedding_norm) p.norm = add(p.norm, detail::norm_params(m, h));
+  if (m.final_norm) p.norm = add(p.norm, mul(detail::stacks(m), detail::norm_params(m, h)));
+  if (m.relative_buckets > 0)  // one relative-position table per stack (T5)
+    p.attention = add(p.attention, mul(detail::stacks(m), m.relative_buckets, m.attention.num_heads));
+
+  std::int64_t active_mlp_delta = 0;
+  for (std::size_t i = 0; i < m.groups.size(); ++i) {
+    const layer_group& g = m.groups[i];
+    const detail::layer_weights w = detail::weights_of(m, g);
+    p.per_layer[i] = w.total();
+    p.per_layer_active[i] = w.active();
+    p.attention = add(p.attention, mul(g.count, add(add(w.attn_matmul, w.attn_bias), w.attn_kv_matmul)));
+    p.norm = add(p.norm, mul(g.count, w.norm));
+    p.mlp = add(p.mlp, mul(g.count, w.mlp_total));
+    p.mixer = add(p.mixer, mul(g.count, w.mixer));
+    active_mlp_delta = add(active_mlp_delta, mul(g.count, w.mlp_total - w.mlp_active));
+  }
+
+  if (m.lm_head && !m.tie_word_embeddings) p.output_head = add(p.output_head, mul(m.vocab_size, ed));
+  if (m.lm_head && !m.tie_word_embeddings && m.lm_head_bias) p.output_head = add(p.output_head, m.vocab_size);
+  if (m.embed_proj_dim > 0) p.output_head = add(p.output_head, mul(h, ed));  // OPT project_out
+  if (m.pooler) p.output_head = add(p.output_head, add(mul(h, h), h));
+
+  p.vision = m.vision_parameters;
+  p.total = add(add(add(add(p.embedding, p.attention), add(p.mlp, p.norm)), add(p.output_head, p.mixer)), p.vision);
+  p.active = p.total - active_mlp_delta - p.vision;
+  return p;
+}
+
+}  // namespace flopcast

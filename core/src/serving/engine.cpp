@@ -1,0 +1,455 @@
+// Serving-engine profiles (data/engines/*.json), embedded at build time (cmake/embed_data.cmake),
+// read and validated field by field: every default carries its value and where it is stated.
+#include "flopcast/serving/engine.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/detail.hpp"
+#include "base/json_reader.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/io/request.hpp"
+
+namespace flopcast {
+namespace detail {
+extern const std::string_view k_engine_records[];
+extern const std::size_t k_engine_record_count;
+}  // namespace detail
+
+namespace {
+
+using json = nlohmann::json;
+using detail::describe;
+
+std::string squash(std::string_view s) { return detail::squash_name(s); }
+
+const json& required(const json& obj, const std::string& base, const char* key, const char* what) {
+  if (!obj.contains(key)) throw error(error_code::config_missing, base + "/" + key, std::string("missing ") + what);
+  return obj.at(key);
+}
+
+std::string required_string(const json& obj, const std::string& base, const char* key, const char* what) {
+  const json& v = required(obj, base, key, what);
+  if (!v.is_string() || v.get<std::string>().empty())
+    throw error(error_code::config_type, base + "/" + key,
+                std::string("expected ") + what + " (a non-empty string), got " + describe(v));
+  return v.get<std::string>();
+}
+
+std::string optional_string(const json& obj, const std::string& base, const char* key) {
+  if (!obj.contains(key)) return "";
+  const json& v = obj.at(key);
+  if (!v.is_string() || v.get<std::string>().empty())
+    throw error(error_code::config_type, base + "/" + key, "expected a non-empty string, got " + describe(v));
+  return v.get<std::string>();
+}
+
+const json& object_at(const json& obj, const std::string& base, const char* key, const char* what) {
+  const json& v = required(obj, base, key, what);
+  if (!v.is_object())
+    throw error(error_code::config_type, base + "/" + key,
+                std::string("expected ") + what + " (an object), got " + describe(v));
+  return v;
+}
+
+bool is_hex40(const std::string& s) {
+  return s.size() == 40 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// Default names are identifiers (a-z, 0-9, _), so they need no JSON-pointer escaping.
+bool is_key(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
+engine_source read_source(const json& j, const std::string& base) {
+  const json& s = object_at(j, base, "source", "the source the default is stated in");
+  const std::string ptr = base + "/source";
+  detail::reader(s, ptr).only({"url", "path", "commit", "quote"}, "source field");
+  engine_source out;
+  out.url = required_string(s, ptr, "url", "the URL of the doc page or source file");
+  if (out.url.rfind("https://", 0) != 0)
+    throw error(error_code::config_range, ptr + "/url", "expected an https:// URL, got \"" + out.url + "\"");
+  out.path = optional_string(s, ptr, "path");
+  out.commit = optional_string(s, ptr, "commit");
+  if (!out.commit.empty() && !is_hex40(out.commit))
+    throw error(error_code::config_range, ptr + "/commit",
+                "expected a 40-hex-digit commit, got \"" + out.commit + "\"");
+  out.quote = required_string(s, ptr, "quote", "the line or table cell that states the default, as written");
+  return out;
+}
+
+engine_default read_default(const std::string& key, const json& j, const std::string& base) {
+  if (!is_key(key))
+    throw error(error_code::config_range, base, "expected a default name of a-z, 0-9 and _, got \"" + key + "\"");
+  if (!j.is_object())
+    throw error(error_code::config_type, base, "expected an object {value, source, note}, got " + describe(j));
+  detail::reader(j, base).only({"value", "source", "note"}, "default field");
+  engine_default d;
+  d.key = key;
+  const json& v = required(j, base, "value", "the default's value (a number, boolean, string or null)");
+  if (v.is_boolean()) {
+    d.type = engine_default::kind::boolean;
+    d.boolean = v.get<bool>();
+  } else if (v.is_number()) {
+    d.type = engine_default::kind::number;
+    d.number = v.get<double>();
+    if (!std::isfinite(d.number)) throw error(error_code::config_range, base + "/value", "expected a finite number");
+  } else if (v.is_string()) {
+    d.type = engine_default::kind::text;
+    d.text = v.get<std::string>();
+    if (d.text.empty()) throw error(error_code::config_range, base + "/value", "expected a non-empty string");
+  } else if (v.is_null()) {
+    d.type = engine_default::kind::null;
+  } else {
+    throw error(error_code::config_type, base + "/value",
+                "expected a number, boolean, string or null, got " + describe(v));
+  }
+  d.note = optional_string(j, base, "note");
+  if (d.type == engine_default::kind::null && d.note.empty())
+    throw error(error_code::config_missing, base + "/note",
+                "a null value (computed by the engine at start-up) needs a note saying from what");
+  d.source = read_source(j, base);
+  return d;
+}
+
+double fitted_number(const json& obj, const std::string& base, const char* key, double lo, double hi) {
+  const json& v = required(obj, base, key, "a fitted number");
+  const std::string ptr = base + "/" + key;
+  if (!v.is_number()) throw error(error_code::config_type, ptr, "expected a number, got " + describe(v));
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi)
+    throw error(error_code::config_range, ptr,
+                "expected a number in [" + detail::format_number(lo) + ", " + detail::format_number(hi) + "], got " +
+                    detail::format_number(x));
+  return x;
+}
+
+std::vector<std::string> source_ids(const json& e, const char* key) {
+  const std::string ptr = std::string("/efficiency/") + key;
+  const json& v = required(e, "/efficiency", key, "the measurement files (source ids) of this part of the fit");
+  if (!v.is_array()) throw error(error_code::config_type, ptr, "expected an array of source ids, got " + describe(v));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string() || v[i].get<std::string>().empty())
+      throw error(error_code::config_type, ptr + "/" + std::to_string(i),
+                  "expected a source id, got " + describe(v[i]));
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+residual_band read_band(const json& bands, const char* key) {
+  const std::string ptr = std::string("/efficiency/bands/") + key;
+  const json& b = object_at(bands, "/efficiency/bands", key, "measured/predicted p10 and p90 of the rows");
+  detail::reader(b, ptr).only({"low", "high", "rows"}, "band field");
+  residual_band out;
+  out.rows = static_cast<std::int64_t>(fitted_number(b, ptr, "rows", 0, 1e9));
+  out.low = fitted_number(b, ptr, "low", 1e-3, 1e3);
+  out.high = fitted_number(b, ptr, "high", 1e-3, 1e3);
+  if (out.low > out.high)
+    throw error(
+        error_code::config_range, ptr,
+        "expected low <= high, got " + detail::format_number(out.low) + " > " + detail::format_number(out.high));
+  return out;
+}
+
+void read_efficiency(const json& j, engine_profile& p) {
+  const json& e = object_at(j, "", "efficiency", "the efficiency section ({\"fitted\": false} until fitted)");
+  detail::reader(e, "/efficiency")
+      .only({"fitted", "fitted_by", "fitted_to", "held_out", "costs", "families", "bands", "note"}, "efficiency field");
+  const json& f = required(e, "/efficiency", "fitted", "whether the efficiency parameters are fitted");
+  if (!f.is_boolean())
+    throw error(error_code::config_type, "/efficiency/fitted", "expected a boolean, got " + describe(f));
+  p.efficiency_fitted = f.get<bool>();
+  if (!p.efficiency_fitted) {
+    for (const char* k : {"costs", "families", "bands", "fitted_to", "held_out", "fitted_by"})
+      if (e.contains(k))
+        throw error(error_code::config_range, std::string("/efficiency/") + k,
+                    "an unfitted efficiency section holds no parameters: efficiency constants come only from a fit "
+                    "to data/measurements/");
+    return;
+  }
+  p.fitted_by = required_string(e, "/efficiency", "fitted_by", "the program that wrote the fit");
+  p.fitted_to = source_ids(e, "fitted_to");
+  if (p.fitted_to.empty())
+    throw error(error_code::config_range, "/efficiency/fitted_to", "a fit needs at least one measurement file");
+  p.held_out = source_ids(e, "held_out");
+  const json& c = object_at(e, "/efficiency", "costs", "the fitted step costs");
+  detail::reader(c, "/efficiency/costs")
+      .only({"per_step_s", "per_sequence_s", "per_layer_s", "gemm_half_tokens", "kv_read_efficiency"}, "step cost");
+  p.costs.per_step_s = fitted_number(c, "/efficiency/costs", "per_step_s", 0, 1);
+  p.costs.per_sequence_s = fitted_number(c, "/efficiency/costs", "per_sequence_s", 0, 1);
+  p.costs.per_layer_s = fitted_number(c, "/efficiency/costs", "per_layer_s", 0, 1);
+  p.costs.gemm_half_tokens = fitted_number(c, "/efficiency/costs", "gemm_half_tokens", 0, 1e6);
+  if (c.contains("kv_read_efficiency"))
+    p.costs.kv_read_efficiency = fitted_number(c, "/efficiency/costs", "kv_read_efficiency", 0.01, 1);
+  const json& fam = object_at(e, "/efficiency", "families", "the fitted efficiencies per device family");
+  if (!fam.contains("all"))
+    throw error(error_code::config_missing, "/efficiency/families/all",
+                "a fit needs the pooled \"all\" family (used on devices of families without rows)");
+  for (auto it = fam.begin(); it != fam.end(); ++it) {
+    const std::string ptr = "/efficiency/families/" + it.key();
+    if (!it->is_object()) throw error(error_code::config_type, ptr, "expected an object, got " + describe(*it));
+    detail::reader(*it, ptr).only({"compute_efficiency", "mem_efficiency", "rows"}, "family field");
+    engine_family_fit ff;
+    ff.family = it.key();
+    ff.compute_efficiency = fitted_number(*it, ptr, "compute_efficiency", 1e-3, 1);
+    ff.mem_efficiency = fitted_number(*it, ptr, "mem_efficiency", 1e-3, 1);
+    ff.rows = static_cast<std::int64_t>(fitted_number(*it, ptr, "rows", 0, 1e9));
+    p.families.push_back(ff);
+  }
+  const json& bands = object_at(e, "/efficiency", "bands", "the residual spread per figure");
+  detail::reader(bands, "/efficiency/bands").only({"prefill", "decode", "throughput", "ttft_load"}, "band");
+  p.bands.prefill = read_band(bands, "prefill");
+  p.bands.decode = read_band(bands, "decode");
+  p.bands.throughput = read_band(bands, "throughput");
+  p.bands.ttft_load = read_band(bands, "ttft_load");
+}
+
+engine_profile parse(const json& j) {
+  engine_profile p;
+  p.id = required_string(j, "", "engine", "the engine id");
+  for (char c : p.id)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+      throw error(error_code::config_range, "/engine",
+                  "expected a lower-case id of a-z, 0-9, '-' and '.', got \"" + p.id + "\"");
+  detail::reader rd(j);
+  rd.only({"engine", "name", "aliases", "repository", "version", "version_note", "batching", "kv_cache", "defaults",
+           "efficiency"},
+          "engine profile field");
+  p.name = required_string(j, "", "name", "the engine's name");
+  p.aliases = rd.string_list_or_empty("aliases");
+  for (std::size_t i = 0; i < p.aliases.size(); ++i)
+    if (squash(p.aliases[i]).empty())
+      throw error(error_code::config_range, "/aliases/" + std::to_string(i), "expected a non-empty alias");
+  p.repository = required_string(j, "", "repository", "the engine's GitHub repository (owner/name)");
+  const auto slash = p.repository.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == p.repository.size() ||
+      p.repository.find('/', slash + 1) != std::string::npos)
+    throw error(error_code::config_range, "/repository", "expected owner/name, got \"" + p.repository + "\"");
+  p.version = required_string(j, "", "version", "the engine version the defaults describe");
+  p.version_note = optional_string(j, "", "version_note");
+
+  const std::string batching = required_string(j, "", "batching", "the batching mode");
+  if (batching == "continuous")
+    p.batching = engine_batching::continuous;
+  else if (batching == "static")
+    p.batching = engine_batching::static_batch;
+  else
+    throw error(error_code::config_range, "/batching",
+                "expected \"continuous\" or \"static\", got \"" + batching + "\"");
+  const std::string kv = required_string(j, "", "kv_cache", "the KV-cache layout");
+  if (kv == "paged")
+    p.kv_cache = engine_kv_cache::paged;
+  else if (kv == "contiguous")
+    p.kv_cache = engine_kv_cache::contiguous;
+  else if (kv == "dynamic")
+    p.kv_cache = engine_kv_cache::dynamic;
+  else
+    throw error(error_code::config_range, "/kv_cache",
+                "expected \"paged\", \"contiguous\" or \"dynamic\", got \"" + kv + "\"");
+
+  const json& defaults = object_at(j, "", "defaults", "the engine's defaults");
+  if (defaults.empty()) throw error(error_code::config_missing, "/defaults", "an engine profile needs its defaults");
+  for (auto it = defaults.begin(); it != defaults.end(); ++it)
+    p.defaults.push_back(read_default(it.key(), *it, "/defaults/" + it.key()));
+  read_efficiency(j, p);
+  return p;
+}
+
+std::vector<engine_profile> load_engines() {
+  std::vector<engine_profile> out;
+  for (std::size_t i = 0; i < detail::k_engine_record_count; ++i)
+    out.push_back(parse_engine_profile(detail::k_engine_records[i]));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  // Every id and alias names one engine.
+  std::vector<std::pair<std::string, std::string>> seen;  // squashed name, engine id
+  for (const auto& p : out) {
+    std::vector<std::string> names{p.id};
+    names.insert(names.end(), p.aliases.begin(), p.aliases.end());
+    for (const auto& n : names) {
+      const std::string key = squash(n);
+      for (const auto& [k, id] : seen)
+        if (k == key && id != p.id)
+          throw error(error_code::config_range, "/aliases",
+                      "engine profile \"" + p.id + "\": the name \"" + n + "\" also names \"" + id + "\"");
+      seen.emplace_back(key, p.id);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(engine_batching b) noexcept {
+  return b == engine_batching::static_batch ? "static" : "continuous";
+}
+
+std::string_view to_string(engine_kv_cache k) noexcept {
+  switch (k) {
+    case engine_kv_cache::paged:
+      return "paged";
+    case engine_kv_cache::contiguous:
+      return "contiguous";
+    case engine_kv_cache::dynamic:
+      return "dynamic";
+  }
+  return "paged";
+}
+
+const engine_default* engine_profile::find(std::string_view key) const noexcept {
+  for (const auto& d : defaults)
+    if (d.key == key) return &d;
+  return nullptr;
+}
+
+double engine_profile::number(std::string_view key) const {
+  const engine_default* d = find(key);
+  const std::string ptr = "/defaults/" + std::string(key);
+  if (d == nullptr)
+    throw error(error_code::config_missing, ptr, "engine \"" + id + "\" has no default \"" + std::string(key) + "\"");
+  if (d->type != engine_default::kind::number)
+    throw error(error_code::config_type, ptr,
+                "engine \"" + id + "\": default \"" + std::string(key) + "\" is not a number");
+  return d->number;
+}
+
+engine_profile parse_engine_profile(std::string_view json_text) {
+  const json j = detail::parse_object(json_text, "an engine profile");
+  std::string id;
+  if (j.contains("engine") && j["engine"].is_string()) id = j["engine"].get<std::string>();
+  try {
+    return parse(j);
+  } catch (const error& e) {
+    throw error(e.code(), e.pointer(),
+                (id.empty() ? "engine profile: " : "engine profile \"" + id + "\": ") + e.message());
+  }
+}
+
+const std::vector<engine_profile>& engine_records() {
+  static const std::vector<engine_profile> records = load_engines();
+  return records;
+}
+
+const engine_profile& find_engine(std::string_view name) {
+  const std::string key = squash(name);
+  std::string known;
+  for (const auto& p : engine_records()) {
+    if (!key.empty()) {
+      if (squash(p.id) == key) return p;
+      for (const auto& a : p.aliases)
+        if (squash(a) == key) return p;
+    }
+    known += (known.empty() ? "\"" : ", \"") + p.id + "\"";
+  }
+  throw error(error_code::invalid_argument, "/engine",
+              "unknown engine \"" + std::string(name) + "\": expected one of " + known);
+}
+
+const engine_family_fit* engine_profile::fit_for(const hardware_spec& gpu) const noexcept {
+  if (!efficiency_fitted) return nullptr;
+  const std::string family = gpu.family();
+  const engine_family_fit* all = nullptr;
+  for (const engine_family_fit& f : families) {
+    if (!family.empty() && f.family == family) return &f;
+    if (f.family == "all") all = &f;
+  }
+  return all;
+}
+
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, settings& s) {
+  s.engine = e.id;
+  const engine_family_fit* f = e.fit_for(gpu);
+  if (f == nullptr) return;
+  if (s.compute_efficiency_origin == efficiency_origin::default_value) {
+    s.compute_efficiency = f->compute_efficiency;
+    s.compute_efficiency_origin = efficiency_origin::fitted;
+  }
+  if (s.mem_efficiency_origin == efficiency_origin::default_value) {
+    s.mem_efficiency = f->mem_efficiency;
+    s.mem_efficiency_origin = efficiency_origin::fitted;
+  }
+  s.costs = e.costs;
+  s.bands = e.bands;
+}
+
+engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu) {
+  engine_scheduler out;
+  const auto count = [&](std::string_view key) { return static_cast<std::int64_t>(e.number(key)); };
+  const auto flag = [&](std::string_view key) {
+    const engine_default* d = e.find(key);
+    if (d == nullptr || d->type != engine_default::kind::boolean)
+      throw error(error_code::config_type, "/defaults/" + std::string(key),
+                  "engine \"" + e.id + "\": default \"" + std::string(key) + "\" is not a boolean");
+    return d->boolean;
+  };
+  constexpr double gib = 1073741824.0;
+  // A default the engine computes at start-up from memory (null): the KV blocks bound it.
+  constexpr std::int64_t unbounded = max_simulation_requests;
+  if (e.id == "vllm") {
+    // EngineArgs._set_default_args: the API-server budgets (benchmarks run `vllm serve`), the
+    // larger ones on GPUs of at least 70 GiB that are not A100s.
+    const bool large = gpu.memory_bytes >= 70 * gib && detail::squash_name(gpu.name).find("a100") == std::string::npos;
+    out.max_num_batched_tokens =
+        count(large ? "max_num_batched_tokens_api_server_large_gpu" : "max_num_batched_tokens_api_server");
+    out.max_num_seqs = std::min(count(large ? "max_num_seqs_large_gpu" : "max_num_seqs"), out.max_num_batched_tokens);
+    out.chunked_prefill = flag("enable_chunked_prefill");
+    out.block_size = count("block_size");
+    out.gpu_memory_utilization = e.number("gpu_memory_utilization");
+  } else if (e.id == "sglang") {
+    // max_running_requests and chunked_prefill_size are computed from memory at start-up; the
+    // prefill budget is max_prefill_tokens; prefills run in their own batches unless
+    // enable_mixed_chunk.
+    out.max_num_seqs = unbounded;
+    out.max_num_batched_tokens = count("max_prefill_tokens");
+    out.chunked_prefill = true;
+    out.prefill_first = !flag("enable_mixed_chunk");
+    out.block_size = count("page_size");
+  } else if (e.id == "tensorrt-llm") {
+    // In-flight batching mixes context and generation requests in one step.
+    out.max_num_seqs = count("max_batch_size");
+    out.max_num_batched_tokens = count("max_num_tokens");
+    out.chunked_prefill = flag("enable_chunked_prefill");
+    out.block_size = count("tokens_per_block");
+    out.gpu_memory_utilization = e.number("kv_cache_free_gpu_memory_fraction");
+  } else if (e.id == "llama.cpp") {
+    // llama-server: n_parallel slots, prompts processed n_ubatch tokens per physical step.
+    out.max_num_seqs = count("n_parallel");
+    out.max_num_batched_tokens = count("n_ubatch");
+    out.chunked_prefill = true;
+    out.block_size = 1;
+  } else if (e.id == "mlx") {
+    // mlx_lm BatchGenerator: completion_batch_size sequences, prompts prefilled prefill_step_size
+    // tokens at a time in their own batches.
+    out.max_num_seqs = count("completion_batch_size");
+    out.max_num_batched_tokens = count("prefill_step_size");
+    out.chunked_prefill = true;
+    out.prefill_first = true;
+    out.block_size = count("kv_cache_step");
+  } else {
+    throw error(error_code::invalid_argument, "/engine",
+                "the serving simulator models continuous batching; engine \"" + e.id + "\" batches " +
+                    std::string(to_string(e.batching)) + " (use estimate for its single-batch figures)");
+  }
+  return out;
+}
+
+void apply_scheduler(const engine_scheduler& k, simulation_settings& s) {
+  s.max_num_seqs = k.max_num_seqs;
+  s.max_num_batched_tokens = k.max_num_batched_tokens;
+  s.chunked_prefill = k.chunked_prefill;
+  s.policy = k.prefill_first ? batching_policy::prefill_first : batching_policy::mixed;
+  s.block_size = k.block_size;
+  if (!s.base.gpu_memory_utilization) s.base.gpu_memory_utilization = k.gpu_memory_utilization;
+}
+
+void apply_engine(const engine_profile& e, const hardware_spec& gpu, simulation_settings& s) {
+  apply_engine(e, gpu, s.base);
+  apply_scheduler(scheduler_of(e, gpu), s);
+}
+
+}  // namespace flopcast
