@@ -1,0 +1,250 @@
+// Types of flopcast's JavaScript API, hand-written part: what throughput(), simulate() and plan()
+// return.
+// tools/gen_dts.mjs includes this file verbatim in build-wasm/wasm/flopcast.d.ts, after the types it
+// generates from the core's tables (PrecisionName, ComputeUnit, WeightComponent, Optimizer,
+// RecomputePolicy, EngineId, ModelType, CompareRow, RowFieldKey, the request types, ...), which
+// it uses by name. Edit it here and rebuild (npm run build:wasm); never edit the built file.
+// These shapes come from the core's C++ JSON writers (code, not a table): tests/wasm/types.test.mjs
+// compiles real results of every call against them with tsc --strict and fails on any drift
+// (a key missing, extra, typed wrong, or typed loosely).
+
+export interface ThroughputResult {
+  model: string;
+  gpu: string;
+  precision: string;
+  gpus: number;
+  prompt_tokens: number;
+  output_tokens: number;
+  fits: boolean;
+  kv_budget_bytes: number;
+  kv_bytes_per_sequence: number;
+  max_concurrent_batch: number;
+  /** Per GPU: each sequence's share of a batch's prefill activations. */
+  activation_bytes_per_sequence: number;
+  /** More concurrency asked than fits: the figures are at max_concurrent_batch. */
+  concurrency_capped: boolean;
+  concurrency: number;
+  prefill_s: number | null;
+  decode_step_s: number | null;
+  decode_bound: Bound | null;
+  cycle_s: number | null;
+  tokens_per_second: number | null;
+  total_tokens_per_second: number | null;
+  requests_per_second: number | null;
+  ttft_s: number | null;
+  tpot_s: number | null;
+  cost_per_1m_tokens_usd: number | null;
+  /** null when it does not fit. */
+  ranges: {
+    tokens_per_second: Range;
+    ttft_s: Range;
+    tpot_s: Range;
+    source: string;
+  } | null;
+  /** null without a draft model. */
+  speculative: SpeculativeResult | null;
+  settings: ServingResultSettings;
+}
+
+export interface SpeculativeResult {
+  draft_model: string | null;
+  speculative_tokens: number;
+  acceptance_rate: number;
+  expected_tokens_per_step: number;
+  draft_step_s: number;
+  verify_step_s: number;
+  tpot_s: number;
+  tokens_per_second: number;
+  speedup: number;
+}
+
+/** The serving settings a throughput result used, defaults included. */
+export interface ServingResultSettings {
+  gpu_memory_utilization: number;
+  paged: boolean;
+  block_size: number;
+  /** 0: no chunked prefill. */
+  chunked_prefill_tokens: number;
+  compute_efficiency: number;
+  mem_efficiency: number;
+  compute_efficiency_origin: EfficiencyOrigin;
+  mem_efficiency_origin: EfficiencyOrigin;
+  tensor_parallel: number;
+  pipeline_parallel: number;
+  data_parallel: number;
+  expert_parallel: number;
+  /** null: the weights' precision (fp8 for nvfp4, fp16 for weight-only and other sub-8-bit formats). */
+  kv_cache_precision: PrecisionName | null;
+}
+
+/** A distribution over the measured requests, seconds. */
+export interface SimulationDistribution {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+export interface SimulationTimePoint {
+  t_s: number;
+  running: number;
+  waiting: number;
+  /** Share of the KV blocks in use. */
+  kv_utilization: number;
+}
+
+/** One simulated point: a concurrency (closed loop) or a request rate (Poisson), or the one batch / trace run. */
+export interface SimulationPoint {
+  concurrency: number | null;
+  request_rate: number | null;
+  requests: number;
+  /** Requests counted in the statistics (after the warm-up). */
+  measured_requests: number;
+  ttft_s: SimulationDistribution;
+  /** [low, high] of the mean from a fitted engine's residuals; null without one. */
+  ttft_s_range: Range | null;
+  tpot_s: SimulationDistribution;
+  tpot_s_range: Range | null;
+  itl_s: SimulationDistribution;
+  itl_s_range: Range | null;
+  e2e_s: SimulationDistribution;
+  output_tokens_per_s: number;
+  output_tokens_per_s_range: Range | null;
+  total_tokens_per_s: number;
+  total_tokens_per_s_range: Range | null;
+  requests_per_s: number;
+  requests_per_s_range: Range | null;
+  /** Requests/s meeting the SLOs (all of them without SLOs). */
+  goodput_requests_per_s: number;
+  goodput_requests: number;
+  /** goodput_requests / measured_requests. */
+  goodput_share: number;
+  mean_kv_utilization: number;
+  peak_kv_utilization: number;
+  /** Time-averaged running batch. */
+  mean_running: number;
+  /** Time-averaged requests waiting or running. */
+  mean_in_system: number;
+  preemptions: number;
+  steps: number;
+  makespan_s: number;
+  /** First measured arrival to last measured finish. */
+  window_s: number;
+  /** At most ~200 evenly thinned points. */
+  timeline: SimulationTimePoint[];
+}
+
+/** simulate(): the serving simulation, SI units. */
+export interface SimulationResult {
+  label: 'ESTIMATED';
+  /** What the figures are: "simulated: iteration-level continuous batching, plain roofline, no engine", ... */
+  method: string;
+  model: string;
+  gpu: string;
+  precision: string;
+  /** Tensor-parallel GPUs of the replica. */
+  gpus: number;
+  engine: string | null;
+  engine_fitted: boolean;
+  engine_fit_rows: number;
+  workload: {
+    arrivals: SimulationArrivals;
+    num_requests: number;
+    /** [min, max] (equal: fixed); null for a trace. */
+    input_tokens: Range | null;
+    output_tokens: Range | null;
+    seed: number;
+    warmup_requests: number;
+    slo_ttft_s: number | null;
+    slo_tpot_s: number | null;
+  };
+  scheduler: {
+    max_num_seqs: number;
+    max_num_batched_tokens: number;
+    chunked_prefill: boolean;
+    policy: SimulationPolicy;
+    block_size: number;
+    kv_blocks: number;
+    /** kv_blocks came from the request (else: from the memory left after weights and activations). */
+    kv_blocks_given: boolean;
+    gpu_memory_utilization: number;
+    /** "engine vllm defaults", "simulator defaults (vLLM-like)", plus the request's overrides. */
+    source: string;
+  };
+  settings: {
+    compute_efficiency: number;
+    mem_efficiency: number;
+    compute_efficiency_origin: EfficiencyOrigin;
+    mem_efficiency_origin: EfficiencyOrigin;
+    tensor_parallel: number;
+    kv_cache_precision: PrecisionName | null;
+  };
+  /** Where the *_range figures come from, or why there are none. */
+  ranges_source: string;
+  points: SimulationPoint[];
+}
+
+/** One layout of a plan, SI units. Speed and cost are null where it does not fit. */
+export interface PlanLayout {
+  tp: number;
+  pp: number;
+  ep: number;
+  dp: number;
+  gpus: number;
+  /** estimate() at this layout: details.parallelism.per_gpu_memory_bytes. */
+  per_gpu_memory_bytes: number;
+  weights_per_gpu_bytes: number;
+  kv_cache_per_gpu_bytes: number;
+  activations_per_gpu_bytes: number;
+  /** Per GPU, after the fit reserve (gpu_memory_utilization, gpu_memory_reserve_bytes). */
+  usable_bytes: number;
+  fits: boolean;
+  /** More GPUs than one interconnect domain holds. */
+  spans_nodes: boolean;
+  ttft_s: number | null;
+  tpot_s: number | null;
+  /** ttft_s + (num_generated_tokens - 1) x tpot_s: what `fastest` minimises. */
+  request_latency_s: number | null;
+  /** Output tokens/s of the whole batch or concurrency, all replicas. */
+  tokens_per_s: number | null;
+  /** All GPUs. */
+  cost_per_hour_usd: number;
+  /** What `cheapest` minimises. */
+  usd_per_million_output_tokens: number | null;
+  cheapest: boolean;
+  fastest: boolean;
+}
+
+/** plan(): how many GPUs the model needs at this format, context and load. */
+export interface PlanResult {
+  model: string;
+  gpu: string;
+  precision: Precision;
+  /** Parts stored in another format than `precision`. */
+  component_precision: Partial<Record<WeightComponent, Precision>>;
+  kv_cache_precision: Precision;
+  batch_size: number;
+  sequence_length: number;
+  num_generated_tokens: number;
+  concurrency: number | null;
+  /** Sequences the layouts hold: the concurrency, else the batch. */
+  load: number;
+  engine: string | null;
+  /** The cap searched (1 when the GPU lists no interconnect). */
+  max_gpus: number;
+  /** Devices per NVLink / ICI / xGMI domain (1 when unknown): TP x EP stay within it. */
+  interconnect_domain_size: number;
+  fits: boolean;
+  /** The fewest GPUs that fit; null when none within max_gpus. */
+  min_gpus: number | null;
+  /** By GPU count: every fitting layout at min_gpus, faster ones at larger power-of-two counts. */
+  layouts: PlanLayout[];
+  /** Indices into layouts. */
+  cheapest: number | null;
+  fastest: number | null;
+  /** Nothing fits: the layout tried with the least memory per GPU. */
+  closest: PlanLayout | null;
+  /** Layouts evaluated. */
+  candidates: number;
+  notes: string[];
+}
