@@ -7,7 +7,8 @@ include(CMakePackageConfigHelpers)
 
 set(FLOPCAST_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/flopcast)
 
-# nlohmann_json is header-only and used only inside core/src (no public header includes it),
+# nlohmann_json is header-only and used only inside core/src (no public header includes it but
+# io/request_json.hpp, for callers that hold parsed requests, and that one only its json_fwd.hpp),
 # so an installed flopcast::core needs nothing from it. CMake still records the PRIVATE link
 # of a static library as $<LINK_ONLY:flopcast_json> in its interface, which install(EXPORT)
 # refuses (flopcast_json is in no export set): keep it to the build tree. A no-op once the

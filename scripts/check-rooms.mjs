@@ -3,8 +3,9 @@
 // - core/src/<room>/ and core/include/flopcast/<room>/ include only their own room and the rooms
 //   ARCHITECTURE.md's table lets them ("may include"); a room's private headers are named
 //   "<room>/x.hpp" from core/src, its public ones "flopcast/<room>/x.hpp";
-// - public headers include only public headers (no private header, no nlohmann);
-// - the engine (core/src, core/include) knows no CLI, no measurement library, no Emscripten, no page;
+// - public headers include only public headers (no private header; of nlohmann, json_fwd.hpp only);
+// - the engine (core/src, core/include) knows no CLI (CLI11, curl, core/cli), no measurement library,
+//   no Emscripten, no page;
 // - core/measure knows no CLI; the CLI, the measurement library and the bindings (wasm/) reach the
 //   core through its public headers only;
 // - the page (web/src) reaches the core only through the bindings' package (@flopcast/wasm), and
@@ -69,7 +70,8 @@ const fail = (file, line, message) => problems.push(`${rel(file)}:${line}: ${mes
 function target(file, inc) {
   if (!inc.quoted) {
     if (/^emscripten[/.]/.test(inc.path)) return { other: 'emscripten' };
-    if (/^(CLI|fmt|curl)\//.test(inc.path)) return { other: 'cli-library' };
+    if (/^(CLI|curl)\//.test(inc.path)) return { other: 'cli-library' };
+    if (inc.path === 'nlohmann/json_fwd.hpp') return { other: 'nlohmann-fwd' };
     if (/^nlohmann\//.test(inc.path)) return { other: 'nlohmann' };
     return { other: 'system' };
   }
@@ -78,6 +80,16 @@ function target(file, inc) {
     if (parts[1] === 'measure') return { other: 'measure' };
     if (parts.length === 2) return { other: 'umbrella' };
     return { room: parts[1], public: true };
+  }
+  // The CLI and the measurement library name their own headers from their include roots.
+  for (const own of ['core/cli', 'core/measure/src', 'core/measure/include']) {
+    const found = rel(join(root, own, inc.path));
+    if (
+      rel(file).startsWith(own.split('/').slice(0, 2).join('/') + '/') &&
+      found.startsWith(own + '/') &&
+      existsSync(join(root, found))
+    )
+      return { other: rel(file).startsWith('core/cli/') ? 'cli-own' : 'local' };
   }
   if (existsSync(join(dirname(file), inc.path))) {
     const here = rel(join(dirname(file), inc.path));
@@ -111,17 +123,25 @@ for (const [base, isPublic] of [
     }
     for (const inc of includes(file)) {
       const t = target(file, inc);
-      if (t.other === 'emscripten') fail(file, inc.line, `the engine includes no Emscripten header (${inc.path}): bindings live in wasm/`);
+      if (t.other === 'emscripten')
+        fail(file, inc.line, `the engine includes no Emscripten header (${inc.path}): bindings live in wasm/`);
       else if (t.other === 'cli-library' || t.other === 'cli')
         fail(file, inc.line, `the engine knows no CLI (${inc.path}): the CLI lives in core/cli/`);
       else if (t.other === 'measure') fail(file, inc.line, `the engine knows no measurement library (${inc.path})`);
-      else if (t.other === 'umbrella') fail(file, inc.line, `the engine includes the header it needs, not the umbrella ${inc.path}`);
-      else if (t.other === 'private-by-path') fail(file, inc.line, `name private headers by room ("<room>/x.hpp"), not ${inc.path}`);
-      else if (t.other === 'nlohmann' && isPublic) fail(file, inc.line, `public headers do not include nlohmann_json (${inc.path})`);
+      else if (t.other === 'umbrella')
+        fail(file, inc.line, `the engine includes the header it needs, not the umbrella ${inc.path}`);
+      else if (t.other === 'private-by-path')
+        fail(file, inc.line, `name private headers by room ("<room>/x.hpp"), not ${inc.path}`);
+      else if (t.other === 'nlohmann' && isPublic)
+        fail(file, inc.line, `public headers do not include nlohmann_json (${inc.path})`);
       else if (t.room) {
         if (isPublic && !t.public) fail(file, inc.line, `a public header includes the private header ${inc.path}`);
         else if (t.room !== room && !allowed.get(room).has(t.room))
-          fail(file, inc.line, `room "${room}" may not include room "${t.room}" (${inc.path}); ARCHITECTURE.md lists what it may include`);
+          fail(
+            file,
+            inc.line,
+            `room "${room}" may not include room "${t.room}" (${inc.path}); ARCHITECTURE.md lists what it may include`,
+          );
       }
     }
   }
@@ -138,10 +158,12 @@ for (const [dir, who, forbidden] of users) {
   for (const file of walk(join(root, dir), ['.cpp', '.hpp', '.h'])) {
     for (const inc of includes(file)) {
       const t = target(file, inc);
-      if (t.room && !t.public) fail(file, inc.line, `${who} reaches the core through its public headers, not ${inc.path}`);
-      else if (t.other === 'private-by-path') fail(file, inc.line, `${who} includes a private core header (${inc.path})`);
-      else if (forbidden.includes(t.other)) fail(file, inc.line, `${who} may not include ${inc.path}`);
-      else if (t.other === 'emscripten' && dir !== 'wasm') fail(file, inc.line, `only wasm/ includes Emscripten (${inc.path})`);
+      if (t.room && !t.public)
+        fail(file, inc.line, `${who}: the core through its public headers only, not ${inc.path}`);
+      else if (t.other === 'private-by-path') fail(file, inc.line, `${who}: a private core header (${inc.path})`);
+      else if (forbidden.includes(t.other)) fail(file, inc.line, `${who}: may not include ${inc.path}`);
+      else if (t.other === 'emscripten' && dir !== 'wasm')
+        fail(file, inc.line, `only wasm/ includes Emscripten (${inc.path})`);
     }
   }
 }
@@ -155,7 +177,12 @@ for (const file of walk(join(root, 'web/src'), ['.js', '.mjs', '.ts'])) {
         const spec = m[1];
         if (spec.startsWith('.')) {
           const to = rel(resolve(dirname(file), spec));
-          if (!to.startsWith('web/')) fail(file, i + 1, `the page imports nothing outside web/ (${spec}): the core is reached through @flopcast/wasm`);
+          if (!to.startsWith('web/'))
+            fail(
+              file,
+              i + 1,
+              `the page imports nothing outside web/ (${spec}): the core is reached through @flopcast/wasm`,
+            );
         } else if (/(^|\/)(core|build-wasm|wasm)\//.test(spec) && !spec.startsWith('@flopcast/wasm')) {
           fail(file, i + 1, `the page reaches the core only through @flopcast/wasm, not ${spec}`);
         }

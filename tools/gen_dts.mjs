@@ -228,7 +228,7 @@ for (const f of choiceFields)
 `);
 
 emit(`
-// ---- The request table (core/src/request_fields.cpp), as defaults().request_fields reports it ----
+// ---- The request table (core/src/io/request_fields.cpp), as defaults().request_fields reports it ----
 
 /** A request field's type in the table. */
 export type RequestFieldType =${union(unique(fields.map((f) => f.type)))};
@@ -313,7 +313,7 @@ ${Object.entries(defaults.settings)
   .join('\n')}
 }
 
-/** A row field's kind (core/src/fields.cpp); bound: compute/memory (1/0 in sweep values). */
+/** A row field's kind (core/src/io/fields.cpp); bound: compute/memory (1/0 in sweep values). */
 export type FieldKind =${union(unique(rowFields.map((f) => f.kind)))};
 /** A key of the flat result row. */
 export type RowFieldKey =${union(rowFields.map((f) => f.key))};
@@ -325,7 +325,7 @@ const rowType = (f) => {
   const req = fields.find((x) => x.part === '' && x.key === f.key && x.type !== 'part');
   return (req ? resolvedType(req) : (kindType[f.kind] ?? 'number')) + (nullableRow.has(f.key) ? ' | null' : '');
 };
-emit(`${doc(["One row of compare(): the CLI's `compare --json` row, the flat result row of core/src/fields.cpp. A figure that does not apply (no GPU; no decode for an encoder) is null."])}export interface CompareRow {
+emit(`${doc(["One row of compare(): the CLI's `compare --json` row, the flat result row of core/src/io/fields.cpp. A figure that does not apply (no GPU; no decode for an encoder) is null."])}export interface CompareRow {
 ${rowFields.map((f) => `  /** "${f.header}" (${f.kind}). */\n  ${f.key}: ${rowType(f)};`).join('\n')}
 }
 `);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "base/json_out.hpp"
+#include "flopcast/io/plan_json.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "helpers.hpp"
 

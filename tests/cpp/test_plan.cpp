@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "flopcast/io/plan_json.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "helpers.hpp"
 

@@ -13,6 +13,7 @@
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/providers.hpp"
 #include "flopcast/catalog/registry.hpp"
+#include "flopcast/plan/price_comparison.hpp"
 #include "helpers.hpp"
 
 namespace fs = std::filesystem;

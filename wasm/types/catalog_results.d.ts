@@ -59,13 +59,13 @@ export interface GpuInfo {
   cost_per_hour_usd: number;
 }
 
-/** One field of the flat result row (core/src/fields.cpp): CompareRow's keys, in order. */
+/** One field of the flat result row (core/src/io/fields.cpp): CompareRow's keys, in order. */
 export interface RowField {
   key: RowFieldKey;
   header: string;
   kind: FieldKind;
 }
-/** One request field of the core's request table (core/src/request_fields.cpp). */
+/** One request field of the core's request table (core/src/io/request_fields.cpp). */
 export interface RequestField {
   /** The JSON key within its part. */
   key: RequestFieldKey;
@@ -95,7 +95,7 @@ export interface RequestField {
   /** A choice field's accepted names (e.g. ["mixed", "prefill_first"]); [] otherwise. */
   choices: string[];
 }
-/** One number format of the core's precision table (core/src/precision.cpp). */
+/** One number format of the core's precision table (core/src/formats/precision.cpp). */
 export interface PrecisionInfo {
   name: PrecisionName;
   /** Bits per stored weight, scales included (a preset's: its base type's, a floor). */

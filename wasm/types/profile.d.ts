@@ -1,5 +1,5 @@
 // Types of flopcast's JavaScript API, hand-written part: the graph profiler's input (the neutral
-// graph form of core/include/flopcast/profile.hpp, read in code) and its result.
+// graph form of core/include/flopcast/profile/profile.hpp, read in code) and its result.
 // tools/gen_dts.mjs includes this file verbatim in build-wasm/wasm/flopcast.d.ts, after the types it
 // generates from the core's tables (PrecisionName, ComputeUnit, WeightComponent, Optimizer,
 // RecomputePolicy, EngineId, ModelType, CompareRow, RowFieldKey, the request types, ...), which
@@ -8,7 +8,7 @@
 // compiles real results of every call against them with tsc --strict and fails on any drift
 // (a key missing, extra, typed wrong, or typed loosely).
 
-/** A tensor of the profiler's neutral graph (core/include/flopcast/profile.hpp). */
+/** A tensor of the profiler's neutral graph (core/include/flopcast/profile/profile.hpp). */
 export interface ProfileTensor {
   name: string;
   /** ONNX TensorProto.DataType code (1 float, 7 int64, 10 float16, 16 bfloat16, ...). */

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.hpp"
+#include "flopcast/io/plan_json.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "report_text.hpp"
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "flopcast/base/error.hpp"
+#include "flopcast/plan/price_comparison.hpp"
 #include "format.hpp"
 
 namespace flopcast::cli {

@@ -5,7 +5,7 @@
 
 #include "base/detail.hpp"
 #include "flopcast/base/error.hpp"
-#include "flopcast/checkpoint/checkpoint.hpp"
+#include "flopcast/formats/ggml_types.hpp"
 
 namespace flopcast {
 
@@ -19,7 +19,7 @@ const std::vector<cu> k_dequant_bf16 = {cu::bf16, cu::fp16, cu::fp32};
 // llama.cpp: cuBLAS fp16 with fp16 accumulation where the device lists that rate (GeForce).
 const std::vector<cu> k_llama_cpp = {cu::fp16_acc16, cu::fp16, cu::bf16, cu::fp32};
 
-// A GGML block type: bits from the one block-layout table (checkpoint_gguf.cpp, ggml_types()).
+// A GGML block type: bits from the one block-layout table (ggml_types.cpp, ggml_types()).
 format_info gguf(precision id, std::string_view name, std::string_view aliases, std::uint32_t type, bool kv = false) {
   const ggml_type_info* t = find_ggml_type(type);
   const double bits = t != nullptr ? t->bits_per_weight() : 0.0;

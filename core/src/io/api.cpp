@@ -6,6 +6,7 @@
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/providers.hpp"
 #include "flopcast/catalog/registry.hpp"
+#include "flopcast/io/plan_json.hpp"
 #include "flopcast/io/request.hpp"
 #include "flopcast/io/result_json.hpp"
 #include "flopcast/model/config.hpp"

@@ -7,6 +7,7 @@
 #include "base/detail.hpp"
 #include "base/json_reader.hpp"
 #include "flopcast/catalog/registry.hpp"
+#include "flopcast/io/plan_json.hpp"
 #include "flopcast/io/request_json.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "flopcast/serving/engine.hpp"

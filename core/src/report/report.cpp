@@ -8,7 +8,7 @@
 #include "base/json_parts.hpp"
 #include "base/json_reader.hpp"
 #include "flopcast/base/error.hpp"
-#include "flopcast/estimate/compare.hpp"
+#include "flopcast/io/compare.hpp"
 #include "flopcast/io/request.hpp"
 #include "flopcast/io/request_json.hpp"
 #include "flopcast/io/result_json.hpp"

@@ -10,7 +10,7 @@
 #include "base/detail.hpp"
 #include "base/json_reader.hpp"
 #include "flopcast/base/error.hpp"
-#include "flopcast/io/request.hpp"
+#include "flopcast/serving/simulator.hpp"
 
 namespace flopcast {
 namespace detail {

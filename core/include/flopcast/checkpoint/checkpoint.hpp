@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flopcast/formats/ggml_types.hpp"
 #include "flopcast/model/model.hpp"
 
 namespace flopcast {
@@ -136,20 +137,6 @@ struct safetensors_index {
 // of the tensors' bytes are noted. Without shard headers: names and components only.
 [[nodiscard]] checkpoint_info combine_safetensors(const safetensors_index& index,
                                                   const std::vector<std::pair<std::string, checkpoint_info>>& shards);
-
-// ---- GGML types ---------------------------------------------------------------------------
-struct ggml_type_info {
-  std::uint32_t id = 0;  // enum ggml_type
-  std::string_view name;
-  std::int64_t block_elements = 1;  // weights per block
-  std::int64_t block_bytes = 0;     // bytes per block
-  [[nodiscard]] double bits_per_weight() const {
-    return 8.0 * static_cast<double>(block_bytes) / static_cast<double>(block_elements);
-  }
-};
-// Every GGML type read_gguf accepts, by id.
-[[nodiscard]] const std::vector<ggml_type_info>& ggml_types();
-[[nodiscard]] const ggml_type_info* find_ggml_type(std::uint32_t id) noexcept;
 
 // ---- Architecture ---------------------------------------------------------------------------
 // GGUF architectures mapped to a config: llama (Mixtral when llama.expert_count > 0), mistral,

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "flopcast/estimate/calibration.hpp"
-#include "flopcast/estimate/compare.hpp"
 #include "flopcast/estimate/estimate.hpp"
+#include "flopcast/io/compare.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/simulator.hpp"
 #include "flopcast/training/training.hpp"
@@ -145,8 +145,6 @@ struct simulation_request {
 };
 // The most points (concurrency or request_rate values) one request may list.
 inline constexpr std::size_t max_simulation_points = 64;
-// The most requests (and running sequences) the simulator takes (simulator.cpp's bound).
-inline constexpr std::int64_t max_simulation_requests = 1000000;
 [[nodiscard]] simulation_request read_simulation_request(std::string_view json_text);
 
 // An estimate request plus "training_analysis": {recompute, tokens, lora_rank, qlora, ...}.

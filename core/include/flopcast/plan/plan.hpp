@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "flopcast/estimate/estimate.hpp"
-#include "flopcast/io/request.hpp"
 
 namespace flopcast {
 
@@ -67,21 +66,5 @@ struct plan_result {
 // Errors: a bad setting names its field ("/plan/max_gpus", "/batch_size", ...); an encoder-only
 // model or no generated tokens are invalid_argument at "/model" and "/num_generated_tokens".
 [[nodiscard]] plan_result plan(const model_spec& m, const plan_settings& s, const hardware_spec& gpu);
-
-// A plan request: an estimate request (model, gpu, precision, batch_size, sequence_length,
-// num_generated_tokens, engine, efficiencies, cost, fit rule, "parallelism" link figures) plus
-// "plan": {max_gpus, concurrency}. A request without a GPU is invalid_argument at "/gpu".
-struct plan_request {
-  compare_request request;
-  const model_spec* model = nullptr;
-  const hardware_spec* gpu = nullptr;
-  plan_settings plan;
-};
-[[nodiscard]] plan_request read_plan_request(std::string_view json_text);
-
-// The plan as JSON text: {model, gpu, precision, ..., layouts: [...], cheapest, fastest,
-// closest, notes} in SI units (request text in, result text out: the WASM module's entry).
-[[nodiscard]] std::string plan_to_json(const plan_request& q, const plan_result& r, int indent = 2);
-[[nodiscard]] std::string plan_json(std::string_view request_json, int indent = -1);
 
 }  // namespace flopcast

@@ -17,6 +17,9 @@
 
 namespace flopcast {
 
+// The most requests (and running sequences) the simulator takes (simulator.cpp's bound).
+inline constexpr std::int64_t max_simulation_requests = 1000000;
+
 // What one step costs, split.
 struct step_time {
   double flops = 0;

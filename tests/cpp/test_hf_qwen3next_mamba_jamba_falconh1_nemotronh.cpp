@@ -1,6 +1,6 @@
-// Hybrid and state-space families (core/src/model/hf_qwen3next_mamba_jamba_falconh1_nemotronh.cpp): Qwen3-Next,
-// Qwen3.5, Mamba, Falcon-Mamba, Mamba-2, Jamba, Falcon-H1, Nemotron-H. Expected counts are written out from each
-// family's transformers modeling code (modeling_qwen3_next.py, modeling_mamba.py, modeling_mamba2.py,
+// Hybrid and state-space families (core/src/model/hf_qwen3next_mamba_jamba_falconh1_nemotronh.cpp):
+// Qwen3-Next, Qwen3.5, Mamba, Falcon-Mamba, Mamba-2, Jamba, Falcon-H1, Nemotron-H. Expected counts are written out from
+// each family's transformers modeling code (modeling_qwen3_next.py, modeling_mamba.py, modeling_mamba2.py,
 // modeling_jamba.py, modeling_falcon_h1.py, modeling_nemotron_h.py) at the sizes of a published
 // checkpoint, and compared with the published total where one exists.
 #include <catch2/catch.hpp>

@@ -1,4 +1,6 @@
 // The plan's JSON (plan.hpp): the request's configuration, then one object per listed layout.
+#include "flopcast/io/plan_json.hpp"
+
 #include "base/json_out.hpp"
 #include "flopcast/plan/plan.hpp"
 

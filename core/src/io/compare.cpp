@@ -1,4 +1,4 @@
-#include "flopcast/estimate/compare.hpp"
+#include "flopcast/io/compare.hpp"
 
 #include <limits>
 

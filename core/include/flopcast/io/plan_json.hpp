@@ -1,0 +1,28 @@
+#pragma once
+// The planner's request and result as JSON (plan.hpp has the planner itself): request text in,
+// result text out, for the CLI's `plan` and the WASM module.
+#include <string>
+#include <string_view>
+
+#include "flopcast/io/request.hpp"
+#include "flopcast/plan/plan.hpp"
+
+namespace flopcast {
+
+// A plan request: an estimate request (model, gpu, precision, batch_size, sequence_length,
+// num_generated_tokens, engine, efficiencies, cost, fit rule, "parallelism" link figures) plus
+// "plan": {max_gpus, concurrency}. A request without a GPU is invalid_argument at "/gpu".
+struct plan_request {
+  compare_request request;
+  const model_spec* model = nullptr;
+  const hardware_spec* gpu = nullptr;
+  plan_settings plan;
+};
+[[nodiscard]] plan_request read_plan_request(std::string_view json_text);
+
+// The plan as JSON text: {model, gpu, precision, ..., layouts: [...], cheapest, fastest,
+// closest, notes} in SI units (request text in, result text out: the WASM module's entry).
+[[nodiscard]] std::string plan_to_json(const plan_request& q, const plan_result& r, int indent = 2);
+[[nodiscard]] std::string plan_json(std::string_view request_json, int indent = -1);
+
+}  // namespace flopcast
