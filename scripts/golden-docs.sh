@@ -53,6 +53,21 @@ for m in $models; do
   fi
   i=$((i + 1))
 done
+# llama.cpp presets over the converter's architectures, and bad values the request table refuses.
+for m in llama-3.1-8b qwen3-30b-a3b gemma-3-4b-it phi-3-mini falcon-7b; do
+  for p in q4_k_m q3_k_s iq2_xs q8_0 q6_k; do run "preset-$m-$p.json" estimate "$m" -p "$p" -g H100 --json; done
+done
+i=0
+for args in "-b 0" "-b -1" "-b 1.5" "-s 1e20" "--tp 3" "-p fp7" "-g nonesuch" "--compute-efficiency 0" "--mem-efficiency 2" \
+  "--kv-precision q4_k_m" "--ep 3" "--interconnect -1" "--gpu-memory-utilization 0"; do
+  # shellcheck disable=SC2086
+  run "bad-estimate-$i.txt" estimate llama-3-8b $args
+  i=$((i + 1))
+done
+run bad-serve-concurrency.txt serve llama-3-8b --concurrency 0
+run bad-serve-isl.txt serve llama-3-8b --concurrency 4 --isl-range 9:3
+run bad-train-tokens.txt train llama-3-8b --tokens 15Q
+run bad-train-lora.txt train llama-3-8b --lora-rank -4
 run compare.csv compare llama-3-8b mixtral-8x7b deepseek-v3 -g H100,A100 -b 1,8 --csv
 run compare.json compare llama-3-8b qwen3-next -g H100 -p bf16,fp8 --json
 

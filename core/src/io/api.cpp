@@ -2,7 +2,6 @@
 // fixtures and library users: each parses its request once and runs the core.
 #include <cmath>
 
-#include "base/json_parts.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/providers.hpp"
 #include "flopcast/catalog/registry.hpp"
@@ -12,6 +11,7 @@
 #include "flopcast/model/config.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "flopcast/training/training.hpp"
+#include "io/result_parts.hpp"
 
 namespace flopcast {
 namespace {

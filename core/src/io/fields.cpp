@@ -1,9 +1,10 @@
 // The flat result row: each field declared once with its getter; printed as table, CSV
-// and JSON rows, and read numerically by sweeps.
+// and JSON rows (rows_to_json, rows_to_csv below), and read numerically by sweeps.
 #include <cmath>
 #include <limits>
 
 #include "base/detail.hpp"
+#include "base/json_out.hpp"
 #include "flopcast/io/result_json.hpp"
 
 namespace flopcast {
@@ -85,6 +86,79 @@ std::size_t row_numbers(const estimate_context& c, double* out) {
   for (const auto& f : k_fields)
     if (f.number) out[n++] = f.number(c).value_or(std::numeric_limits<double>::quiet_NaN());
   return n;
+}
+
+using detail::json_out;
+
+namespace {
+void write_value(json_out& w, const field_value& v) {
+  if (!v.has_value) {
+    w.value(nullptr);
+    return;
+  }
+  switch (v.kind) {
+    case field_kind::text:
+      w.value(v.text);
+      return;
+    case field_kind::boolean:
+      w.value(v.number != 0);
+      return;
+    case field_kind::bound:
+      w.value(v.number != 0 ? "compute" : "memory");
+      return;
+    case field_kind::count:
+      w.value(static_cast<std::int64_t>(v.number));
+      return;
+    default:
+      w.value(v.number);
+  }
+}
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+}  // namespace
+
+std::string rows_to_json(const std::vector<std::vector<field_value>>& rows, const std::vector<std::size_t>& columns,
+                         int indent) {
+  json_out w(indent);
+  w.begin_array();
+  for (const auto& row : rows) {
+    w.begin_object();
+    for (std::size_t c : columns) {
+      w.key(row_fields()[c].key);
+      write_value(w, row[c]);
+    }
+    w.end_object();
+  }
+  w.end_array();
+  return w.take();
+}
+
+std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const std::vector<std::size_t>& columns) {
+  std::string out;
+  for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + std::string(row_fields()[columns[i]].key);
+  out += "\n";
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (i) out += ",";
+      const field_value& v = row[columns[i]];
+      if (!v.has_value) continue;
+      if (v.kind == field_kind::text)
+        out += csv_escape(v.text);
+      else if (v.kind == field_kind::bound)
+        out += v.number != 0 ? "compute" : "memory";
+      else {
+        json_out one;
+        write_value(one, v);
+        out += one.take();
+      }
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace flopcast

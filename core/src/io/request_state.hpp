@@ -1,6 +1,7 @@
 #pragma once
 // The request table's private side: where each field's value lives (request_state) and how
-// it is stored and read back. Only request_fields.cpp and request_reader.cpp include this.
+// it is stored and read back. Only the request table (request_fields.cpp, request_checks.cpp) and
+// request_reader.cpp include this.
 #include <nlohmann/json.hpp>
 
 #include "flopcast/io/request.hpp"
@@ -48,6 +49,12 @@ struct field_access {
   std::optional<double> (*number)(const request_state&);
 };
 
+// Every field's accessors, in table order (request_fields.cpp).
+[[nodiscard]] const std::vector<field_access>& field_accesses();
+// A token count: a number, or a string with a K, M, B (or G) or T suffix ("15T"); none if neither.
+[[nodiscard]] std::optional<double> parse_tokens(const nlohmann::json& v);
+// The weight component named `key` ("attention", "experts", ...); none for another name.
+[[nodiscard]] std::optional<weight_component> component_named(std::string_view key);
 // A choice field's names (request_field::choices split at commas).
 [[nodiscard]] std::vector<std::string> choice_list(const request_field& f);
 

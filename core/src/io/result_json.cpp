@@ -1,4 +1,6 @@
-// Writes results as JSON (and CSV). Requests are read by request_reader.cpp.
+// Writes the estimate document (to_json). The other result documents: rows (fields.cpp), serving
+// and simulation (serving_json.cpp), catalogs and calibration (catalog_json.cpp). Requests are read
+// by request_reader.cpp.
 #include "flopcast/io/result_json.hpp"
 
 #include <cmath>
@@ -14,21 +16,11 @@
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/training/training.hpp"
+#include "io/result_parts.hpp"
 
 namespace flopcast {
 namespace {
 
-std::string_view arch_name(architecture a) {
-  switch (a) {
-    case architecture::decoder:
-      return "decoder";
-    case architecture::encoder:
-      return "encoder";
-    case architecture::encoder_decoder:
-      return "encoder-decoder";
-  }
-  return "decoder";
-}
 std::string_view position_name(position_kind p) {
   switch (p) {
     case position_kind::rotary:
@@ -45,7 +37,10 @@ std::string_view position_name(position_kind p) {
   return "rope";
 }
 
+using detail::arch_name;
 using detail::json_out;
+using detail::origin_name;
+using detail::write_range;
 
 void write_parts(json_out& w, const flops_breakdown& f) {
   w.field("embedding", f.embedding)
@@ -174,22 +169,6 @@ void write_config(json_out& w, const model_spec& m) {
     w.object("quantization", [&] { w.field("method", m.quantization.method).field("note", m.quantization.note); });
   w.text_or_null("vision_model_type", m.vision_model_type);
 }
-
-const char* origin_name(efficiency_origin o) {
-  switch (o) {
-    case efficiency_origin::default_value:
-      return "default";
-    case efficiency_origin::explicit_value:
-      return "explicit";
-    case efficiency_origin::calibrated:
-      return "calibrated";
-    case efficiency_origin::fitted:
-      return "fitted";
-  }
-  return "default";
-}
-
-void write_range(json_out& w, std::string_view key, const figure_range& x) { w.pair(key, x.low, x.high); }
 
 void write_performance(json_out& w, const settings& s, const performance& p, bool decodes) {
   w.field("compute_precision", to_string(p.compute_precision))
@@ -458,416 +437,34 @@ std::string to_json(const estimate_context& c, int indent) {
   return w.take();
 }
 
-namespace {
-void write_value(json_out& w, const field_value& v) {
-  if (!v.has_value) {
-    w.value(nullptr);
-    return;
+// ---- Pieces several documents write (io/result_parts.hpp) ----
+
+std::string_view detail::arch_name(architecture a) {
+  switch (a) {
+    case architecture::decoder:
+      return "decoder";
+    case architecture::encoder:
+      return "encoder";
+    case architecture::encoder_decoder:
+      return "encoder-decoder";
   }
-  switch (v.kind) {
-    case field_kind::text:
-      w.value(v.text);
-      return;
-    case field_kind::boolean:
-      w.value(v.number != 0);
-      return;
-    case field_kind::bound:
-      w.value(v.number != 0 ? "compute" : "memory");
-      return;
-    case field_kind::count:
-      w.value(static_cast<std::int64_t>(v.number));
-      return;
-    default:
-      w.value(v.number);
+  return "decoder";
+}
+
+const char* detail::origin_name(efficiency_origin o) {
+  switch (o) {
+    case efficiency_origin::default_value:
+      return "default";
+    case efficiency_origin::explicit_value:
+      return "explicit";
+    case efficiency_origin::calibrated:
+      return "calibrated";
+    case efficiency_origin::fitted:
+      return "fitted";
   }
-}
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-}  // namespace
-
-std::string rows_to_json(const std::vector<std::vector<field_value>>& rows, const std::vector<std::size_t>& columns,
-                         int indent) {
-  json_out w(indent);
-  w.begin_array();
-  for (const auto& row : rows) {
-    w.begin_object();
-    for (std::size_t c : columns) {
-      w.key(row_fields()[c].key);
-      write_value(w, row[c]);
-    }
-    w.end_object();
-  }
-  w.end_array();
-  return w.take();
+  return "default";
 }
 
-std::string rows_to_csv(const std::vector<std::vector<field_value>>& rows, const std::vector<std::size_t>& columns) {
-  std::string out;
-  for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + std::string(row_fields()[columns[i]].key);
-  out += "\n";
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (i) out += ",";
-      const field_value& v = row[columns[i]];
-      if (!v.has_value) continue;
-      if (v.kind == field_kind::text)
-        out += csv_escape(v.text);
-      else if (v.kind == field_kind::bound)
-        out += v.number != 0 ? "compute" : "memory";
-      else {
-        json_out one;
-        write_value(one, v);
-        out += one.take();
-      }
-    }
-    out += "\n";
-  }
-  return out;
-}
-
-std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
-                            const serving_result& r, int indent) {
-  const bool ok = r.concurrency > 0;  // figures exist (at max_concurrent_batch when capped)
-  const auto kv_precision = [&] {
-    return s.base.kv_cache_precision ? std::string_view(to_string(*s.base.kv_cache_precision)) : std::string_view();
-  };
-  json_out w(indent);
-  w.begin_object()
-      .field("model", m.name)
-      .field("gpu", gpu.name)
-      .field("precision", to_string(s.base.weight_precision))
-      .field("gpus", r.gpus)
-      .field("prompt_tokens", s.prompt_tokens)
-      .field("output_tokens", s.output_tokens)
-      .field("fits", r.fits)
-      .field("kv_budget_bytes", r.kv_budget_bytes)
-      .field("kv_bytes_per_sequence", r.kv_bytes_per_sequence)
-      .field("activation_bytes_per_sequence", r.activation_bytes_per_sequence)
-      .field("max_concurrent_batch", r.max_concurrency)
-      .field("concurrency", r.concurrency)
-      .field("concurrency_capped", r.concurrency_capped)
-      .field_if("prefill_s", ok, r.prefill_s)
-      .field_if("decode_step_s", ok, r.decode_step_s)
-      .field_if("decode_bound", ok, to_string(r.decode_bound))
-      .field_if("cycle_s", ok, r.cycle_s)
-      .field_if("tokens_per_second", ok, r.output_tokens_per_second)
-      .field_if("total_tokens_per_second", ok, r.total_tokens_per_second)
-      .field_if("requests_per_second", ok, r.requests_per_second)
-      .field_if("ttft_s", ok, r.ttft_s)
-      .field_if("tpot_s", ok, r.tpot_s)
-      .field_if("cost_per_1m_tokens_usd", ok, r.cost_per_1m_output_tokens_usd);
-  if (ok)
-    w.object("ranges", [&] {
-      write_range(w, "tokens_per_second", r.output_tokens_per_second_range);
-      write_range(w, "ttft_s", r.ttft_range);
-      write_range(w, "tpot_s", r.tpot_range);
-      w.field("source", r.range_source);
-    });
-  else
-    w.field("ranges", nullptr);
-  if (r.speculative)
-    w.object("speculative", [&] {
-      w.text_or_null("draft_model", s.draft ? std::string_view(s.draft->name) : "")
-          .field("speculative_tokens", s.speculative_tokens)
-          .field("acceptance_rate", s.acceptance_rate)
-          .field("expected_tokens_per_step", r.expected_tokens_per_step)
-          .field("draft_step_s", r.draft_step_s)
-          .field("verify_step_s", r.verify_step_s)
-          .field("tpot_s", r.speculative_tpot_s)
-          .field("tokens_per_second", r.speculative_output_tokens_per_second)
-          .field("speedup", r.speedup);
-    });
-  else
-    w.field("speculative", nullptr);
-  w.object("settings", [&] {
-    w.field("gpu_memory_utilization", s.base.gpu_memory_utilization.value_or(0.9))
-        .field("paged", s.paged)
-        .field("block_size", s.block_size)
-        .field("chunked_prefill_tokens", s.chunked_prefill_tokens)
-        .field("compute_efficiency", s.base.compute_efficiency)
-        .field("mem_efficiency", s.base.mem_efficiency)
-        .field("compute_efficiency_origin", origin_name(s.base.compute_efficiency_origin))
-        .field("mem_efficiency_origin", origin_name(s.base.mem_efficiency_origin))
-        .field("tensor_parallel", s.base.parallel.tensor_parallel)
-        .field("pipeline_parallel", s.base.parallel.pipeline_parallel)
-        .field("data_parallel", s.base.parallel.data_parallel)
-        .field("expert_parallel", s.base.parallel.expert_parallel)
-        .text_or_null("kv_cache_precision", kv_precision());
-  });
-  w.end_object();
-  return w.take();
-}
-
-std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points, int indent) {
-  const simulation_settings& s = q.simulation;
-  const settings& b = s.base;
-  const engine_profile* e = b.engine.empty() ? nullptr : &find_engine(b.engine);
-  const engine_family_fit* fit = e != nullptr && e->efficiency_fitted ? e->fit_for(*q.gpu) : nullptr;
-  const engine_bands& eb = b.bands;
-  // Ranges: the fitted engine's residual bands (measured / predicted, p10-p90), where it has rows.
-  const bool fitted = fit != nullptr && b.compute_efficiency_origin == efficiency_origin::fitted;
-  const auto has = [&](const residual_band& band) { return fitted && band.rows > 0; };
-  std::string method = "simulated: iteration-level continuous batching, ";
-  if (e == nullptr)
-    method += "plain roofline, no engine";
-  else if (fit != nullptr)
-    method += "engine " + e->id + " fitted to " + std::to_string(fit->rows) + " rows (" + fit->family + ")";
-  else
-    method += "engine " + e->id + "'s scheduler on the plain roofline (its efficiencies are not fitted)";
-  const bool any_band = has(eb.ttft_load) || has(eb.decode) || has(eb.throughput);
-  const std::string ranges_source =
-      any_band ? "engine " + e->id + " residuals on its validation rows (measured / predicted, p10-p90): TTFT " +
-                     std::to_string(eb.ttft_load.rows) + " rows, decode " + std::to_string(eb.decode.rows) +
-                     " rows, throughput " + std::to_string(eb.throughput.rows) + " rows"
-               : "none: ranges come from a fitted engine's residuals (--engine with a fitted profile)";
-
-  json_out w(indent);
-  const auto dist = [&](std::string_view key, const distribution& x) {
-    w.object(key, [&] { w.field("mean", x.mean).field("p50", x.p50).field("p90", x.p90).field("p99", x.p99); });
-  };
-  const auto time_range = [&](std::string_view key, double v, const residual_band& band) {
-    if (has(band))
-      w.pair(key, v * band.low, v * band.high);
-    else
-      w.field(key, nullptr);
-  };
-  // A rate's band is a time ratio: the rate's range is [rate / high, rate / low].
-  const auto rate_range = [&](std::string_view key, double v) {
-    if (has(eb.throughput))
-      w.pair(key, v / eb.throughput.high, v / eb.throughput.low);
-    else
-      w.field(key, nullptr);
-  };
-  const auto lengths = [&](std::string_view key, const length_range& l) {
-    w.key(key).begin_array().value(l.min).value(l.max).end_array();
-  };
-  const bool trace = s.arrivals == arrival_kind::trace;
-  w.begin_object()
-      .field("label", "ESTIMATED")
-      .field("method", method)
-      .field("model", q.model->name)
-      .field("gpu", q.gpu->name)
-      .field("precision", to_string(b.weight_precision))
-      .field("gpus", b.parallel.tensor_parallel)
-      .text_or_null("engine", e != nullptr ? std::string_view(e->id) : "")
-      .field("engine_fitted", fit != nullptr)
-      .field("engine_fit_rows", fit != nullptr ? fit->rows : 0);
-  w.object("workload", [&] {
-    w.field("arrivals", arrival_name(s.arrivals))
-        .field("num_requests", trace ? static_cast<std::int64_t>(s.trace.size()) : s.num_requests);
-    if (trace)
-      w.field("input_tokens", nullptr).field("output_tokens", nullptr);
-    else {
-      lengths("input_tokens", s.input_tokens);
-      lengths("output_tokens", s.output_tokens);
-    }
-    w.field("seed", s.seed)
-        .field("warmup_requests", s.warmup_requests)
-        .field("slo_ttft_s", s.slo_ttft_s)
-        .field("slo_tpot_s", s.slo_tpot_s);
-  });
-  w.object("scheduler", [&] {
-    w.field("max_num_seqs", s.max_num_seqs)
-        .field("max_num_batched_tokens", s.max_num_batched_tokens)
-        .field("chunked_prefill", s.chunked_prefill)
-        .field("policy", policy_name(s.policy))
-        .field("block_size", s.block_size);
-    if (points.empty())
-      w.field("kv_blocks", s.kv_blocks.value_or(0));
-    else
-      w.field("kv_blocks", points.front().kv_blocks);
-    w.field("kv_blocks_given", s.kv_blocks.has_value())
-        .field("gpu_memory_utilization", b.gpu_memory_utilization.value_or(0.9))
-        .field("source", q.scheduler_source);
-  });
-  w.object("settings", [&] {
-    w.field("compute_efficiency", b.compute_efficiency)
-        .field("mem_efficiency", b.mem_efficiency)
-        .field("compute_efficiency_origin", origin_name(b.compute_efficiency_origin))
-        .field("mem_efficiency_origin", origin_name(b.mem_efficiency_origin))
-        .field("tensor_parallel", b.parallel.tensor_parallel)
-        .text_or_null("kv_cache_precision",
-                      b.kv_cache_precision ? std::string_view(to_string(*b.kv_cache_precision)) : "");
-  });
-  w.field("ranges_source", ranges_source);
-  w.array("points", [&] {
-    for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
-      const simulation_result& r = points[i];
-      const simulation_point& p = q.points[i];
-      w.begin_object().field("concurrency", p.concurrency).field("request_rate", p.request_rate);
-      w.field("requests", r.requests).field("measured_requests", r.measured_requests);
-      dist("ttft_s", r.ttft);
-      time_range("ttft_s_range", r.ttft.mean, eb.ttft_load);
-      dist("tpot_s", r.tpot);
-      time_range("tpot_s_range", r.tpot.mean, eb.decode);
-      dist("itl_s", r.itl);
-      time_range("itl_s_range", r.itl.mean, eb.decode);
-      dist("e2e_s", r.e2e);
-      w.field("output_tokens_per_s", r.output_tokens_per_s);
-      rate_range("output_tokens_per_s_range", r.output_tokens_per_s);
-      w.field("total_tokens_per_s", r.total_tokens_per_s);
-      rate_range("total_tokens_per_s_range", r.total_tokens_per_s);
-      w.field("requests_per_s", r.requests_per_s);
-      rate_range("requests_per_s_range", r.requests_per_s);
-      w.field("goodput_requests_per_s", r.goodput_requests_per_s)
-          .field("goodput_requests", r.goodput_requests)
-          .field("goodput_share", r.measured_requests > 0 ? static_cast<double>(r.goodput_requests) /
-                                                                static_cast<double>(r.measured_requests)
-                                                          : 0.0)
-          .field("mean_kv_utilization", r.mean_kv_utilization)
-          .field("peak_kv_utilization", r.peak_kv_utilization)
-          .field("mean_running", r.mean_running)
-          .field("mean_in_system", r.mean_in_system)
-          .field("preemptions", r.preemptions)
-          .field("steps", r.steps)
-          .field("makespan_s", r.makespan_s)
-          .field("window_s", r.window_s);
-      w.array("timeline", [&] {
-        for (const time_point& t : r.timeline)
-          w.begin_object()
-              .field("t_s", t.t_s)
-              .field("running", t.running)
-              .field("waiting", t.waiting)
-              .field("kv_utilization", t.kv_utilization)
-              .end_object();
-      });
-      w.end_object();
-    }
-  });
-  w.end_object();
-  return w.take();
-}
-
-std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent) {
-  json_out w(indent);
-  w.begin_object().field("version", 1);
-  w.array("entries", [&] {
-    for (const auto& e : entries)
-      w.begin_object()
-          .field("model", e.model)
-          .field("gpu", e.gpu)
-          .field("precision", e.precision)
-          .field("compute_efficiency", e.compute_efficiency)
-          .field("mem_efficiency", e.mem_efficiency)
-          .field("source", e.source)
-          .end_object();
-  });
-  w.end_object();
-  return w.take();
-}
-
-std::string models_to_json(int indent) { return models_to_json(model_filter{}, indent); }
-
-std::string models_to_json(const model_filter& filter, int indent) {
-  json_out w(indent);
-  w.begin_array();
-  for (const auto& r : model_records()) {
-    if (!filter.matches(r)) continue;
-    const parameter_breakdown p = count_parameters(r.spec);
-    w.begin_object().field("id", r.id);
-    w.strings("aliases", r.aliases);
-    w.field("family", r.family)
-        .field("model_type", r.spec.model_type)
-        .field("architecture", arch_name(r.spec.arch))
-        .field("parameters", p.total)
-        .field("active_parameters", p.active)
-        .field_if("published_parameters", r.published_parameters > 0, r.published_parameters)
-        .field("published_significant_digits", r.published_significant_digits)
-        .field("source", r.source)
-        .end_object();
-  }
-  w.end_array();
-  return w.take();
-}
-
-namespace {
-void write_hardware(json_out& w, const hardware_spec& g) {
-  w.begin_object().field("name", g.name);
-  w.strings("aliases", g.aliases);
-  w.field("vendor", g.vendor)
-      .field("kind", to_string(g.kind))
-      .field("memory_bytes", g.memory_bytes)
-      .field("usable_memory_fraction", g.usable_memory_fraction)
-      .field("memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s);
-  w.object("peak_flops", [&] {
-    for (precision p : all_precisions)
-      if (g.peak(p)) w.field(to_string(p), *g.peak(p));
-    if (g.peak_fp6) w.field("fp6", *g.peak_fp6);
-    if (g.peak_fp4) w.field("fp4", *g.peak_fp4);
-    if (g.peak_fp16_acc16) w.field("fp16_acc16", *g.peak_fp16_acc16);
-  });
-  w.field("tdp_watts", g.tdp_watts);
-  w.object("interconnect", [&] {
-    w.field("name", g.interconnect_name).field("bandwidth_bytes_per_s", g.interconnect_bandwidth_bytes_per_s);
-    if (!g.interconnect_generation.empty()) w.field("generation", g.interconnect_generation);
-    if (g.interconnect_domain_size > 0) w.field("domain_size", g.interconnect_domain_size);
-  });
-  w.field("cost_per_hour_usd", g.cost_per_hour_usd).end_object();
-}
-
-void write_bands(json_out& w, const engine_bands& b) {
-  const auto one = [&](std::string_view key, const residual_band& r) {
-    w.object(key, [&] { w.field("low", r.low).field("high", r.high).field("rows", r.rows); });
-  };
-  one("prefill", b.prefill);
-  one("decode", b.decode);
-  one("throughput", b.throughput);
-  one("ttft_load", b.ttft_load);
-}
-}  // namespace
-
-std::string hardware_to_json(const hardware_spec& g, int indent) {
-  json_out w(indent);
-  write_hardware(w, g);
-  return w.take();
-}
-
-std::string engines_to_json(int indent) {
-  json_out w(indent);
-  w.begin_array();
-  for (const engine_profile& e : engine_records()) {
-    std::int64_t rows = 0;
-    for (const engine_family_fit& f : e.families)
-      if (f.family == "all") rows = f.rows;
-    w.begin_object().field("id", e.id).field("name", e.name);
-    w.strings("aliases", e.aliases);
-    w.field("version", e.version)
-        .field("batching", to_string(e.batching))
-        .field("simulated", e.batching == engine_batching::continuous)
-        .field("fitted", e.efficiency_fitted)
-        .field("fit_rows", rows);
-    w.strings("fitted_to", e.fitted_to).strings("held_out", e.held_out);
-    w.object("costs", [&] {
-      w.field("per_step_s", e.costs.per_step_s)
-          .field("per_layer_s", e.costs.per_layer_s)
-          .field("gemm_half_tokens", e.costs.gemm_half_tokens)
-          .field("kv_read_efficiency", e.costs.kv_read_efficiency);
-    });
-    w.object("families", [&] {
-      for (const engine_family_fit& f : e.families)
-        w.object(f.family, [&] {
-          w.field("compute_efficiency", f.compute_efficiency)
-              .field("mem_efficiency", f.mem_efficiency)
-              .field("rows", f.rows);
-        });
-    });
-    w.object("bands", [&] { write_bands(w, e.bands); });
-    w.end_object();
-  }
-  w.end_array();
-  return w.take();
-}
-
-std::string gpus_to_json(int indent) {
-  json_out w(indent);
-  w.begin_array();
-  for (const auto& g : gpu_records()) write_hardware(w, g);
-  w.end_array();
-  return w.take();
-}
+void detail::write_range(json_out& w, std::string_view key, const figure_range& x) { w.pair(key, x.low, x.high); }
 
 }  // namespace flopcast

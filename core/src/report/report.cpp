@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "base/json_parts.hpp"
 #include "base/json_reader.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/io/compare.hpp"
@@ -13,6 +12,7 @@
 #include "flopcast/io/request_json.hpp"
 #include "flopcast/io/result_json.hpp"
 #include "io/request_state.hpp"
+#include "io/result_parts.hpp"
 
 namespace flopcast {
 namespace {

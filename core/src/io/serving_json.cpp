@@ -1,0 +1,234 @@
+// The serving documents: the closed-form capacity (serving_to_json) and the simulation's curve,
+// percentiles and time series (simulation_to_json).
+#include <cmath>
+
+#include "base/json_out.hpp"
+#include "estimate/estimate_parts.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/io/request.hpp"
+#include "flopcast/io/result_json.hpp"
+#include "flopcast/serving/engine.hpp"
+#include "flopcast/serving/serving.hpp"
+#include "io/result_parts.hpp"
+
+namespace flopcast {
+
+using detail::arch_name;
+using detail::json_out;
+using detail::origin_name;
+using detail::write_range;
+
+std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
+                            const serving_result& r, int indent) {
+  const bool ok = r.concurrency > 0;  // figures exist (at max_concurrent_batch when capped)
+  const auto kv_precision = [&] {
+    return s.base.kv_cache_precision ? std::string_view(to_string(*s.base.kv_cache_precision)) : std::string_view();
+  };
+  json_out w(indent);
+  w.begin_object()
+      .field("model", m.name)
+      .field("gpu", gpu.name)
+      .field("precision", to_string(s.base.weight_precision))
+      .field("gpus", r.gpus)
+      .field("prompt_tokens", s.prompt_tokens)
+      .field("output_tokens", s.output_tokens)
+      .field("fits", r.fits)
+      .field("kv_budget_bytes", r.kv_budget_bytes)
+      .field("kv_bytes_per_sequence", r.kv_bytes_per_sequence)
+      .field("activation_bytes_per_sequence", r.activation_bytes_per_sequence)
+      .field("max_concurrent_batch", r.max_concurrency)
+      .field("concurrency", r.concurrency)
+      .field("concurrency_capped", r.concurrency_capped)
+      .field_if("prefill_s", ok, r.prefill_s)
+      .field_if("decode_step_s", ok, r.decode_step_s)
+      .field_if("decode_bound", ok, to_string(r.decode_bound))
+      .field_if("cycle_s", ok, r.cycle_s)
+      .field_if("tokens_per_second", ok, r.output_tokens_per_second)
+      .field_if("total_tokens_per_second", ok, r.total_tokens_per_second)
+      .field_if("requests_per_second", ok, r.requests_per_second)
+      .field_if("ttft_s", ok, r.ttft_s)
+      .field_if("tpot_s", ok, r.tpot_s)
+      .field_if("cost_per_1m_tokens_usd", ok, r.cost_per_1m_output_tokens_usd);
+  if (ok)
+    w.object("ranges", [&] {
+      write_range(w, "tokens_per_second", r.output_tokens_per_second_range);
+      write_range(w, "ttft_s", r.ttft_range);
+      write_range(w, "tpot_s", r.tpot_range);
+      w.field("source", r.range_source);
+    });
+  else
+    w.field("ranges", nullptr);
+  if (r.speculative)
+    w.object("speculative", [&] {
+      w.text_or_null("draft_model", s.draft ? std::string_view(s.draft->name) : "")
+          .field("speculative_tokens", s.speculative_tokens)
+          .field("acceptance_rate", s.acceptance_rate)
+          .field("expected_tokens_per_step", r.expected_tokens_per_step)
+          .field("draft_step_s", r.draft_step_s)
+          .field("verify_step_s", r.verify_step_s)
+          .field("tpot_s", r.speculative_tpot_s)
+          .field("tokens_per_second", r.speculative_output_tokens_per_second)
+          .field("speedup", r.speedup);
+    });
+  else
+    w.field("speculative", nullptr);
+  w.object("settings", [&] {
+    w.field("gpu_memory_utilization", s.base.gpu_memory_utilization.value_or(0.9))
+        .field("paged", s.paged)
+        .field("block_size", s.block_size)
+        .field("chunked_prefill_tokens", s.chunked_prefill_tokens)
+        .field("compute_efficiency", s.base.compute_efficiency)
+        .field("mem_efficiency", s.base.mem_efficiency)
+        .field("compute_efficiency_origin", origin_name(s.base.compute_efficiency_origin))
+        .field("mem_efficiency_origin", origin_name(s.base.mem_efficiency_origin))
+        .field("tensor_parallel", s.base.parallel.tensor_parallel)
+        .field("pipeline_parallel", s.base.parallel.pipeline_parallel)
+        .field("data_parallel", s.base.parallel.data_parallel)
+        .field("expert_parallel", s.base.parallel.expert_parallel)
+        .text_or_null("kv_cache_precision", kv_precision());
+  });
+  w.end_object();
+  return w.take();
+}
+
+std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points, int indent) {
+  const simulation_settings& s = q.simulation;
+  const settings& b = s.base;
+  const engine_profile* e = b.engine.empty() ? nullptr : &find_engine(b.engine);
+  const engine_family_fit* fit = e != nullptr && e->efficiency_fitted ? e->fit_for(*q.gpu) : nullptr;
+  const engine_bands& eb = b.bands;
+  // Ranges: the fitted engine's residual bands (measured / predicted, p10-p90), where it has rows.
+  const bool fitted = fit != nullptr && b.compute_efficiency_origin == efficiency_origin::fitted;
+  const auto has = [&](const residual_band& band) { return fitted && band.rows > 0; };
+  std::string method = "simulated: iteration-level continuous batching, ";
+  if (e == nullptr)
+    method += "plain roofline, no engine";
+  else if (fit != nullptr)
+    method += "engine " + e->id + " fitted to " + std::to_string(fit->rows) + " rows (" + fit->family + ")";
+  else
+    method += "engine " + e->id + "'s scheduler on the plain roofline (its efficiencies are not fitted)";
+  const bool any_band = has(eb.ttft_load) || has(eb.decode) || has(eb.throughput);
+  const std::string ranges_source =
+      any_band ? "engine " + e->id + " residuals on its validation rows (measured / predicted, p10-p90): TTFT " +
+                     std::to_string(eb.ttft_load.rows) + " rows, decode " + std::to_string(eb.decode.rows) +
+                     " rows, throughput " + std::to_string(eb.throughput.rows) + " rows"
+               : "none: ranges come from a fitted engine's residuals (--engine with a fitted profile)";
+
+  json_out w(indent);
+  const auto dist = [&](std::string_view key, const distribution& x) {
+    w.object(key, [&] { w.field("mean", x.mean).field("p50", x.p50).field("p90", x.p90).field("p99", x.p99); });
+  };
+  const auto time_range = [&](std::string_view key, double v, const residual_band& band) {
+    if (has(band))
+      w.pair(key, v * band.low, v * band.high);
+    else
+      w.field(key, nullptr);
+  };
+  // A rate's band is a time ratio: the rate's range is [rate / high, rate / low].
+  const auto rate_range = [&](std::string_view key, double v) {
+    if (has(eb.throughput))
+      w.pair(key, v / eb.throughput.high, v / eb.throughput.low);
+    else
+      w.field(key, nullptr);
+  };
+  const auto lengths = [&](std::string_view key, const length_range& l) {
+    w.key(key).begin_array().value(l.min).value(l.max).end_array();
+  };
+  const bool trace = s.arrivals == arrival_kind::trace;
+  w.begin_object()
+      .field("label", "ESTIMATED")
+      .field("method", method)
+      .field("model", q.model->name)
+      .field("gpu", q.gpu->name)
+      .field("precision", to_string(b.weight_precision))
+      .field("gpus", b.parallel.tensor_parallel)
+      .text_or_null("engine", e != nullptr ? std::string_view(e->id) : "")
+      .field("engine_fitted", fit != nullptr)
+      .field("engine_fit_rows", fit != nullptr ? fit->rows : 0);
+  w.object("workload", [&] {
+    w.field("arrivals", arrival_name(s.arrivals))
+        .field("num_requests", trace ? static_cast<std::int64_t>(s.trace.size()) : s.num_requests);
+    if (trace)
+      w.field("input_tokens", nullptr).field("output_tokens", nullptr);
+    else {
+      lengths("input_tokens", s.input_tokens);
+      lengths("output_tokens", s.output_tokens);
+    }
+    w.field("seed", s.seed)
+        .field("warmup_requests", s.warmup_requests)
+        .field("slo_ttft_s", s.slo_ttft_s)
+        .field("slo_tpot_s", s.slo_tpot_s);
+  });
+  w.object("scheduler", [&] {
+    w.field("max_num_seqs", s.max_num_seqs)
+        .field("max_num_batched_tokens", s.max_num_batched_tokens)
+        .field("chunked_prefill", s.chunked_prefill)
+        .field("policy", policy_name(s.policy))
+        .field("block_size", s.block_size);
+    if (points.empty())
+      w.field("kv_blocks", s.kv_blocks.value_or(0));
+    else
+      w.field("kv_blocks", points.front().kv_blocks);
+    w.field("kv_blocks_given", s.kv_blocks.has_value())
+        .field("gpu_memory_utilization", b.gpu_memory_utilization.value_or(0.9))
+        .field("source", q.scheduler_source);
+  });
+  w.object("settings", [&] {
+    w.field("compute_efficiency", b.compute_efficiency)
+        .field("mem_efficiency", b.mem_efficiency)
+        .field("compute_efficiency_origin", origin_name(b.compute_efficiency_origin))
+        .field("mem_efficiency_origin", origin_name(b.mem_efficiency_origin))
+        .field("tensor_parallel", b.parallel.tensor_parallel)
+        .text_or_null("kv_cache_precision",
+                      b.kv_cache_precision ? std::string_view(to_string(*b.kv_cache_precision)) : "");
+  });
+  w.field("ranges_source", ranges_source);
+  w.array("points", [&] {
+    for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
+      const simulation_result& r = points[i];
+      const simulation_point& p = q.points[i];
+      w.begin_object().field("concurrency", p.concurrency).field("request_rate", p.request_rate);
+      w.field("requests", r.requests).field("measured_requests", r.measured_requests);
+      dist("ttft_s", r.ttft);
+      time_range("ttft_s_range", r.ttft.mean, eb.ttft_load);
+      dist("tpot_s", r.tpot);
+      time_range("tpot_s_range", r.tpot.mean, eb.decode);
+      dist("itl_s", r.itl);
+      time_range("itl_s_range", r.itl.mean, eb.decode);
+      dist("e2e_s", r.e2e);
+      w.field("output_tokens_per_s", r.output_tokens_per_s);
+      rate_range("output_tokens_per_s_range", r.output_tokens_per_s);
+      w.field("total_tokens_per_s", r.total_tokens_per_s);
+      rate_range("total_tokens_per_s_range", r.total_tokens_per_s);
+      w.field("requests_per_s", r.requests_per_s);
+      rate_range("requests_per_s_range", r.requests_per_s);
+      w.field("goodput_requests_per_s", r.goodput_requests_per_s)
+          .field("goodput_requests", r.goodput_requests)
+          .field("goodput_share", r.measured_requests > 0 ? static_cast<double>(r.goodput_requests) /
+                                                                static_cast<double>(r.measured_requests)
+                                                          : 0.0)
+          .field("mean_kv_utilization", r.mean_kv_utilization)
+          .field("peak_kv_utilization", r.peak_kv_utilization)
+          .field("mean_running", r.mean_running)
+          .field("mean_in_system", r.mean_in_system)
+          .field("preemptions", r.preemptions)
+          .field("steps", r.steps)
+          .field("makespan_s", r.makespan_s)
+          .field("window_s", r.window_s);
+      w.array("timeline", [&] {
+        for (const time_point& t : r.timeline)
+          w.begin_object()
+              .field("t_s", t.t_s)
+              .field("running", t.running)
+              .field("waiting", t.waiting)
+              .field("kv_utilization", t.kv_utilization)
+              .end_object();
+      });
+      w.end_object();
+    }
+  });
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace flopcast
