@@ -1,5 +1,5 @@
 // Emits report-runtime.html: the report template (web/src/report/template.html) with the page's
-// light palette (web/src/style.css's custom properties) and the report
+// light palette (the custom properties of web/src/style/page.css) and the report
 // runtime (web/src/report/runtime.js: uPlot, the page's chart code and the renderer, bundled
 // into one script) inlined, and that script's hash in the template's Content-Security-Policy.
 // `flopcast report` and the page's "Download report" fill its data placeholder; the file makes no
@@ -46,7 +46,7 @@ export function reportRuntime(template, script, css = '', styles = '') {
   const hash = `sha256-${createHash('sha256').update(code).digest('base64')}`;
   const element = /<script>\s*\/\*flopcast-report-runtime\*\/\s*<\/script>/;
   if (!element.test(template)) throw new Error('report template: no runtime placeholder');
-  // The page's light palette: the custom properties of style.css's first :root block.
+  // The page's light palette: the custom properties of the page's first :root block (style/page.css).
   const root = /:root\s*\{([^}]*)\}/.exec(css)?.[1] ?? '';
   const palette = `:root {${[...root.matchAll(/(--[\w-]+)\s*:\s*([^;]+);/g)].map((m) => ` ${m[1]}: ${m[2].trim()};`).join('')} }`;
   return template
@@ -68,7 +68,7 @@ export function reportRuntimePlugin() {
       if (done) return;
       done = true;
       const template = readFileSync(resolve(root, 'src/report/template.html'), 'utf8');
-      const css = readFileSync(resolve(root, 'src/style.css'), 'utf8');
+      const css = readFileSync(resolve(root, 'src/style/page.css'), 'utf8');
       const { code, styles } = await bundleRuntime(root);
       const source = reportRuntime(template, code, css, styles);
       this.emitFile({ type: 'asset', fileName: REPORT_FILE, source });

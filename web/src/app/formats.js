@@ -2,6 +2,7 @@
 // format families, one select per model part (the core's weight_components) that turns the
 // request's `precision` into its object form, and the serving engine whose fitted costs and ranges
 // the estimate uses. Every name comes from the core (fc.defaults(), fc.listEngines()).
+import { option } from './dom.js';
 
 // Family names (the core's format_family) → the group label in the select.
 const FAMILY_LABELS = {
@@ -13,13 +14,6 @@ const FAMILY_LABELS = {
 };
 const PART_LABELS = { lm_head: 'LM head', mlp: 'MLP' };
 const partLabel = (c) => PART_LABELS[c] ?? c[0].toUpperCase() + c.slice(1);
-
-function option(value, text) {
-  const o = document.createElement('option');
-  o.value = value;
-  o.textContent = text;
-  return o;
-}
 
 /** The precisions as <optgroup>s by family, in the core's order. */
 function groupedOptions(precisions) {

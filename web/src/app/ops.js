@@ -1,6 +1,6 @@
 // The Operators card: the core's per-operator tables (details.operators of an estimate with
 // operator_table: true) for the prefill and one decode step, sortable, and a roofline chart with
-// one point per operator. Loaded on first view (app.js); every figure comes from the core.
+// one point per operator. Loaded on first view (panels.js); every figure comes from the core.
 import { createPlot } from '../plot.js';
 import { show, si, tick } from './fmt.js';
 

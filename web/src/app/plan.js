@@ -1,4 +1,4 @@
-// The "How many GPUs?" panel (loaded on first use by app.js): fc.plan for the page's model,
+// The "How many GPUs?" panel (loaded on first use by panels.js): fc.plan for the page's model,
 // precision, context, batch and GPU (the request above, without its layout ranks) plus the panel's
 // "plan" fields, run in the page's worker; shows the core's layouts as they came, the cheapest and
 // the fastest marked, and "Use this layout" puts a row's ranks into the layout inputs above.

@@ -1,4 +1,4 @@
-// The "Hosted providers vs self-hosted" panel (loaded when it comes into view, by app.js): the
+// The "Hosted providers vs self-hosted" panel (loaded when it comes into view, by panels.js): the
 // hosted providers serving the page's model (the core's catalog, data/providers/) with their
 // PUBLISHED price and speed, beside flopcast's ESTIMATED self-hosted cost per 1M tokens on the
 // page's GPU at the utilisation given here (fc.priceComparison). Formatting only here.

@@ -1,4 +1,4 @@
-// The serving-simulation panel (loaded on first use by app.js): builds fc.simulate's request
+// The serving-simulation panel (loaded on first use by panels.js): builds fc.simulate's request
 // from the inputs above (the throughput request) and the panel's fields, runs it in the page's
 // worker, and shows the core's figures as they came: a table of percentiles per concurrency, the
 // latency-throughput curve and one point's timeline. Formatting only here (../format.js); every

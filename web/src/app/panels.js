@@ -1,0 +1,196 @@
+// The panels below the estimate, each given the part of the main form's request its command takes
+// (from the core's request table): the compare & sweep panel (app/sweep.js, in the page from the
+// start), the serving simulation (app/serve.js), "How many GPUs?" (app/plan.js), the operators card
+// (app/ops.js) and hosted providers (app/providers.js). The last four load on first use or when
+// they come near the viewport, so that a first visit loads only the estimate's code.
+import { initSweep } from './sweep.js';
+import { errorText, labelOf } from './errors.js';
+import { LAYOUT, buildRequest, readRaw } from './request.js';
+import { $, option } from './dom.js';
+import { lastGood } from './results.js';
+import { scheduleUrl } from './url-state.js';
+
+/** The request for the main form's inputs, and its errors' texts (but those of inputs `skip` keeps out). */
+function requestAbove(skip, text = (id, msg) => msg) {
+  const errors = new Map();
+  const req = buildRequest(readRaw(), errors);
+  const bad = [...errors].filter(([id]) => !skip(id)).map(([id, msg]) => `${labelOf(id)}: ${text(id, msg)}`);
+  return { req, bad };
+}
+const fixFirst = (bad) => (bad.length ? `Fix the inputs above first — ${bad.join(' · ')}` : '');
+
+/** Loads a panel's code when its section comes near the viewport or its form gets focus (not on a first visit's load). */
+function loadWhenNear(section, panelForm, load) {
+  panelForm.addEventListener('focusin', load, { once: true });
+  if (!('IntersectionObserver' in window)) return;
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((en) => en.isIntersecting)) {
+      seen.disconnect();
+      load();
+    }
+  });
+  seen.observe(section);
+}
+
+/**
+ * Wires the panels. `work` is the page's worker client (app/worker.js), `update()` re-estimates.
+ * Returns {changed(), estimated(req)}:
+ * what the update loop tells the loaded panels after every input change and after a valid estimate.
+ */
+export function initPanels({ fc, D, work, update }) {
+  // ---------- the sweep panel ----------
+  const SWEPT = new Set(['model', 'config', 'hf-id', 'gpu', 'gpu-custom', 'precision', 'batch', 'seq']);
+  /** The settings the sweep shares with the inputs above (everything it does not vary). */
+  function sweepBase() {
+    const { req, bad } = requestAbove((id) => SWEPT.has(id));
+    for (const k of ['model', 'gpu', 'precision', 'batch_size', 'sequence_length', 'weight_bytes']) delete req[k];
+    return { base: req, error: fixFirst(bad) };
+  }
+  initSweep({ fc, sweepBase, call: work, onInput: () => scheduleUrl() });
+  $('sweep-form').addEventListener('submit', () => scheduleUrl(true)); // a Run click commits
+
+  // ---------- the serving-simulation panel (app/serve.js, loaded on first use) ----------
+  /** The simulation's base: the throughput request of the inputs above (fc.simulate adds engine and simulation). */
+  function serveBase() {
+    const { req, bad } = requestAbove((id) => id.startsWith('sim-'));
+    const fields = D.request_fields.filter((f) => f.part === '');
+    const forSim = fields.filter((f) => f.commands.includes('simulate'));
+    const keys = new Set(
+      (forSim.length ? forSim : fields.filter((f) => f.commands.includes('throughput'))).map((f) => f.key),
+    );
+    for (const k of ['engine', 'serving', 'simulation']) keys.delete(k);
+    const base = Object.fromEntries(Object.entries(req).filter(([k]) => keys.has(k)));
+    if (!bad.length && !base.gpu) bad.push(`${labelOf('gpu')}: choose a GPU to simulate serving`);
+    return { base, error: fixFirst(bad) };
+  }
+  /** The engines the core models (its engine table), for the panel's select: [{id, name}]. */
+  function engineList() {
+    const field = D.request_fields.find((f) => f.part === '' && f.key === 'engine');
+    const list = typeof fc.listEngines === 'function' ? fc.listEngines() : (D.engines ?? field?.choices);
+    if (!Array.isArray(list)) return [];
+    return list
+      .filter((e) => e.simulated !== false)
+      .map((e) =>
+        typeof e === 'string' ? { id: e, name: e } : { ...e, id: e.id ?? e.engine, name: e.name ?? e.id ?? e.engine },
+      );
+  }
+  $('sim-engine').append(
+    option('', 'None (roofline)'),
+    ...engineList().map((e) => option(e.id, e.name === e.id ? e.id : `${e.name} (${e.id})`)),
+  );
+  // The simulation's defaults, from the core's request table.
+  for (const [id, key] of [
+    ['sim-isl', 'input_tokens'],
+    ['sim-osl', 'output_tokens'],
+    ['sim-requests', 'num_requests'],
+  ]) {
+    const d = D.request_fields.find((f) => f.part === 'simulation' && f.key === key)?.default;
+    if (typeof d === 'number') $(id).value = String(d);
+  }
+  let serve = null;
+  function loadServe() {
+    serve ??= import('./serve.js').then(({ initServe }) => initServe({ fc, call: work, base: serveBase, labelOf }));
+    return serve;
+  }
+  const simForm = $('sim-form');
+  simForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    scheduleUrl(true); // a Run click commits
+    loadServe().then((panel) => panel.run());
+  });
+  simForm.addEventListener('input', (e) => {
+    serve?.then((panel) => {
+      panel.clearError(e.target.id);
+      panel.stale();
+    });
+  });
+  loadWhenNear($('serve'), simForm, loadServe);
+
+  // ---------- "How many GPUs?" (app/plan.js, loaded on first use; fc.plan runs in the worker) ----------
+  /** The plan's base: the request above with the fields fc.plan takes (the layout's ranks are the plan's). */
+  function planBase() {
+    const { req, bad } = requestAbove((id) => LAYOUT.some((f) => f.id === id), errorText);
+    const forPlan = D.request_fields.filter((f) => f.commands.includes('plan'));
+    const top = new Set(forPlan.filter((f) => f.part === '').map((f) => f.key));
+    const links = new Set(forPlan.filter((f) => f.part === 'parallelism').map((f) => f.key));
+    const base = Object.fromEntries(Object.entries(req).filter(([k]) => top.has(k) && k !== 'parallelism'));
+    const kept = Object.entries(req.parallelism ?? {}).filter(([k]) => links.has(k));
+    if (kept.length) base.parallelism = Object.fromEntries(kept);
+    if (!bad.length && !base.gpu) bad.push(`${labelOf('gpu')}: choose a GPU to plan for`);
+    return { base, error: fixFirst(bad) };
+  }
+  /** "Use this layout": the plan's ranks into the layout inputs, then the estimate follows. */
+  function useLayout(layout) {
+    const key = { tensor_parallel: 'tp', pipeline_parallel: 'pp', data_parallel: 'dp', expert_parallel: 'ep' };
+    for (const f of LAYOUT) if (key[f.key] in layout) $(f.id).value = String(layout[key[f.key]]);
+    update();
+    scheduleUrl(true);
+    $('results').scrollIntoView?.({ block: 'start' });
+  }
+  {
+    const d = D.request_fields.find((f) => f.part === 'plan' && f.key === 'max_gpus')?.default;
+    if (typeof d === 'number') $('plan-max-gpus').value = String(d);
+  }
+  let plan = null;
+  function loadPlan() {
+    plan ??= import('./plan.js').then(({ initPlan }) => {
+      const panel = initPlan({ call: work, base: planBase, useLayout, labelOf });
+      panel.run();
+      return panel;
+    });
+    return plan;
+  }
+  const planForm = $('plan-form');
+  planForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    scheduleUrl(true); // a Plan click commits
+    loadPlan().then((panel) => panel.run());
+  });
+  planForm.addEventListener('input', (e) => plan?.then((panel) => panel.clearError(e.target.id)));
+  loadWhenNear($('plan'), planForm, loadPlan);
+
+  // ---------- the operators card (app/ops.js, loaded when it comes into view or gets focus) ----------
+  let ops = null;
+  function loadOps() {
+    if (!ops) {
+      ops = import('./ops.js').then(({ initOps }) => initOps({ fc, root: $('operators') }));
+      ops.then((card) => lastGood && card.update(lastGood.req));
+    }
+    return ops;
+  }
+  $('operators').addEventListener('focusin', loadOps, { once: true });
+  if ('IntersectionObserver' in window) {
+    const seenOps = new IntersectionObserver((entries) => {
+      if (entries.some((en) => en.isIntersecting)) {
+        seenOps.disconnect();
+        loadOps();
+      }
+    });
+    seenOps.observe($('operators'));
+  }
+
+  // ---------- hosted providers vs self-hosted (app/providers.js, loaded when it comes into view) ----------
+  let providers = null;
+  function loadProviders() {
+    providers ??= import('./providers.js').then(({ initProviders }) => {
+      const panel = initProviders({ fc });
+      if (lastGood) panel.update(lastGood.req);
+      return panel;
+    });
+    return providers;
+  }
+  loadWhenNear($('providers'), $('providers'), loadProviders);
+
+  return {
+    /** After every input change: the simulation's figures are stale, the plan follows the inputs. */
+    changed() {
+      serve?.then((panel) => panel.stale());
+      plan?.then((panel) => panel.refresh());
+    },
+    /** After a valid estimate of `req`: the operators card and the providers panel follow it. */
+    estimated(req) {
+      ops?.then((card) => card.update(req));
+      providers?.then((panel) => panel.update(req));
+    },
+  };
+}
