@@ -147,6 +147,25 @@ for (const [base, isPublic] of [
   }
 }
 
+// 1b. A public header that needs nlohmann (json_fwd.hpp) is included by no other public header: the
+// umbrella and the rest stay usable without nlohmann_json (the bindings, an installed flopcast::core).
+{
+  const publicDir = join(root, 'core/include/flopcast');
+  const needsJson = new Set(
+    walk(publicDir, ['.hpp'])
+      .filter((f) => includes(f).some((i) => /^nlohmann\//.test(i.path)))
+      .map((f) => 'flopcast/' + rel(f).slice('core/include/flopcast/'.length)),
+  );
+  for (const file of walk(publicDir, ['.hpp']))
+    for (const inc of includes(file))
+      if (needsJson.has(inc.path))
+        fail(
+          file,
+          inc.line,
+          `${inc.path} needs nlohmann_json: no other public header includes it (the umbrella must not need it)`,
+        );
+}
+
 // 2. The core's users: the measurement library, the CLI, the bindings, the ONNX module, the tools.
 const users = [
   ['core/measure', 'the measurement library', ['cli']],

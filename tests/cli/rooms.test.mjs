@@ -79,6 +79,12 @@ const breaks = [
     /model\.hpp:\d+: a public header includes the private header base\/detail\.hpp/,
   ],
   [
+    'the umbrella includes the header that needs nlohmann',
+    'core/include/flopcast/flopcast.hpp',
+    '#include "flopcast/io/request_json.hpp"',
+    /flopcast\.hpp:\d+: flopcast\/io\/request_json\.hpp needs nlohmann_json/,
+  ],
+  [
     'the CLI includes a private core header',
     'core/cli/main.cpp',
     '#include "estimate/estimate_parts.hpp"',

@@ -1,5 +1,7 @@
 #pragma once
-// Umbrella header: every public header of the core, room by room (ARCHITECTURE.md).
+// Umbrella header: every public header of the core, room by room (ARCHITECTURE.md), but
+// flopcast/io/request_json.hpp, which needs nlohmann_json's headers (the umbrella needs nothing
+// beyond the core: the WebAssembly bindings and an installed flopcast::core use it).
 #include "flopcast/base/error.hpp"
 #include "flopcast/base/format.hpp"
 #include "flopcast/catalog/providers.hpp"
@@ -14,7 +16,6 @@
 #include "flopcast/io/compare.hpp"
 #include "flopcast/io/plan_json.hpp"
 #include "flopcast/io/request.hpp"
-#include "flopcast/io/request_json.hpp"
 #include "flopcast/io/result_json.hpp"
 #include "flopcast/model/config.hpp"
 #include "flopcast/model/model.hpp"
