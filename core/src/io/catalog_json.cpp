@@ -11,8 +11,6 @@ namespace flopcast {
 
 using detail::arch_name;
 using detail::json_out;
-using detail::origin_name;
-using detail::write_range;
 
 std::string calibration_to_json(const std::vector<calibration_entry>& entries, int indent) {
   json_out w(indent);

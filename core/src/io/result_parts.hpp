@@ -4,7 +4,6 @@
 #include <string_view>
 
 #include "base/json_out.hpp"
-#include "flopcast/estimate/calibration.hpp"
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/model/model.hpp"
 

@@ -13,7 +13,6 @@
 
 namespace flopcast {
 
-using detail::arch_name;
 using detail::json_out;
 using detail::origin_name;
 using detail::write_range;

@@ -2,7 +2,6 @@
 // catalog (catalog/providers.cpp) beside the serving model's throughput on a GPU layout.
 #include "flopcast/plan/price_comparison.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "base/detail.hpp"
