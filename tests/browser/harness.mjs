@@ -126,6 +126,15 @@ export async function watchCsp(context, violations = []) {
 export async function openPage(browser, url, { context: ctxOptions = {} } = {}) {
   const context = await browser.newContext(ctxOptions);
   const violations = await watchCsp(context);
+  // The type of every message the page posts to a worker, in order (see watchMainThread).
+  await context.addInitScript(() => {
+    window.__workerPosts = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg, ...rest) {
+      window.__workerPosts.push(msg?.type ?? typeof msg);
+      return post.call(this, msg, ...rest);
+    };
+  });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (m) => {
@@ -134,6 +143,29 @@ export async function openPage(browser, url, { context: ctxOptions = {} } = {}) 
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
   return { page, context, errors, violations };
+}
+
+/**
+ * Watches the page's own thread from now on; stop() resolves {longest, posted}: the longest task
+ * (ms, a Chromium 'longtask' entry, 0 if none) and the types of the messages the page posted to
+ * its workers meanwhile. Tests assert where the work ran (`posted`), a structural fact, and print
+ * `longest` as a figure: durations on a shared machine are not pass/fail (the 50 ms budget is
+ * checked by tests/browser/bench.mjs).
+ */
+export async function watchMainThread(page) {
+  assert.ok(await page.evaluate(() => PerformanceObserver.supportedEntryTypes.includes('longtask')));
+  await page.evaluate(() => {
+    window.__long = [];
+    window.__postsFrom = window.__workerPosts.length;
+    window.__obs = new PerformanceObserver((l) => window.__long.push(...l.getEntries().map((e) => e.duration)));
+    window.__obs.observe({ type: 'longtask' });
+  });
+  return () =>
+    page.evaluate(() => {
+      window.__obs.takeRecords().forEach((e) => window.__long.push(e.duration));
+      window.__obs.disconnect();
+      return { longest: Math.max(0, ...window.__long), posted: window.__workerPosts.slice(window.__postsFrom) };
+    });
 }
 
 /** A free TCP port on 127.0.0.1 (closed again: nothing listens there until someone binds it). */
