@@ -8,7 +8,54 @@ import { errorText, labelOf } from './errors.js';
 import { LAYOUT, buildRequest, readRaw } from './request.js';
 import { $, option } from './dom.js';
 import { lastGood } from './results.js';
-import { scheduleUrl } from './url-state.js';
+import { addPageInputs, scheduleUrl } from './url-state.js';
+import { tableInputs } from './table-inputs.js';
+
+// The serving panel's further settings, generated from the core's request table (table-inputs.js):
+// how requests are sent, prefix caching and the client, speculative decoding, disaggregation. The
+// layout (expert and attention-data parallelism) is the main form's.
+const SIM_MORE = [
+  {
+    legend: 'Workload',
+    fields: [
+      ['simulation', 'dataset'],
+      ['simulation', 'range_ratio'],
+      ['simulation', 'prefix_tokens'],
+      ['simulation', 'prompt_pool'],
+      ['simulation', 'turns'],
+      ['simulation', 'think_time_s'],
+    ],
+  },
+  {
+    legend: 'Prefix cache and client',
+    fields: [
+      ['simulation', 'prefix_caching'],
+      ['simulation', 'harness'],
+      ['simulation', 'client_overhead_s'],
+    ],
+  },
+  {
+    legend: 'Speculative decoding',
+    fields: [
+      ['simulation', 'speculative'],
+      ['simulation', 'draft'],
+      ['simulation', 'speculative_tokens'],
+      ['simulation', 'acceptance_rate'],
+    ],
+  },
+  {
+    legend: 'Disaggregated prefill and decode',
+    fields: [
+      ['disaggregation', 'enabled'],
+      ['disaggregation', 'prefill_workers'],
+      ['disaggregation', 'prefill_tensor_parallel'],
+      ['disaggregation', 'decode_workers'],
+      ['disaggregation', 'decode_tensor_parallel'],
+      ['disaggregation', 'transfer_bandwidth_bytes_per_s'],
+      ['disaggregation', 'transfer_latency_s'],
+    ],
+  },
+];
 
 /** The request for the main form's inputs, and its errors' texts (but those of inputs `skip` keeps out). */
 function requestAbove(skip, text = (id, msg) => msg) {
@@ -87,9 +134,13 @@ export function initPanels({ fc, D, work, update }) {
     const d = D.request_fields.find((f) => f.part === 'simulation' && f.key === key)?.default;
     if (typeof d === 'number') $(id).value = String(d);
   }
+  const simMore = tableInputs(D, SIM_MORE, $('sim-more-fields'), 'sim');
+  addPageInputs(Object.fromEntries(Object.entries(simMore.urlKeys).map(([q, id]) => [`sim-${q}`, id])));
   let serve = null;
   function loadServe() {
-    serve ??= import('./serve.js').then(({ initServe }) => initServe({ fc, call: work, base: serveBase, labelOf }));
+    serve ??= import('./serve.js').then(({ initServe }) =>
+      initServe({ fc, call: work, base: serveBase, labelOf, more: simMore }),
+    );
     return serve;
   }
   const simForm = $('sim-form');

@@ -51,7 +51,8 @@ const at = (obj, pointer) =>
  * fc: the loaded API; call: the worker client (app/worker.js); base(): {base, error}, the
  * throughput request of the inputs above; labelOf(id): an input's label.
  */
-export function initServe({ fc, call, base, labelOf }) {
+export function initServe({ fc, call, base, labelOf, more }) {
+  IDS.push(...more.ids);
   const table = $('sim-table');
   const results = $('sim-results');
   const summary = $('sim-summary');
@@ -97,7 +98,10 @@ export function initServe({ fc, call, base, labelOf }) {
   /** Puts a core error at the field its pointer names (/simulation/concurrency/0, /engine), else under the panel. */
   function showCoreError(e) {
     const [, top, sub] = (e.pointer || '').split('/');
-    const id = top === 'engine' ? 'sim-engine' : top === 'simulation' ? FIELD_OF[sub] : undefined;
+    const id =
+      top === 'engine'
+        ? 'sim-engine'
+        : (more.idOf(e.pointer || '') ?? (top === 'simulation' ? FIELD_OF[sub] : undefined));
     if (id) {
       setError(id, `${labelOf(id)}: ${plainMessage(e)}`, e);
     } else showError(errorEl, plainMessage(e), e);
@@ -108,7 +112,8 @@ export function initServe({ fc, call, base, labelOf }) {
   async function run() {
     clearErrors();
     const errors = new Map();
-    const simulation = readSimulation(errors);
+    const { simulation: extra, ...parts } = more.read(errors);
+    const simulation = { ...readSimulation(errors), ...extra };
     if (errors.size) {
       for (const [id, msg] of errors) setError(id, msg);
       summary.textContent = `Fix ${[...errors.keys()].map(labelOf).join(', ')}.`;
@@ -120,7 +125,7 @@ export function initServe({ fc, call, base, labelOf }) {
       summary.textContent = 'Simulation not run.';
       return;
     }
-    const request = { ...req, simulation };
+    const request = { ...req, ...parts, simulation };
     const engine = $('sim-engine').value;
     if (engine) request.engine = engine;
     const id = ++runId;

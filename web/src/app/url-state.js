@@ -93,6 +93,15 @@ export function initUrlState(deps) {
   });
 }
 
+/**
+ * Inputs a panel generates at start-up (query name → input id), kept in the address like the
+ * page's own; call before the first applyQuery.
+ */
+export function addPageInputs(map) {
+  Object.assign(PAGE_INPUTS, map);
+  URL_IDS.push(...Object.values(map));
+}
+
 /** Puts the inputs in the state the query `p` describes: a fresh load's defaults, then p's values. */
 export function applyQuery(p) {
   if (p.has('eng')) formats.fillEngines(); // its options, before the address's value goes in
