@@ -68,6 +68,15 @@ test('serve: prefix caching follows the engine and the switches', () => {
   assert.equal(json([...pooled, '--prompt-pool', '1']).scheduler.prefix_caching, 'off');
   r = json([...pooled, '--prompt-pool', '1', '--prefix-caching']);
   assert.equal(r.points[0].cached_prompt_tokens, 4 * 992);
+  // Under preemption (a small KV pool) the prompt tokens are still the cached plus the prefilled.
+  r = json([
+    ...['llama-3-8b', '-g', 'H100', '--engine', 'vllm', '--concurrency', '64', '--isl-range', '100:4000'],
+    ...['--osl', '100', '--num-requests', '300', '--prefix-tokens', '1000', '--kv-blocks', '1000'],
+  ]);
+  const q = r.points[0];
+  assert.ok(q.preemptions > 0);
+  assert.ok(q.cached_prompt_tokens > 0);
+  assert.equal(q.cached_prompt_tokens + q.computed_prompt_tokens, q.prompt_tokens);
 });
 
 test('serve: shared prefix, sessions, presets and the range ratio reach the core', () => {

@@ -132,7 +132,7 @@ export interface SimulationPoint {
   prefix_cache: SimulationPrefixCache;
   /** cached_prompt_tokens / prompt_tokens. */
   cache_hit_rate: number;
-  /** Prompt tokens over every admission (a preempted request's readmission too). */
+  /** Prompt tokens over every admission (a preempted request's readmission too): cached + computed. */
   prompt_tokens: number;
   /** Prompt tokens the prefix cache served (their prefill skipped). */
   cached_prompt_tokens: number;

@@ -556,6 +556,8 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   };
   const auto preempt = [&](std::int32_t id) {
     request& r = reqs[static_cast<std::size_t>(id)];
+    // Prompt tokens count what an admission processed: not the rest of an unfinished prefill.
+    if (r.computed < r.prefill_end) out.prompt_tokens -= r.prefill_end - r.computed;
     release(id);
     r.blocks = 0;
     r.computed = 0;

@@ -206,7 +206,8 @@ struct simulation_result {
   double mean_in_system = 0, mean_running = 0, mean_kv_utilization = 0, peak_kv_utilization = 0;
   double mean_latency_all_s = 0, arrival_rate_all = 0;  // over every request: Little's law check
   // Prefix cache, over every admission (a preempted request's readmission too): prompt tokens
-  // (input and the output tokens recomputed), those the cache served, those prefilled.
+  // (input and the output tokens recomputed; cached + computed), those the cache served, those
+  // prefilled.
   prefix_cache_mode prefix_cache = prefix_cache_mode::off;
   std::int64_t prompt_tokens = 0, cached_prompt_tokens = 0, computed_prompt_tokens = 0, evicted_blocks = 0;
   double cache_hit_rate = 0;                    // cached_prompt_tokens / prompt_tokens
