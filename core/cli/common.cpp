@@ -166,25 +166,37 @@ json trace_value(const std::string& path, const std::string& pointer) {
     std::vector<std::string> cells = split(line);
     for (auto& c : cells) c = trim(c);
     if (!header) {
-      std::vector<std::string> sorted = cells;
+      // The three columns, and optionally prefix_id and session_id.
+      std::vector<std::string> sorted;
+      for (const std::string& c : cells)
+        if (c != "prefix_id" && c != "session_id") sorted.push_back(c);
       std::sort(sorted.begin(), sorted.end());
-      if (sorted != names)
+      std::vector<std::string> unique = cells;
+      std::sort(unique.begin(), unique.end());
+      if (sorted != names || std::adjacent_find(unique.begin(), unique.end()) != unique.end())
         throw error(error_code::config_parse, pointer,
-                    "expected the header arrival_s,input_tokens,output_tokens (in any order), but got \"" + trim(line) +
-                        "\" in " + path + " line " + std::to_string(number));
+                    "expected the header arrival_s,input_tokens,output_tokens (in any order; optionally prefix_id, "
+                    "session_id), but got \"" +
+                        trim(line) + "\" in " + path + " line " + std::to_string(number));
       origin.columns = cells;
       header = true;
       continue;
     }
     const std::string at = pointer + "/" + std::to_string(out.size());
     origin.lines.push_back(number);
-    if (cells.size() != names.size())
+    if (cells.size() != origin.columns.size()) {
+      std::string columns;
+      for (const std::string& c : origin.columns) columns += (columns.empty() ? "" : ",") + c;
       throw error(error_code::config_parse, at,
-                  "expected 3 comma-separated values (" + origin.columns[0] + "," + origin.columns[1] + "," +
-                      origin.columns[2] + "), but got " + std::to_string(cells.size()));
+                  "expected " + std::to_string(origin.columns.size()) + " comma-separated values (" + columns +
+                      "), but got " + std::to_string(cells.size()));
+    }
     json row = json::object();
-    for (std::size_t c = 0; c < cells.size(); ++c)
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool id = origin.columns[c] == "prefix_id" || origin.columns[c] == "session_id";
+      if (id && cells[c].empty()) continue;  // an optional id left empty: none
       row[origin.columns[c]] = typed_value(origin.columns[c] == "arrival_s" ? *rate : *tokens, cells[c]);
+    }
     out.push_back(row);
   }
   if (!header)
@@ -272,7 +284,11 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags) {
     std::string names(f.flag);
     if (!f.short_flag.empty()) names = std::string(f.short_flag) + "," + names;
     const std::string help = help_for(f, o.lists);
-    if (f.type == field_type::boolean) {
+    if (f.type == field_type::boolean && !f.negated_flag && !f.derived.empty()) {
+      // A default that depends on others (the engine's): --X turns it on, --no-X off.
+      std::int64_t& given = o.switches[std::string(f.pointer)];
+      cmd.add_flag(names + ",!--no-" + std::string(f.flag.substr(2)), given, help);
+    } else if (f.type == field_type::boolean) {
       bool& given = o.flags[std::string(f.pointer)];
       cmd.add_flag(names, given, help);
     } else {
@@ -320,6 +336,10 @@ json build_request(const request_options& o) {
   for (const request_field& f : request_fields()) {
     if (f.flag.empty() || !(f.commands & o.command)) continue;
     const std::string ptr(f.pointer);
+    if (const auto sw = o.switches.find(ptr); sw != o.switches.end()) {
+      if (sw->second != 0) slot(f) = sw->second > 0;
+      continue;
+    }
     if (f.type == field_type::boolean) {
       const auto it = o.flags.find(ptr);
       if (it != o.flags.end() && it->second) slot(f) = !f.negated_flag;

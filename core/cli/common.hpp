@@ -4,6 +4,7 @@
 // text becomes a JSON request, and the core reads it exactly as it reads a request from JSON or
 // WASM, so a bad value gets the same code and message on every path.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +20,9 @@ struct request_options {
   bool lists = false;                       // comma lists allowed (compare)
   std::map<std::string, std::string> text;  // value fields as typed
   std::map<std::string, bool> flags;        // boolean fields: the flag was given
-  std::vector<std::string> models;          // MODEL arguments
+  // Boolean fields whose default is derived (an engine's): --X (> 0) or --no-X (< 0) given.
+  std::map<std::string, std::int64_t> switches;
+  std::vector<std::string> models;  // MODEL arguments
   std::string gpu_file, calibration_file;
   std::string revision;  // --revision: of a MODEL fetched from the Hugging Face Hub
   bool no_calibration = false, json = false, csv = false;

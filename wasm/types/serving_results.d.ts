@@ -91,6 +91,8 @@ export interface SimulationTimePoint {
   waiting: number;
   /** Share of the KV blocks in use. */
   kv_utilization: number;
+  /** Prompt tokens served by the prefix cache / prompt tokens, from the start to this step. */
+  cache_hit_rate: number;
 }
 
 /** One simulated point: a concurrency (closed loop) or a request rate (Poisson), or the one batch / trace run. */
@@ -126,6 +128,18 @@ export interface SimulationPoint {
   /** Time-averaged requests waiting or running. */
   mean_in_system: number;
   preemptions: number;
+  /** The prefix cache the run used ("off" also for models with recurrent state). */
+  prefix_cache: SimulationPrefixCache;
+  /** cached_prompt_tokens / prompt_tokens. */
+  cache_hit_rate: number;
+  /** Prompt tokens over every admission (a preempted request's readmission too): cached + computed. */
+  prompt_tokens: number;
+  /** Prompt tokens the prefix cache served (their prefill skipped). */
+  cached_prompt_tokens: number;
+  /** Prompt tokens prefilled. */
+  computed_prompt_tokens: number;
+  /** Cached blocks evicted to make room. */
+  evicted_blocks: number;
   steps: number;
   makespan_s: number;
   /** First measured arrival to last measured finish. */
@@ -133,6 +147,9 @@ export interface SimulationPoint {
   /** At most ~200 evenly thinned points. */
   timeline: SimulationTimePoint[];
 }
+
+/** The prefix cache of a simulation: off, hashed blocks (vLLM, TensorRT-LLM) or a radix tree (SGLang). */
+export type SimulationPrefixCache = 'off' | 'block' | 'radix';
 
 /** simulate(): the serving simulation, SI units. */
 export interface SimulationResult {
@@ -157,6 +174,15 @@ export interface SimulationResult {
     warmup_requests: number;
     slo_ttft_s: number | null;
     slo_tpot_s: number | null;
+    /** Tokens of the shared system prompt at the start of every prompt. */
+    prefix_tokens: number;
+    /** Distinct prompts the requests cycle through (0: all unique). */
+    prompt_pool: number;
+    /** Turns per session (1: single requests). */
+    turns: number;
+    think_time_s: number;
+    /** A length preset (data/workloads.json), or null. */
+    dataset: string | null;
   };
   scheduler: {
     max_num_seqs: number;
@@ -164,6 +190,8 @@ export interface SimulationResult {
     chunked_prefill: boolean;
     policy: SimulationPolicy;
     block_size: number;
+    /** off, block (vLLM, TensorRT-LLM: hashed blocks) or radix (SGLang). */
+    prefix_caching: SimulationPrefixCache;
     kv_blocks: number;
     /** kv_blocks came from the request (else: from the memory left after weights and activations). */
     kv_blocks_given: boolean;

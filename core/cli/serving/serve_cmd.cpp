@@ -71,15 +71,15 @@ std::string csv(const json& r) {
       "concurrency,request_rate,requests,ttft_mean_s,ttft_p50_s,ttft_p90_s,ttft_p99_s,tpot_mean_s,tpot_p50_s,tpot_p90_"
       "s,tpot_p99_s,itl_mean_s,itl_p50_s,itl_p90_s,itl_p99_s,e2e_mean_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,output_tokens_"
       "per_s,total_tokens_per_s,requests_per_s,goodput_requests_per_s,goodput_share,mean_kv_utilization,peak_kv_"
-      "utilization,mean_running,preemptions,steps\n";
+      "utilization,mean_running,preemptions,steps,cache_hit_rate,cached_prompt_tokens,computed_prompt_tokens\n";
   const auto cell = [](const json& v) { return v.is_null() ? std::string() : v.dump(); };
   for (const json& p : r.at("points")) {
     out += cell(p.at("concurrency")) + "," + cell(p.at("request_rate")) + "," + cell(p.at("requests"));
     for (const char* d : {"ttft_s", "tpot_s", "itl_s", "e2e_s"})
       for (const char* k : {"mean", "p50", "p90", "p99"}) out += "," + cell(p.at(d).at(k));
-    for (const char* k :
-         {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "goodput_requests_per_s", "goodput_share",
-          "mean_kv_utilization", "peak_kv_utilization", "mean_running", "preemptions", "steps"})
+    for (const char* k : {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s", "goodput_requests_per_s",
+                          "goodput_share", "mean_kv_utilization", "peak_kv_utilization", "mean_running", "preemptions",
+                          "steps", "cache_hit_rate", "cached_prompt_tokens", "computed_prompt_tokens"})
       out += "," + cell(p.at(k));
     out += "\n";
   }
@@ -107,6 +107,24 @@ std::string text(const json& r) {
       k.at("max_num_seqs").get<std::int64_t>(), k.at("max_num_batched_tokens").get<std::int64_t>(),
       k.at("chunked_prefill").get<bool>() ? "on" : "off", k.at("policy").get<std::string>(),
       k.at("kv_blocks").get<std::int64_t>(), k.at("block_size").get<std::int64_t>(), k.at("source").get<std::string>());
+  std::string shape;
+  if (w.at("prefix_tokens").get<std::int64_t>() > 0)
+    shape += fmt::format("shared prefix {} tokens", w.at("prefix_tokens").get<std::int64_t>());
+  if (w.at("prompt_pool").get<std::int64_t>() > 0)
+    shape += (shape.empty() ? "" : ", ") + fmt::format("pool of {} prompts", w.at("prompt_pool").get<std::int64_t>());
+  if (w.at("turns").get<std::int64_t>() > 1)
+    shape += (shape.empty() ? "" : ", ") + fmt::format("sessions of {} turns, think time {}",
+                                                       w.at("turns").get<std::int64_t>(),
+                                                       format_seconds(w.at("think_time_s").get<double>()));
+  if (!w.at("dataset").is_null())
+    shape += (shape.empty() ? "" : ", ") + std::string("lengths from ") + w.at("dataset").get<std::string>();
+  if (!shape.empty()) out += "  workload: " + shape + "\n";
+  const std::string cache = k.at("prefix_caching").get<std::string>();
+  out += "  prefix caching: " +
+         (cache == "off"     ? std::string("off")
+          : cache == "radix" ? std::string("radix tree (SGLang), LRU leaves")
+                             : std::string("hashed full blocks (vLLM, TensorRT-LLM), LRU")) +
+         "\n";
   std::string slo;
   if (!w.at("slo_ttft_s").is_null()) slo += "TTFT <= " + format_seconds(w.at("slo_ttft_s").get<double>());
   if (!w.at("slo_tpot_s").is_null())
@@ -128,6 +146,16 @@ std::string text(const json& r) {
                        dist("ttft_s", "mean"), dist("ttft_s", "p99"), dist("tpot_s", "mean"), dist("tpot_s", "p99"),
                        dist("itl_s", "p99"), number("output_tokens_per_s"), number("requests_per_s"),
                        number("goodput_requests_per_s"), percent("goodput_share"), percent("peak_kv_utilization"));
+  }
+  for (const json& p : r.at("points")) {
+    if (p.at("prefix_cache").get<std::string>() == "off") continue;
+    out += fmt::format(
+        "  cache hit rate{}: {} ({} of {} prompt tokens from the cache, {} prefilled)\n",
+        p.at("concurrency").is_null()
+            ? (p.at("request_rate").is_null() ? std::string() : " at " + p.at("request_rate").dump() + " req/s")
+            : " at concurrency " + p.at("concurrency").dump(),
+        format_percent(p.at("cache_hit_rate").get<double>()), format_count(p.at("cached_prompt_tokens").get<double>()),
+        format_count(p.at("prompt_tokens").get<double>()), format_count(p.at("computed_prompt_tokens").get<double>()));
   }
   bool ranged = false;
   for (const json& p : r.at("points")) {

@@ -149,13 +149,16 @@ void check_value(const request_field& f, const json& v, const std::string& point
           throw error(error_code::config_type, at,
                       "expected a request {arrival_s, input_tokens, output_tokens}, but got " + describe(item));
         const reader r(item, at);
-        r.only({"arrival_s", "input_tokens", "output_tokens"}, "trace field");
+        r.only({"arrival_s", "input_tokens", "output_tokens", "prefix_id", "session_id"}, "trace field");
         if (!r.has("arrival_s"))
           throw error(error_code::config_missing, r.ptr("arrival_s"),
                       "required field is missing: expected the arrival time in seconds");
         (void)r.number_or("arrival_s", 0, 0, 1e9);
         (void)r.integer("input_tokens", 1, 10000000, "an integer in [1, 10000000]");
         (void)r.integer("output_tokens", 1, 10000000, "an integer in [1, 10000000]");
+        // Optional: the shared prefix and the session the request belongs to.
+        if (r.has("prefix_id")) (void)r.integer("prefix_id", 0, 9007199254740992, "an integer in [0, 2^53]");
+        if (r.has("session_id")) (void)r.integer("session_id", 0, 9007199254740992, "an integer in [0, 2^53]");
       }
       return;
     }
@@ -239,6 +242,9 @@ std::string_view arrival_name(arrival_kind k) noexcept {
 }
 std::string_view policy_name(batching_policy p) noexcept {
   return p == batching_policy::prefill_first ? "prefill_first" : "mixed";
+}
+std::string_view prefix_cache_name(prefix_cache_mode m) noexcept {
+  return m == prefix_cache_mode::block ? "block" : m == prefix_cache_mode::radix ? "radix" : "off";
 }
 
 const request_field* find_request_field(std::string_view pointer) {

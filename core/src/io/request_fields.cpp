@@ -58,9 +58,13 @@ void assign(std::optional<batching_policy>& m, const json& v) {
 void assign(std::vector<trace_request>& m, const json& v) {
   m.clear();
   m.reserve(v.size());
+  const auto id = [](const json& r, const char* key) {
+    return r.contains(key) ? static_cast<std::int64_t>(r.at(key).get<double>()) : std::int64_t{-1};
+  };
   for (const json& r : v)
     m.push_back({r.at("arrival_s").get<double>(), static_cast<std::int64_t>(r.at("input_tokens").get<double>()),
-                 static_cast<std::int64_t>(r.at("output_tokens").get<double>())});
+                 static_cast<std::int64_t>(r.at("output_tokens").get<double>()), id(r, "prefix_id"),
+                 id(r, "session_id")});
 }
 
 // "precision": a format name, or an object of parts ({"default": ..., "experts": ...}).
@@ -321,9 +325,37 @@ std::vector<row> make_rows() {
         .commands(command_simulate).derived("output_tokens, fixed")
         .help("Output tokens uniform on [min, max] (the CLI: MIN:MAX); instead of output_tokens")
         .access(FLOPCAST_MEMBER(s.simulation.output_tokens_range)),
+    def("range_ratio", T::number).part("simulation").flag("--range-ratio").unit("1").range(0, 0.999999)
+        .commands(command_simulate).derived("none: fixed lengths")
+        .help("Lengths uniform on [L(1 - r), L(1 + r)] around input_tokens and output_tokens (vLLM bench's "
+              "--random-range-ratio)").access(FLOPCAST_MEMBER(s.simulation.range_ratio)),
+    def("dataset", T::choice).part("simulation").flag("--dataset").choices("sharegpt,alpaca")
+        .commands(command_simulate).derived("none: input_tokens and output_tokens")
+        .help("Lengths drawn from a dataset's published statistics (data/workloads.json: a log-normal per side "
+              "with the published mean; sharegpt as vLLM's benchmark filters it)")
+        .access([](request_state& s, const json& v) { s.simulation.workload.dataset = v.get<std::string>(); },
+                [](const request_state& s) -> json {
+                  return s.simulation.workload.dataset.empty() ? json(nullptr) : json(s.simulation.workload.dataset);
+                }),
+    def("prefix_tokens", T::integer).part("simulation").flag("--prefix-tokens").unit("tokens").range(0, 1e7)
+        .commands(command_simulate).help("A shared system prompt: the first tokens of every prompt (within input_tokens)")
+        .access(FLOPCAST_MEMBER(s.simulation.workload.prefix_tokens)),
+    def("prompt_pool", T::integer).part("simulation").flag("--prompt-pool").unit("prompts").range(0, k_sim_requests)
+        .commands(command_simulate)
+        .help("Distinct prompts the requests cycle through, as benchmark harnesses reuse theirs (0: every prompt unique)")
+        .access(FLOPCAST_MEMBER(s.simulation.workload.prompt_pool)),
+    def("turns", T::integer).part("simulation").flag("--turns").unit("requests").range(1, 10000)
+        .commands(command_simulate)
+        .help("Turns per session: each turn's prompt is the conversation so far plus input_tokens new tokens; the next "
+              "turn is sent think_time_s after the previous one finishes")
+        .access(FLOPCAST_MEMBER(s.simulation.workload.turns)),
+    def("think_time_s", T::number).part("simulation").flag("--think-time").unit("s").range(0, 1e9)
+        .commands(command_simulate).help("Sessions: time between a turn's last token and the next turn")
+        .access(FLOPCAST_MEMBER(s.simulation.workload.think_time_s)),
     def("trace", T::trace).part("simulation").flag("--trace").commands(command_simulate)
-        .help("The requests to replay: [{arrival_s, input_tokens, output_tokens}, ...] in arrival order (the CLI: a "
-              "CSV file with the header arrival_s,input_tokens,output_tokens)")
+        .help("The requests to replay: [{arrival_s, input_tokens, output_tokens}, ...] in arrival order, optionally "
+              "with prefix_id and session_id (the CLI: a CSV file with the header arrival_s,input_tokens,output_tokens"
+              "[,prefix_id][,session_id])")
         .access(FLOPCAST_MEMBER(s.simulation.trace)),
     def("seed", T::integer).part("simulation").flag("--seed").range(0, 9007199254740992.0).commands(command_simulate)
         .help("Random seed of arrival times and uniform lengths (the same seed, the same result)")
@@ -358,6 +390,10 @@ std::vector<row> make_rows() {
     def("kv_blocks", T::integer).part("simulation").flag("--kv-blocks").unit("blocks").range(1, p2_40)
         .commands(command_simulate).derived("what the GPU memory left after weights and activations holds")
         .help("KV cache blocks").access(FLOPCAST_MEMBER(s.simulation.kv_blocks)),
+    def("prefix_caching", T::boolean).part("simulation").flag("--prefix-caching").commands(command_simulate)
+        .derived("the engine's (vLLM, SGLang, TensorRT-LLM: on), else off")
+        .help("Prefix caching: a prompt's cached blocks skip prefill (vLLM, TensorRT-LLM: hashed blocks; SGLang: radix "
+              "tree); the CLI also takes --no-prefix-caching").access(FLOPCAST_MEMBER(s.simulation.prefix_caching)),
     def("plan", T::part).commands(command_plan).help("Layout search settings (flopcast plan)"),
     def("max_gpus", T::integer).part("plan").flag("--max-gpus").unit("GPUs").range(1, 1024).commands(command_plan)
         .help("The most GPUs a layout may use").access(FLOPCAST_MEMBER(s.plan.max_gpus)),

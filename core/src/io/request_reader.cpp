@@ -360,6 +360,13 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   over(in.chunked_prefill, s.chunked_prefill, "chunked_prefill");
   over(in.policy, s.policy, "policy");
   over(in.block_size, s.block_size, "block_size");
+  if (in.prefix_caching) {
+    // On: the engine's kind of cache (a radix tree for SGLang), hashed blocks otherwise.
+    s.prefix_cache = !*in.prefix_caching                        ? prefix_cache_mode::off
+                     : s.prefix_cache != prefix_cache_mode::off ? s.prefix_cache
+                                                                : prefix_cache_mode::block;
+    overrides += (overrides.empty() ? "" : ", ") + std::string("prefix_caching");
+  }
   if (in.kv_blocks) {
     s.kv_blocks = *in.kv_blocks;
     overrides += (overrides.empty() ? "" : ", ") + std::string("kv_blocks");
@@ -406,9 +413,35 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
           error_code::invalid_argument, r.ptr(std::string(key) + "_range"),
           "expected " + std::string(key) + " (a fixed length) or " + key + "_range (uniform lengths), not both");
 
+  for (const char* key : {"input_tokens", "output_tokens", "input_tokens_range", "output_tokens_range", "range_ratio"})
+    if (r.has("dataset") && r.has(key))
+      throw error(error_code::invalid_argument, r.ptr(key),
+                  "the dataset gives the lengths: expected no " + std::string(key) + " with it");
+  if (r.has("range_ratio"))
+    for (const char* key : {"input_tokens_range", "output_tokens_range"})
+      if (r.has(key))
+        throw error(error_code::invalid_argument, r.ptr("range_ratio"),
+                    "expected " + std::string(key) +
+                        " or range_ratio (a spread around input_tokens and "
+                        "output_tokens), not both");
+  if (has_trace && r.has("range_ratio"))
+    throw error(error_code::invalid_argument, r.ptr("range_ratio"),
+                "a trace gives every request's lengths: expected no range_ratio with it");
+
   s.num_requests = in.num_requests;
   s.input_tokens = in.input_tokens_range.value_or(length_range{in.input_tokens, in.input_tokens});
   s.output_tokens = in.output_tokens_range.value_or(length_range{in.output_tokens, in.output_tokens});
+  if (in.range_ratio) {
+    // vLLM's RandomDataset: uniform on [int(L (1 - r)), int(L (1 + r))] (at least 1 token).
+    const auto spread = [&](std::int64_t len) {
+      const double x = static_cast<double>(len);
+      return length_range{std::max<std::int64_t>(1, static_cast<std::int64_t>(x * (1 - *in.range_ratio))),
+                          static_cast<std::int64_t>(x * (1 + *in.range_ratio))};
+    };
+    s.input_tokens = spread(in.input_tokens);
+    s.output_tokens = spread(in.output_tokens);
+  }
+  s.workload = in.workload;
   s.trace = in.trace;
   s.seed = in.seed;
   s.slo_ttft_s = in.slo_ttft_s;

@@ -35,6 +35,9 @@ struct request_state {
     std::optional<std::int64_t> max_num_seqs, max_num_batched_tokens, block_size, kv_blocks;
     std::optional<bool> chunked_prefill;
     std::optional<batching_policy> policy;
+    std::optional<bool> prefix_caching;  // unset: the engine's default
+    workload_settings workload;
+    std::optional<double> range_ratio;
   } simulation;
 };
 

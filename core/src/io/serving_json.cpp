@@ -156,14 +156,20 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
     w.field("seed", s.seed)
         .field("warmup_requests", s.warmup_requests)
         .field("slo_ttft_s", s.slo_ttft_s)
-        .field("slo_tpot_s", s.slo_tpot_s);
+        .field("slo_tpot_s", s.slo_tpot_s)
+        .field("prefix_tokens", s.workload.prefix_tokens)
+        .field("prompt_pool", s.workload.prompt_pool)
+        .field("turns", s.workload.turns)
+        .field("think_time_s", s.workload.think_time_s)
+        .text_or_null("dataset", s.workload.dataset);
   });
   w.object("scheduler", [&] {
     w.field("max_num_seqs", s.max_num_seqs)
         .field("max_num_batched_tokens", s.max_num_batched_tokens)
         .field("chunked_prefill", s.chunked_prefill)
         .field("policy", policy_name(s.policy))
-        .field("block_size", s.block_size);
+        .field("block_size", s.block_size)
+        .field("prefix_caching", prefix_cache_name(s.prefix_cache));
     if (points.empty())
       w.field("kv_blocks", s.kv_blocks.value_or(0));
     else
@@ -211,6 +217,12 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
           .field("mean_running", r.mean_running)
           .field("mean_in_system", r.mean_in_system)
           .field("preemptions", r.preemptions)
+          .field("prefix_cache", prefix_cache_name(r.prefix_cache))
+          .field("cache_hit_rate", r.cache_hit_rate)
+          .field("prompt_tokens", r.prompt_tokens)
+          .field("cached_prompt_tokens", r.cached_prompt_tokens)
+          .field("computed_prompt_tokens", r.computed_prompt_tokens)
+          .field("evicted_blocks", r.evicted_blocks)
           .field("steps", r.steps)
           .field("makespan_s", r.makespan_s)
           .field("window_s", r.window_s);
@@ -221,6 +233,7 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
               .field("running", t.running)
               .field("waiting", t.waiting)
               .field("kv_utilization", t.kv_utilization)
+              .field("cache_hit_rate", t.cache_hit_rate)
               .end_object();
       });
       w.end_object();

@@ -400,6 +400,7 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
     out.chunked_prefill = flag("enable_chunked_prefill");
     out.block_size = count("block_size");
     out.gpu_memory_utilization = e.number("gpu_memory_utilization");
+    out.prefix_cache = flag("enable_prefix_caching") ? prefix_cache_mode::block : prefix_cache_mode::off;
   } else if (e.id == "sglang") {
     // max_running_requests and chunked_prefill_size are computed from memory at start-up; the
     // prefill budget is max_prefill_tokens; prefills run in their own batches unless
@@ -409,6 +410,7 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
     out.chunked_prefill = true;
     out.prefill_first = !flag("enable_mixed_chunk");
     out.block_size = count("page_size");
+    out.prefix_cache = flag("disable_radix_cache") ? prefix_cache_mode::off : prefix_cache_mode::radix;
   } else if (e.id == "tensorrt-llm") {
     // In-flight batching mixes context and generation requests in one step.
     out.max_num_seqs = count("max_batch_size");
@@ -416,6 +418,7 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
     out.chunked_prefill = flag("enable_chunked_prefill");
     out.block_size = count("tokens_per_block");
     out.gpu_memory_utilization = e.number("kv_cache_free_gpu_memory_fraction");
+    out.prefix_cache = flag("enable_block_reuse") ? prefix_cache_mode::block : prefix_cache_mode::off;
   } else if (e.id == "llama.cpp") {
     // llama-server: n_parallel slots, prompts processed n_ubatch tokens per physical step.
     out.max_num_seqs = count("n_parallel");
@@ -444,6 +447,7 @@ void apply_scheduler(const engine_scheduler& k, simulation_settings& s) {
   s.chunked_prefill = k.chunked_prefill;
   s.policy = k.prefill_first ? batching_policy::prefill_first : batching_policy::mixed;
   s.block_size = k.block_size;
+  s.prefix_cache = k.prefix_cache;
   if (!s.base.gpu_memory_utilization) s.base.gpu_memory_utilization = k.gpu_memory_utilization;
 }
 

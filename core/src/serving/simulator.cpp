@@ -19,12 +19,15 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <queue>
 #include <random>
 #include <string>
+#include <unordered_map>
 
 #include "base/detail.hpp"
 #include "estimate/estimate_parts.hpp"
 #include "flopcast/base/error.hpp"
+#include "serving/prefix_cache.hpp"
 
 namespace flopcast {
 namespace {
@@ -82,6 +85,9 @@ struct request {
   std::int64_t prefill_tokens = 0, preemptions = 0;
   std::int64_t client = -1;
   std::int64_t scheduled = 0;  // tokens in the current step
+  std::int64_t cached = 0;     // prompt tokens the prefix cache served (every admission)
+  std::int32_t parent = -1;    // sessions: the previous turn
+  std::int32_t turn = 0;       // sessions: 0 for a session's first request
   bool measured = false;
   [[nodiscard]] std::int64_t tokens() const { return input + emitted; }
 };
@@ -196,6 +202,59 @@ std::int64_t default_blocks(const simulation_settings& s, const step_model& sm, 
   return static_cast<std::int64_t>(std::min(std::floor(budget / block_bytes), d(unbounded_blocks)));
 }
 
+// The longest prompt and the longest request (prompt + output) of a generated workload.
+std::pair<std::int64_t, std::int64_t> longest_request(const simulation_settings& s) {
+  const workload_settings& w = s.workload;
+  const length_preset* preset = w.dataset.empty() ? nullptr : find_length_preset(w.dataset);
+  const std::int64_t in = preset ? preset->input.max : s.input_tokens.max;
+  const std::int64_t out = preset ? preset->output.max : s.output_tokens.max;
+  const std::int64_t turn = preset && preset->max_total > 0 ? std::min(preset->max_total, in + out) : in + out;
+  // A session's last turn: every earlier turn (prompt and output) and its own.
+  const std::int64_t before = (w.turns - 1) * turn;
+  return {before + in, before + turn};
+}
+
+void validate_workload(const simulation_settings& s) {
+  const workload_settings& w = s.workload;
+  check_int(w.prefix_tokens, 0, max_tokens, "/simulation/prefix_tokens");
+  check_int(w.prompt_pool, 0, max_requests, "/simulation/prompt_pool");
+  check_int(w.turns, 1, 10000, "/simulation/turns");
+  if (!std::isfinite(w.think_time_s) || w.think_time_s < 0 || w.think_time_s > 1e9)
+    bad("/simulation/think_time_s", "expected a think time in [0, 1e9] s, but got " + format_number(w.think_time_s));
+  if (!w.dataset.empty() && find_length_preset(w.dataset) == nullptr) {
+    std::string names;
+    for (const length_preset& p : length_presets()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+    bad("/simulation/dataset", "expected a length preset (" + names + "), but got \"" + w.dataset + "\"");
+  }
+  if (s.arrivals == arrival_kind::trace) {
+    if (w.prompt_pool > 0)
+      bad("/simulation/prompt_pool", "a trace gives its own requests: expected no prompt pool with it");
+    if (w.sessions())
+      bad("/simulation/turns", "a trace gives its own requests: expected no turns with it (name a session_id per row)");
+    if (!w.dataset.empty())
+      bad("/simulation/dataset", "a trace gives every request's lengths: expected no dataset with it");
+    for (std::size_t i = 0; i < s.trace.size(); ++i) {
+      const trace_request& t = s.trace[i];
+      const std::string at = "/simulation/trace/" + std::to_string(i);
+      check_int(t.prefix_id, -1, std::int64_t{1} << 53, at + "/prefix_id");
+      check_int(t.session_id, -1, std::int64_t{1} << 53, at + "/session_id");
+      if (t.prefix_id >= 0 && w.prefix_tokens == 0)
+        bad(at + "/prefix_id", "a prefix id names a shared prefix of prefix_tokens tokens: expected prefix_tokens > 0");
+    }
+    return;
+  }
+  const auto [prompt, total] = longest_request(s);
+  if (prompt > max_tokens || total > max_tokens)
+    bad(w.sessions() ? "/simulation/turns" : "/simulation/dataset",
+        "expected requests of at most " + std::to_string(max_tokens) + " tokens, but a session's last turn reaches " +
+            std::to_string(total));
+  if (!w.dataset.empty() && d(s.num_requests) * d(find_length_preset(w.dataset)->output.max) > max_generated)
+    bad("/simulation/num_requests",
+        "expected num_requests x the dataset's longest output at most 10^9 output tokens, "
+        "but got " +
+            format_number(d(s.num_requests) * d(find_length_preset(w.dataset)->output.max)));
+}
+
 }  // namespace
 
 void validate(const model_spec& m, const simulation_settings& s) {
@@ -251,13 +310,14 @@ void validate(const model_spec& m, const simulation_settings& s) {
   if (s.slo_tpot_s && !(std::isfinite(*s.slo_tpot_s) && *s.slo_tpot_s > 0))
     bad("/simulation/slo_tpot_s", "expected a TPOT limit > 0 s, but got " + format_number(*s.slo_tpot_s));
   check_int(s.max_samples, 2, 100000, "/simulation/max_samples");
+  validate_workload(s);
   if (!s.chunked_prefill) {
     const std::int64_t longest = trace ? std::max_element(s.trace.begin(), s.trace.end(),
                                                           [](const trace_request& a, const trace_request& b) {
                                                             return a.input_tokens < b.input_tokens;
                                                           })
                                              ->input_tokens
-                                       : s.input_tokens.max;
+                                       : longest_request(s).first;
     if (longest > s.max_num_batched_tokens)
       bad("/simulation/max_num_batched_tokens",
           "without chunked prefill a prompt runs in one step: expected at least the longest prompt (" +
@@ -291,29 +351,134 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   if (trace) {
     for (std::size_t i = 0; i < s.trace.size(); ++i)
       check_fits(s.trace[i].input_tokens, s.trace[i].output_tokens, "/simulation/trace/" + std::to_string(i));
+  } else if (s.workload.sessions() || !s.workload.dataset.empty()) {
+    const auto [prompt, total] = longest_request(s);
+    check_fits(prompt, total - prompt, s.workload.sessions() ? "/simulation/turns" : "/simulation/dataset");
   } else {
     check_fits(s.input_tokens.max, s.output_tokens.max, "/simulation/input_tokens");
   }
+  const workload_settings& w = s.workload;
+  const bool sessions = w.sessions();
+  const length_preset* preset = w.dataset.empty() ? nullptr : find_length_preset(w.dataset);
+  // Prefix caching: not for recurrent state (vLLM turns it off for hybrid models) nor without a
+  // growing KV cache.
+  std::unique_ptr<detail::prefix_cache> cache;
+  if (s.prefix_cache != prefix_cache_mode::off && sm.kv_bytes_per_token() > 0 && sm.state_bytes_per_sequence() <= 0)
+    cache = detail::make_prefix_cache(s.prefix_cache, bs);
+  const bool radix = cache && s.prefix_cache == prefix_cache_mode::radix;
 
   // Requests, in creation order; arrival times known up front except in a closed loop.
   rng random(s.seed);
   std::vector<request> reqs(static_cast<std::size_t>(n));
-  const auto lengths = [&](request& r) {
-    r.input = s.input_tokens.min == s.input_tokens.max ? s.input_tokens.min
-                                                       : random.uniform_int(s.input_tokens.min, s.input_tokens.max);
-    r.output = s.output_tokens.min == s.output_tokens.max
-                   ? s.output_tokens.min
-                   : random.uniform_int(s.output_tokens.min, s.output_tokens.max);
+  const auto draw = [&](std::int64_t& in, std::int64_t& out) {
+    if (preset != nullptr) {
+      in = lognormal_length(preset->input, random.uniform01(), random.uniform01());
+      lognormal_lengths o = preset->output;
+      if (preset->max_total > 0) o.max = std::max(o.min, std::min(o.max, preset->max_total - in));
+      out = lognormal_length(o, random.uniform01(), random.uniform01());
+      return;
+    }
+    in = s.input_tokens.min == s.input_tokens.max ? s.input_tokens.min
+                                                  : random.uniform_int(s.input_tokens.min, s.input_tokens.max);
+    out = s.output_tokens.min == s.output_tokens.max ? s.output_tokens.min
+                                                     : random.uniform_int(s.output_tokens.min, s.output_tokens.max);
   };
+  // A prompt pool: each prompt's lengths drawn once; request k (sessions: session k) sends prompt k mod N.
+  std::vector<std::pair<std::int64_t, std::int64_t>> pool(static_cast<std::size_t>(w.prompt_pool));
+  for (auto& [in, out] : pool) draw(in, out);
+  std::vector<std::int32_t> body(w.prompt_pool > 0 && cache ? static_cast<std::size_t>(n)
+                                                            : 0);  // pool prompt per request
+  std::int64_t bodies = 0;
+  const auto lengths = [&](request& r) {
+    if (pool.empty()) return draw(r.input, r.output);
+    const std::int64_t p = bodies++ % w.prompt_pool;
+    r.input = pool[static_cast<std::size_t>(p)].first;
+    r.output = pool[static_cast<std::size_t>(p)].second;
+    if (!body.empty()) body[static_cast<std::size_t>(&r - reqs.data())] = static_cast<std::int32_t>(p);
+  };
+  // Token contents (with a cache): [shared prefix][pool prompt or unique tokens][output]; a
+  // session's turn: [the previous turn's prompt and output][new user tokens][output].
+  constexpr std::uint64_t prefix_tag = 1, pool_tag = 2, unique_tag = 3, output_tag = 4;
+  const auto content_id = [](std::uint64_t tag, std::uint64_t v) { return (tag << 56) ^ v; };
+  std::vector<std::vector<token_segment>> content(cache ? static_cast<std::size_t>(n) : 0);
+  std::vector<detail::cache_holder> holders(cache ? static_cast<std::size_t>(n) : 0);
+  // The first `tokens` tokens of `from`, appended to `to`.
+  const auto copy_prefix = [](const std::vector<token_segment>& from, std::int64_t tokens,
+                              std::vector<token_segment>& to) {
+    for (const token_segment& g : from) {
+      if (tokens <= 0) break;
+      to.push_back({g.id, std::min(g.length, tokens)});
+      tokens -= g.length;
+    }
+  };
+  const auto build_content = [&](std::int32_t id, std::int64_t prefix_id, std::int32_t history) {
+    if (!cache) return;
+    const request& r = reqs[static_cast<std::size_t>(id)];
+    std::vector<token_segment>& c = content[static_cast<std::size_t>(id)];
+    std::int64_t have = 0;
+    if (history >= 0) {
+      copy_prefix(content[static_cast<std::size_t>(history)], r.input, c);
+      for (const token_segment& g : c) have += g.length;
+    } else if (w.prefix_tokens > 0) {
+      have = std::min(w.prefix_tokens, r.input);
+      c.push_back({content_id(prefix_tag, static_cast<std::uint64_t>(std::max<std::int64_t>(prefix_id, 0))), have});
+    }
+    if (r.input > have) {
+      const bool pooled = !body.empty() && history < 0;
+      c.push_back({pooled ? content_id(pool_tag, static_cast<std::uint64_t>(body[static_cast<std::size_t>(id)]))
+                          : content_id(unique_tag, static_cast<std::uint64_t>(id)),
+                   r.input - have});
+    }
+    c.push_back({content_id(output_tag, static_cast<std::uint64_t>(id)), r.output});
+  };
+  const auto span = [&](std::int32_t id) {
+    const std::vector<token_segment>& c = content[static_cast<std::size_t>(id)];
+    return detail::token_span{c.data(), c.size()};
+  };
+  // Sessions: arrivals wait in a queue ordered by time (a turn arrives after the previous one
+  // finishes and the think time).
+  using pending_arrival = std::pair<double, std::int32_t>;
+  std::priority_queue<pending_arrival, std::vector<pending_arrival>, std::greater<>> pending;
   std::int64_t created = 0;
-  if (s.arrivals == arrival_kind::closed_loop) {
+  // A session's next turn after `prev`, or (prev < 0) a new session's first request.
+  const auto create = [&](std::int32_t prev, double arrival, std::int64_t client) {
+    const auto id = static_cast<std::int32_t>(created++);
+    request& r = reqs[static_cast<std::size_t>(id)];
+    r.arrival = arrival;
+    r.client = client;
+    if (prev >= 0) {
+      const request& p = reqs[static_cast<std::size_t>(prev)];
+      std::int64_t user = 0;
+      draw(user, r.output);
+      r.input = p.input + p.output + user;
+      r.parent = prev;
+      r.turn = p.turn + 1;
+    } else {
+      lengths(r);
+    }
+    build_content(id, -1, prev);
+    pending.push({arrival, id});
+  };
+  if (sessions) {
+    // A session's first turns: every client's (closed loop), or ceil(n / turns) sessions at
+    // t = 0 (batch) or starting at the Poisson rate.
+    const std::int64_t first =
+        s.arrivals == arrival_kind::closed_loop ? std::min(s.clients, n) : (n + w.turns - 1) / w.turns;
+    double at = 0;
+    for (std::int64_t k = 0; k < first; ++k) {
+      if (s.arrivals == arrival_kind::poisson) at += random.exponential(s.rate_per_s);
+      create(-1, at, s.arrivals == arrival_kind::closed_loop ? k : -1);
+    }
+  } else if (s.arrivals == arrival_kind::closed_loop) {
     for (std::int64_t c = 0; c < std::min(s.clients, n); ++c) {
       request& r = reqs[static_cast<std::size_t>(created++)];
       r.client = c;
       lengths(r);
+      build_content(static_cast<std::int32_t>(c), -1, -1);
     }
   } else {
     double t = 0;
+    std::unordered_map<std::int64_t, std::int32_t> last_of_session;  // a trace's session ids
     for (std::int64_t i = 0; i < n; ++i) {
       request& r = reqs[static_cast<std::size_t>(i)];
       if (trace) {
@@ -321,10 +486,18 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
         r.arrival = q.arrival_s;
         r.input = q.input_tokens;
         r.output = q.output_tokens;
+        std::int32_t history = -1;
+        if (q.session_id >= 0 && cache) {
+          const auto it = last_of_session.find(q.session_id);
+          if (it != last_of_session.end()) history = it->second;
+          last_of_session[q.session_id] = static_cast<std::int32_t>(i);
+        }
+        build_content(static_cast<std::int32_t>(i), q.prefix_id, history);
       } else {
         if (s.arrivals == arrival_kind::poisson) t += random.exponential(s.rate_per_s);
         r.arrival = t;
         lengths(r);
+        build_content(static_cast<std::int32_t>(i), -1, -1);
       }
     }
     created = n;
@@ -349,9 +522,43 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   const auto measured = [&](std::int64_t i, const request& r) {
     return i >= s.warmup_requests && r.arrival >= s.warmup_s;
   };
+  // With a cache: the requests' blocks outside it (private), and the free blocks are those
+  // neither private nor pinned (cached blocks nobody uses are evicted when needed).
+  std::int64_t private_blocks = 0;
+  const auto sync_free = [&] { free_blocks = total_blocks - private_blocks - cache->pinned_blocks(); };
+  const auto take_blocks = [&](std::int64_t k) {
+    if (k <= 0) return;
+    const std::int64_t empty = total_blocks - private_blocks - cache->cached_blocks();
+    if (empty < k) cache->evict(k - empty);
+    private_blocks += k;
+    sync_free();
+  };
+  const auto commit = [&](std::int32_t id, std::int64_t tokens) {
+    detail::cache_holder& h = holders[static_cast<std::size_t>(id)];
+    const std::int64_t before = h.tokens / bs;
+    cache->commit(h, span(id), tokens);
+    private_blocks -= h.tokens / bs - before;
+    sync_free();
+  };
+  // A request leaves the running set (finished or preempted): SGLang's tree keeps what it
+  // computed; every pin is released.
+  const auto release = [&](std::int32_t id) {
+    request& r = reqs[static_cast<std::size_t>(id)];
+    if (!cache) {
+      free_blocks += r.blocks;
+      return;
+    }
+    if (radix) commit(id, r.computed);
+    detail::cache_holder& h = holders[static_cast<std::size_t>(id)];
+    private_blocks -= r.blocks - h.tokens / bs;
+    cache->release(h);
+    sync_free();
+  };
   const auto preempt = [&](std::int32_t id) {
     request& r = reqs[static_cast<std::size_t>(id)];
-    free_blocks += r.blocks;
+    // Prompt tokens count what an admission processed: not the rest of an unfinished prefill.
+    if (r.computed < r.prefill_end) out.prompt_tokens -= r.prefill_end - r.computed;
+    release(id);
     r.blocks = 0;
     r.computed = 0;
     r.scheduled = 0;
@@ -362,11 +569,23 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
 
   while (finished < n) {
     // Arrivals up to now.
-    while (next_arrival < created && reqs[static_cast<std::size_t>(next_arrival)].arrival <= t) {
+    if (sessions) {
+      while (!pending.empty() && pending.top().first <= t) {
+        area_in_system += t - pending.top().first;
+        waiting.push_back(pending.top().second);
+        pending.pop();
+      }
+    }
+    while (next_arrival < created && !sessions && reqs[static_cast<std::size_t>(next_arrival)].arrival <= t) {
       area_in_system += t - reqs[static_cast<std::size_t>(next_arrival)].arrival;
       waiting.push_back(static_cast<std::int32_t>(next_arrival++));
     }
     if (running.empty() && waiting.empty()) {
+      if (sessions) {
+        if (pending.empty()) break;
+        t = pending.top().first;
+        continue;
+      }
       if (next_arrival >= created) break;  // cannot happen: a closed loop creates on finish
       t = reqs[static_cast<std::size_t>(next_arrival)].arrival;
       continue;
@@ -396,7 +615,10 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
           }
         }
         if (self_preempted) break;
-        free_blocks -= std::max<std::int64_t>(need, 0);
+        if (cache)
+          take_blocks(need);
+        else
+          free_blocks -= std::max<std::int64_t>(need, 0);
         r.blocks += std::max<std::int64_t>(need, 0);
         r.scheduled = want;
         budget -= want;
@@ -408,17 +630,30 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
         const std::int32_t id = waiting.front();
         request& r = reqs[static_cast<std::size_t>(id)];
         const std::int64_t total = r.tokens();
+        // The prefix cache serves whole pages of the prompt, never its last token (its logits).
+        std::int64_t hit = 0, hit_unpinned = 0;
+        if (cache) hit = cache->lookup(span(id), total - 1, hit_unpinned);
+        const std::int64_t rest = total - hit;
         // Without chunking a prompt runs whole; a recomputed prefill longer than the budget is
         // still chunked (it could never run otherwise).
-        if (!s.chunked_prefill && total > budget && total <= s.max_num_batched_tokens) break;
-        const std::int64_t want = std::min(total, budget);
-        const std::int64_t need = blocks_for(want, bs);
-        if (need > free_blocks) break;
+        if (!s.chunked_prefill && rest > budget && rest <= s.max_num_batched_tokens) break;
+        const std::int64_t want = std::min(rest, budget);
+        const std::int64_t need = blocks_for(hit + want, bs) - hit / bs;
+        if (need + hit_unpinned > free_blocks) break;
         waiting.pop_front();
-        r.computed = 0;
+        r.computed = hit;
         r.prefill_end = total;
-        r.blocks = need;
-        free_blocks -= need;
+        r.blocks = hit / bs + need;
+        r.cached += hit;
+        out.prompt_tokens += total;
+        out.cached_prompt_tokens += hit;
+        if (cache) {
+          cache->acquire(holders[static_cast<std::size_t>(id)]);
+          sync_free();
+          take_blocks(need);
+        } else {
+          free_blocks -= need;
+        }
         r.scheduled = want;
         budget -= want;
         running.push_back(id);
@@ -461,7 +696,8 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
     area_running += d(static_cast<std::int64_t>(running.size())) * dt;
     area_kv += kv_util * dt;
     out.peak_kv_utilization = std::max(out.peak_kv_utilization, kv_util);
-    timeline.add({t, static_cast<std::int64_t>(running.size()), static_cast<std::int64_t>(waiting.size()), kv_util});
+    timeline.add({t, static_cast<std::int64_t>(running.size()), static_cast<std::int64_t>(waiting.size()), kv_util,
+                  out.prompt_tokens > 0 ? d(out.cached_prompt_tokens) / d(out.prompt_tokens) : 0.0});
     if (s.on_step) {
       step_record rec;
       rec.start_s = t;
@@ -483,9 +719,14 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
     bool any_finished = false;
     for (const std::int32_t id : scheduled) {
       request& r = reqs[static_cast<std::size_t>(id)];
-      if (r.computed < r.prefill_end) r.prefill_tokens += r.scheduled;
+      const bool prefill = r.computed < r.prefill_end;
+      if (prefill) r.prefill_tokens += r.scheduled;
       r.computed += r.scheduled;
       r.scheduled = 0;
+      // Caching the computed blocks: vLLM's and TensorRT-LLM's as each fills; SGLang's tree
+      // after each prefill chunk (and what is left when the request leaves).
+      if (cache && (radix ? prefill : r.computed / bs > holders[static_cast<std::size_t>(id)].tokens / bs))
+        commit(id, r.computed);
       if (r.computed != r.tokens()) continue;  // a prefill chunk before the last
       ++r.emitted;
       if (r.emitted == 1) {
@@ -497,15 +738,21 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
       r.last_token = end;
       if (r.emitted == r.output) {
         r.finish = end;
-        free_blocks += r.blocks;
+        release(id);
         r.blocks = 0;
         ++finished;
         any_finished = true;
-        if (r.client >= 0 && created < n) {  // the client's next request
+        if (sessions && created < n) {
+          if (r.turn + 1 < w.turns)
+            create(id, end + w.think_time_s, r.client);  // the session's next turn
+          else if (r.client >= 0)
+            create(-1, end, r.client);              // the client's next session
+        } else if (r.client >= 0 && created < n) {  // the client's next request
           request& next = reqs[static_cast<std::size_t>(created++)];
           next.client = r.client;
           next.arrival = end;
           lengths(next);
+          build_content(static_cast<std::int32_t>(&next - reqs.data()), -1, -1);
         }
       }
     }
@@ -535,7 +782,8 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
     last_arrival = std::max(last_arrival, r.arrival);
     if (s.keep_requests)
       out.requests_detail.push_back({r.arrival, r.first_token, r.finish, r.input, r.output, r.emitted, r.prefill_tokens,
-                                     r.preemptions, r.measured});
+                                     r.preemptions, r.measured, r.cached});
+    out.computed_prompt_tokens += r.prefill_tokens;
     if (!r.measured) continue;
     ++out.measured_requests;
     const double ft = r.first_token - r.arrival, lat = r.finish - r.arrival;
@@ -569,6 +817,9 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
     out.arrival_rate_all = d(n) / t;
   }
   out.mean_latency_all_s = latency_all / d(n);
+  out.prefix_cache = cache ? s.prefix_cache : prefix_cache_mode::off;
+  out.cache_hit_rate = out.prompt_tokens > 0 ? d(out.cached_prompt_tokens) / d(out.prompt_tokens) : 0.0;
+  if (cache) out.evicted_blocks = cache->evicted_blocks();
   out.timeline = std::move(timeline.points);
   return out;
 }

@@ -82,6 +82,7 @@ struct request_field {
 // The request names of the simulator's enums ("closed_loop", "prefill_first").
 [[nodiscard]] std::string_view arrival_name(arrival_kind k) noexcept;
 [[nodiscard]] std::string_view policy_name(batching_policy p) noexcept;
+[[nodiscard]] std::string_view prefix_cache_name(prefix_cache_mode m) noexcept;  // "off", "block", "radix"
 
 // Every request field, in help order.
 [[nodiscard]] const std::vector<request_field>& request_fields();

@@ -107,6 +107,7 @@ struct engine_scheduler {
   bool prefill_first = false;  // a step that admits prefills runs no decodes
   std::int64_t block_size = 16;
   double gpu_memory_utilization = 0.9;
+  prefix_cache_mode prefix_cache = prefix_cache_mode::off;  // the engine's default prefix caching
 };
 // Throws flopcast::error(invalid_argument, "/engine") for an engine the simulator does not model
 // (static batching: transformers' generate()).

@@ -14,6 +14,7 @@
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/hardware/hardware.hpp"
 #include "flopcast/model/model.hpp"
+#include "flopcast/serving/workload.hpp"
 
 namespace flopcast {
 
@@ -112,7 +113,16 @@ struct trace_request {
   double arrival_s = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
+  // Optional (-1: none): requests of one prefix id start with the same workload.prefix_tokens
+  // tokens; a request of a session id starts with the session's previous request (its prompt
+  // and output), the rest of its prompt being new.
+  std::int64_t prefix_id = -1, session_id = -1;
 };
+
+// Prefix caching (prefix_cache.cpp): off; block: hashed full blocks, LRU eviction of free cached
+// blocks (vLLM's automatic prefix caching, TensorRT-LLM's KV block reuse); radix: a radix tree
+// matched token by token (whole blocks when block_size > 1), LRU eviction of leaves (SGLang).
+enum class prefix_cache_mode : std::uint8_t { off, block, radix };
 
 // Lengths: fixed (min == max) or uniform on the integers of [min, max].
 struct length_range {
@@ -145,6 +155,8 @@ struct simulation_settings {
   batching_policy policy = batching_policy::mixed;
   std::int64_t block_size = 16;
   std::optional<std::int64_t> kv_blocks;  // default: (usable memory - weights - activations) / block bytes
+  prefix_cache_mode prefix_cache = prefix_cache_mode::off;  // models with recurrent state: always off
+  workload_settings workload;  // shared prefix, prompt pool, sessions, length preset (workload.hpp)
   // Warm-up: the first warmup_requests requests and those arriving before warmup_s are
   // simulated but excluded from the statistics.
   std::int64_t warmup_requests = 0;
@@ -166,6 +178,7 @@ struct time_point {
   double t_s = 0;
   std::int64_t running = 0, waiting = 0;
   double kv_utilization = 0;
+  double cache_hit_rate = 0;  // prompt tokens from the prefix cache / prompt tokens, so far
 };
 
 struct request_record {
@@ -174,7 +187,8 @@ struct request_record {
   std::int64_t emitted_tokens = 0;  // = output_tokens when done
   std::int64_t prefill_tokens = 0;  // tokens prefilled, recomputation included
   std::int64_t preemptions = 0;
-  bool measured = false;  // not warm-up
+  bool measured = false;           // not warm-up
+  std::int64_t cached_tokens = 0;  // prompt tokens the prefix cache served, every admission
 };
 
 struct simulation_result {
@@ -191,8 +205,14 @@ struct simulation_result {
   // batch, KV block utilisation; and the peak utilisation.
   double mean_in_system = 0, mean_running = 0, mean_kv_utilization = 0, peak_kv_utilization = 0;
   double mean_latency_all_s = 0, arrival_rate_all = 0;  // over every request: Little's law check
-  std::vector<time_point> timeline;                     // at most max_samples points, evenly thinned
-  std::vector<request_record> requests_detail;          // when keep_requests
+  // Prefix cache, over every admission (a preempted request's readmission too): prompt tokens
+  // (input and the output tokens recomputed; cached + computed), those the cache served, those
+  // prefilled.
+  prefix_cache_mode prefix_cache = prefix_cache_mode::off;
+  std::int64_t prompt_tokens = 0, cached_prompt_tokens = 0, computed_prompt_tokens = 0, evicted_blocks = 0;
+  double cache_hit_rate = 0;                    // cached_prompt_tokens / prompt_tokens
+  std::vector<time_point> timeline;             // at most max_samples points, evenly thinned
+  std::vector<request_record> requests_detail;  // when keep_requests
 };
 
 // Errors: flopcast::error(invalid_argument) naming the field ("/simulation/max_num_seqs", ...).
