@@ -134,7 +134,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   // direction: NVIDIA DGX H100/B200 user guides, 8 x ConnectX-7 per 8 GPUs), unless set.
   constexpr double scale_out_bytes_per_s = 50e9;
   const std::int64_t domain = gpu.interconnect_domain_size;
-  if (domain > 0 && tp * ep > domain && !l.interconnect_bandwidth_bytes_per_s) {
+  if (domain > 0 && std::max(tp, ep) > domain && !l.interconnect_bandwidth_bytes_per_s) {
     bw = std::min(bw, scale_out_bytes_per_s);
     r.notes |= note_beyond_domain;
   }
