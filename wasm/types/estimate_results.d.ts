@@ -305,6 +305,10 @@ export interface ParallelismResult {
   pipeline_parallel: number;
   data_parallel: number;
   expert_parallel: number;
+  /** Attention ranks among the tensor_parallel x expert_parallel GPUs, each its own batch (a divisor of expert_parallel). */
+  attention_data_parallel: number;
+  /** Busiest expert-parallel rank's routed tokens / the mean. */
+  expert_imbalance: number;
   sequence_parallel: boolean;
   num_microbatches: number;
   total_gpus: number;

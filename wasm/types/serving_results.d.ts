@@ -73,6 +73,7 @@ export interface ServingResultSettings {
   pipeline_parallel: number;
   data_parallel: number;
   expert_parallel: number;
+  attention_data_parallel: number;
   /** null: the weights' precision (fp8 for nvfp4, fp16 for weight-only and other sub-8-bit formats). */
   kv_cache_precision: PrecisionName | null;
 }
@@ -141,6 +142,13 @@ export interface SimulationPoint {
   /** Cached blocks evicted to make room. */
   evicted_blocks: number;
   steps: number;
+  /** Bytes per GPU of one attention rank (the step model's). */
+  weights_per_gpu: number;
+  kv_bytes_per_token_per_gpu: number;
+  /** Mean over the steps: TP all-reduces + EP all-to-alls (one attention rank's). */
+  communication_s_per_step: number;
+  /** Mean over the steps: one rank's EP dispatch + combine bytes (0 without expert parallelism). */
+  alltoall_bytes_per_step: number;
   makespan_s: number;
   /** First measured arrival to last measured finish. */
   window_s: number;
@@ -159,7 +167,7 @@ export interface SimulationResult {
   model: string;
   gpu: string;
   precision: string;
-  /** Tensor-parallel GPUs of the replica. */
+  /** GPUs of the replica: tensor_parallel x expert_parallel. */
   gpus: number;
   engine: string | null;
   engine_fitted: boolean;
@@ -205,6 +213,11 @@ export interface SimulationResult {
     compute_efficiency_origin: EfficiencyOrigin;
     mem_efficiency_origin: EfficiencyOrigin;
     tensor_parallel: number;
+    expert_parallel: number;
+    /** Attention ranks, each its own batch; a divisor of expert_parallel (no extra GPUs). */
+    attention_data_parallel: number;
+    /** Busiest EP rank's routed tokens / the mean. */
+    expert_imbalance: number;
     kv_cache_precision: PrecisionName | null;
   };
   /** Where the *_range figures come from, or why there are none. */

@@ -92,6 +92,28 @@ std::string lengths(const json& v) {
   return a == b ? std::to_string(a) : fmt::format("{}-{} (uniform)", a, b);
 }
 
+// Expert parallelism / attention data parallelism: the layout and the first point's communication.
+std::string layout_line(const json& r) {
+  const json& s = r.at("settings");
+  const auto ep = s.at("expert_parallel").get<std::int64_t>(),
+             adp = s.at("attention_data_parallel").get<std::int64_t>();
+  if (ep == 1 && adp == 1) return "";
+  std::string out =
+      fmt::format("  layout: TP {} x EP {} = {} GPUs, {} attention rank{} (each its own batch), expert imbalance {}\n",
+                  s.at("tensor_parallel").get<std::int64_t>(), ep, r.at("gpus").get<std::int64_t>(), adp,
+                  adp == 1 ? "" : "s", format_number(s.at("expert_imbalance").get<double>()));
+  if (!r.at("points").empty()) {
+    const json& p = r.at("points").at(0);
+    out += fmt::format(
+        "  per GPU: weights {}, KV {} per token; first point: all-to-all {} per step, communication {} per step\n",
+        format_bytes(p.at("weights_per_gpu").get<double>()),
+        format_bytes(p.at("kv_bytes_per_token_per_gpu").get<double>()),
+        format_bytes(p.at("alltoall_bytes_per_step").get<double>()),
+        format_seconds(p.at("communication_s_per_step").get<double>()));
+  }
+  return out;
+}
+
 std::string text(const json& r) {
   const json& w = r.at("workload");
   const json& k = r.at("scheduler");
@@ -125,6 +147,7 @@ std::string text(const json& r) {
           : cache == "radix" ? std::string("radix tree (SGLang), LRU leaves")
                              : std::string("hashed full blocks (vLLM, TensorRT-LLM), LRU")) +
          "\n";
+  out += layout_line(r);
   std::string slo;
   if (!w.at("slo_ttft_s").is_null()) slo += "TTFT <= " + format_seconds(w.at("slo_ttft_s").get<double>());
   if (!w.at("slo_tpot_s").is_null())

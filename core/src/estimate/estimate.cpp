@@ -114,7 +114,9 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
 estimate_result estimate_with(const model_spec& m, const settings& s, const hardware_spec* gpu,
                               const training_settings* t, training_core* core, estimate_reuse* reuse) {
   if (reuse == nullptr || !reuse->validated) validate(s);
-  if (!s.parallel.trivial()) validate_layout(m, s);
+  // Attention DP and routing imbalance need expert parallelism: checked on one GPU too.
+  if (!s.parallel.trivial() || s.parallel.attention_data_parallel != 1 || s.parallel.expert_imbalance != 1.0)
+    validate_layout(m, s);
   estimate_result r;
   const bool encdec = m.arch == architecture::encoder_decoder;
   const bool encoder_only = m.arch == architecture::encoder;

@@ -98,6 +98,17 @@ void validate_layout(const model_spec& m, const settings& s) {
                                         std::to_string(m.moe.num_experts) + "), but got " +
                                         std::to_string(l.expert_parallel));
   }
+  check(l.attention_data_parallel, "attention_data_parallel");
+  if (l.expert_parallel % l.attention_data_parallel != 0)
+    bad_layout("attention_data_parallel",
+               "expected a divisor of expert_parallel (" + std::to_string(l.expert_parallel) +
+                   "): the tensor_parallel x expert_parallel GPUs of a replica form the attention ranks, each "
+                   "tensor_parallel GPUs (without experts, attention data parallelism is data_parallel), but got " +
+                   std::to_string(l.attention_data_parallel));
+  if (!(l.expert_imbalance >= 1 && l.expert_imbalance <= d(l.expert_parallel)))
+    bad_layout("expert_imbalance", "expected the busiest expert-parallel rank's load over the mean, in [1, " +
+                                       std::to_string(l.expert_parallel) + "] (expert_parallel), but got " +
+                                       format_number(l.expert_imbalance));
   if (l.interconnect_bandwidth_bytes_per_s && !(*l.interconnect_bandwidth_bytes_per_s > 0))
     bad_layout("interconnect_bandwidth_bytes_per_s", "expected a positive number of bytes/s");
   if (!(l.link_latency_s >= 0 && l.link_latency_s < 1))
@@ -113,6 +124,10 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const std::int64_t tp = l.tensor_parallel, pp = l.pipeline_parallel, dp = l.data_parallel, ep = l.expert_parallel;
   out.batch_per_replica = (s.batch_size + dp - 1) / dp;
   const double B = d(out.batch_per_replica), S = d(s.sequence_length);
+  // With attention data parallelism each attention rank caches its own share of the sequences
+  // (dealt round-robin: the busiest holds the ceiling) and holds its activations.
+  const std::int64_t adp = l.attention_data_parallel;
+  const double B_rank = d((out.batch_per_replica + adp - 1) / adp);
   double bw = l.interconnect_bandwidth_bytes_per_s.value_or(gpu.interconnect_bandwidth_bytes_per_s / 2.0);
   // A tensor- or expert-parallel group larger than the device's NVLink / ICI / xGMI domain spans
   // nodes: its collectives run at the scale-out rate, one 400 Gb/s NIC per GPU (50 GB/s per
@@ -165,10 +180,10 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     if (!g.encoder && m.arch != architecture::encoder) {
       // K/V heads shard over TP (replicated below one per rank); mixer states shard by heads.
       const double per_token = kv_elements_per_token(m) * kv_heads_factor * kv_elem_bytes;
-      layer_kv[i] = B * state_elements_per_sequence(m, g) / d(tp) * kv_elem_bytes;
-      if (has_attention(g)) layer_kv[i] += B * cached_tokens(g, dec_tokens_end) * per_token;
+      layer_kv[i] = B_rank * state_elements_per_sequence(m, g) / d(tp) * kv_elem_bytes;
+      if (has_attention(g)) layer_kv[i] += B_rank * cached_tokens(g, dec_tokens_end) * per_token;
       if (g.cross_attention)
-        layer_kv[i] += B * S * 2 * d(m.attention.num_heads) * d(m.attention.head_dim) / d(tp) * kv_elem_bytes;
+        layer_kv[i] += B_rank * S * 2 * d(m.attention.num_heads) * d(m.attention.head_dim) / d(tp) * kv_elem_bytes;
     }
   }
   const parameter_breakdown& pb = r.parameters;
@@ -221,7 +236,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
       const double tp_share = l.sequence_parallel ? 1.0 / d(tp) : (1.0 - rep) / d(tp) + rep;
       acts = r.memory.train_activations * (B / d(s.batch_size)) * share * tp_share;
     } else {
-      acts = r.memory.activations * (B / d(s.batch_size)) / d(tp);
+      acts = r.memory.activations * (B_rank / d(s.batch_size)) / d(tp);
     }
     const double state = params * state_per_param;
     const double memory = s.training ? state + acts : weights + kv + acts;

@@ -255,6 +255,19 @@ std::vector<row> make_rows() {
         .commands(k_layout).help("Data-parallel replicas").access(FLOPCAST_MEMBER(s.base.parallel.data_parallel)),
     def("expert_parallel", T::integer).part("parallelism").flag("--ep").attr("ep").unit("GPUs").range(1, 65536)
         .commands(k_layout).help("Expert-parallel ranks (MoE)").access(FLOPCAST_MEMBER(s.base.parallel.expert_parallel)),
+    def("attention_data_parallel", T::integer).part("parallelism").flag("--attention-dp").attr("attention-dp")
+        .unit("ranks").range(1, 65536).commands(k_est | command_throughput)
+        .help("Attention data-parallel ranks (MoE serving, as SGLang's --enable-dp-attention and TensorRT-LLM's "
+              "enable_attention_dp): the tensor_parallel x expert_parallel GPUs form this many attention ranks, each "
+              "with the attention and dense parts sharded by tensor_parallel and its own batch; the experts stay "
+              "spread over expert_parallel. A divisor of expert_parallel; adds no GPUs (--tp 1 --ep 8 "
+              "--attention-dp 8: 8 GPUs)")
+        .access(FLOPCAST_MEMBER(s.base.parallel.attention_data_parallel)),
+    def("expert_imbalance", T::number).part("parallelism").flag("--expert-imbalance").attr("expert-imbalance")
+        .range(1, 65536).commands(k_est | command_throughput)
+        .help("Routing imbalance with expert parallelism: the busiest rank's routed tokens over the mean (1 = uniform "
+              "routing; at most expert_parallel). The busiest rank sets the step time")
+        .access(FLOPCAST_MEMBER(s.base.parallel.expert_imbalance)),
     def("sequence_parallel", T::boolean).part("parallelism").flag("--sp").attr("sp").commands(k_layout)
         .help("Sequence parallelism (training activations)").access(FLOPCAST_MEMBER(s.base.parallel.sequence_parallel)),
     def("num_microbatches", T::integer).part("parallelism").flag("--microbatches").attr("microbatches").range(1, 65536)

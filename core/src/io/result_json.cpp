@@ -230,6 +230,8 @@ void write_parallelism(json_out& w, const settings& s, const parallel_result& q,
       .field("pipeline_parallel", l.pipeline_parallel)
       .field("data_parallel", l.data_parallel)
       .field("expert_parallel", l.expert_parallel)
+      .field("attention_data_parallel", l.attention_data_parallel)
+      .field("expert_imbalance", l.expert_imbalance)
       .field("sequence_parallel", l.sequence_parallel)
       .field("num_microbatches", l.num_microbatches)
       .field("total_gpus", q.total_gpus)

@@ -84,6 +84,7 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
         .field("pipeline_parallel", s.base.parallel.pipeline_parallel)
         .field("data_parallel", s.base.parallel.data_parallel)
         .field("expert_parallel", s.base.parallel.expert_parallel)
+        .field("attention_data_parallel", s.base.parallel.attention_data_parallel)
         .text_or_null("kv_cache_precision", kv_precision());
   });
   w.end_object();
@@ -140,7 +141,7 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
       .field("model", q.model->name)
       .field("gpu", q.gpu->name)
       .field("precision", to_string(b.weight_precision))
-      .field("gpus", b.parallel.tensor_parallel)
+      .field("gpus", b.parallel.tensor_parallel * b.parallel.expert_parallel)
       .text_or_null("engine", e != nullptr ? std::string_view(e->id) : "")
       .field("engine_fitted", fit != nullptr)
       .field("engine_fit_rows", fit != nullptr ? fit->rows : 0);
@@ -184,6 +185,9 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
         .field("compute_efficiency_origin", origin_name(b.compute_efficiency_origin))
         .field("mem_efficiency_origin", origin_name(b.mem_efficiency_origin))
         .field("tensor_parallel", b.parallel.tensor_parallel)
+        .field("expert_parallel", b.parallel.expert_parallel)
+        .field("attention_data_parallel", b.parallel.attention_data_parallel)
+        .field("expert_imbalance", b.parallel.expert_imbalance)
         .text_or_null("kv_cache_precision",
                       b.kv_cache_precision ? std::string_view(to_string(*b.kv_cache_precision)) : "");
   });
@@ -224,6 +228,10 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
           .field("computed_prompt_tokens", r.computed_prompt_tokens)
           .field("evicted_blocks", r.evicted_blocks)
           .field("steps", r.steps)
+          .field("weights_per_gpu", r.weights_per_gpu)
+          .field("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token_per_gpu)
+          .field("communication_s_per_step", r.steps > 0 ? r.communication_s / static_cast<double>(r.steps) : 0.0)
+          .field("alltoall_bytes_per_step", r.steps > 0 ? r.alltoall_bytes / static_cast<double>(r.steps) : 0.0)
           .field("makespan_s", r.makespan_s)
           .field("window_s", r.window_s);
       w.array("timeline", [&] {

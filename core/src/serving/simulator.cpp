@@ -28,6 +28,7 @@
 #include "estimate/estimate_parts.hpp"
 #include "flopcast/base/error.hpp"
 #include "serving/prefix_cache.hpp"
+#include "serving/attention_dp.hpp"
 
 namespace flopcast {
 namespace {
@@ -325,7 +326,7 @@ void validate(const model_spec& m, const simulation_settings& s) {
   }
 }
 
-simulation_result simulate(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu) {
+simulation_result simulate_one_rank(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu) {
   validate(m, s);
   const step_model sm(m, s.base, gpu);
   const std::int64_t bs = s.block_size;
@@ -515,6 +516,8 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   simulation_result out;
   out.kv_blocks = total_blocks;
   out.block_size = bs;
+  out.weights_per_gpu = sm.weights_per_gpu();
+  out.kv_bytes_per_token_per_gpu = sm.kv_bytes_per_token();
   log_histogram itl;
   sampler timeline(s.max_samples);
   double area_in_system = 0, area_running = 0, area_kv = 0;
@@ -688,7 +691,10 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
         prefill_tokens += r.scheduled;
       }
     }
-    const double dt = sm.time(b).total_s;
+    const step_time st = sm.time(b);
+    const double dt = st.total_s;
+    out.communication_s += st.communication_s;
+    out.alltoall_bytes += st.alltoall_bytes;
     const double end = t + dt;
     const std::int64_t used = total_blocks - free_blocks;
     const double kv_util = total_blocks > 0 ? d(used) / d(total_blocks) : 0.0;

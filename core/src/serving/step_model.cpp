@@ -47,10 +47,6 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
         "the serving simulator models one replica (simulate one and multiply): "
         "expected 1, but got " +
             std::to_string(l.data_parallel));
-  if (l.expert_parallel != 1)
-    bad("/parallelism/expert_parallel",
-        "the serving simulator does not model expert parallelism yet: expected 1, but got " +
-            std::to_string(l.expert_parallel));
   settings s = s_in;
   s.training = false;
   s.batch_size = 1;
@@ -129,6 +125,8 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
   state_seq_gpu_ = state_bytes_ * shard;
 
   costs_ = s.costs;
+  if (l.expert_parallel > 1 || l.attention_data_parallel > 1)
+    init_expert_parallel(m, s, r.parallel.interconnect_bandwidth_bytes_per_s);
 }
 
 double step_model::weight_bytes_read(double tokens, double& params) const noexcept {
@@ -178,6 +176,7 @@ void step_model::add_prefill(batch& b, std::int64_t context, std::int64_t tokens
 step_time step_model::time(const batch& b) const noexcept {
   step_time t;
   if (b.tokens == 0) return t;
+  if (ep_path_) return time_expert_parallel(b);
   double params = 0;
   const double T = d(b.tokens);
   t.flops = b.flops;

@@ -60,6 +60,15 @@ struct parallel_layout {
   std::int64_t pipeline_parallel = 1;
   std::int64_t data_parallel = 1;
   std::int64_t expert_parallel = 1;
+  // Attention data parallelism (serving MoE models: SGLang --enable-dp-attention, TensorRT-LLM
+  // enable_attention_dp, vLLM --data-parallel-size with --enable-expert-parallel): the
+  // tensor_parallel x expert_parallel GPUs of a replica form attention_data_parallel attention
+  // ranks, each holding the attention and dense parts sharded by tensor_parallel and running its
+  // own batch; the routed experts stay spread over the expert_parallel ranks. A divisor of
+  // expert_parallel; adds no GPUs (README "Expert and attention-data parallelism").
+  std::int64_t attention_data_parallel = 1;
+  // Routing imbalance: the busiest EP rank's routed tokens / the mean (1 = uniform routing).
+  double expert_imbalance = 1.0;
   bool sequence_parallel = false;                            // training: shard norm/residual activations over TP ranks
   std::int64_t num_microbatches = 1;                         // pipeline microbatches per step (training bubble)
   std::optional<double> interconnect_bandwidth_bytes_per_s;  // per direction; default: GPU's / 2

@@ -27,15 +27,19 @@ struct step_time {
   double bytes = 0;      // per GPU with tensor parallelism (bytes / tp)
   double compute_s = 0;  // incl. weight dequantisation at the fp32 rate
   double memory_s = 0;
-  double communication_s = 0;  // tensor-parallel all-reduces (not overlapped)
+  double communication_s = 0;  // tensor-parallel all-reduces and expert-parallel all-to-alls (not overlapped)
+  double alltoall_bytes = 0;   // expert parallelism: one rank's dispatch + combine bytes (all MoE layers)
+  double alltoall_s = 0;       // their time (in communication_s)
   double fixed_s = 0;          // step_costs
   double total_s = 0;          // max(compute, memory) + communication + fixed
 };
 
 // The step-time model of one (model, settings, GPU): coefficients computed once from the core's
 // functions (run_pass, decode_flops_per_key, kv_elements_per_token, ...), then a step costs
-// O(sequences in the step) with no allocation. Layouts: tensor parallelism only (pipeline,
-// data and expert parallelism are rejected: "/parallelism/...").
+// O(sequences in the step) with no allocation. Layouts: tensor and expert parallelism and
+// attention data parallelism (a step is one attention rank's; the MoE layers see the tokens of
+// all attention ranks, in lock-step: step_model_ep.cpp); pipeline and data parallelism are
+// rejected ("/parallelism/...").
 class step_model {
  public:
   // Fixed costs and the GEMM curve: s.costs (estimate.hpp).
@@ -64,6 +68,11 @@ class step_model {
   [[nodiscard]] double state_bytes_per_sequence() const noexcept { return state_seq_gpu_; }
   [[nodiscard]] double weights_per_gpu() const noexcept { return weights_gpu_; }
   [[nodiscard]] std::int64_t layers() const noexcept { return layers_; }
+  // Expert parallelism: the routed experts one rank holds, and its dispatch + combine bytes for a
+  // step of `tokens` tokens of one attention rank (tokens x top_k x hidden x activation bytes x
+  // (ep - 1) / ep each way, every MoE layer; 0 without EP).
+  [[nodiscard]] double experts_per_rank() const noexcept { return ep_experts_; }
+  [[nodiscard]] double alltoall_bytes(double tokens) const noexcept;
 
  private:
   struct group_coef {
@@ -77,6 +86,8 @@ class step_model {
     double kv_bytes_per_token = 0;  // cached K/V of one layer of the group for one token
   };
   [[nodiscard]] double weight_bytes_read(double tokens, double& params) const noexcept;
+  void init_expert_parallel(const model_spec& m, const settings& s, double bandwidth);  // step_model_ep.cpp
+  [[nodiscard]] step_time time_expert_parallel(const batch& b) const noexcept;
 
   std::array<group_coef, max_layer_groups> groups_{};
   std::size_t n_groups_ = 0;
@@ -94,6 +105,11 @@ class step_model {
   double tp_ = 1, allreduce_msg_per_token_ = 0, allreduces_ = 0, tp_bw_ = 0, tp_lat_ = 0;
   double weights_gpu_ = 0, kv_token_gpu_ = 0, state_seq_gpu_ = 0;
   std::int64_t layers_ = 0;
+  // Expert parallelism and attention data parallelism (step_model_ep.cpp); ep_path_ false: the
+  // plain path above, unchanged.
+  bool ep_path_ = false;
+  double ep_ = 1, adp_ = 1, imbalance_ = 1, ep_experts_ = 0, moe_layers_ = 0, a2a_per_token_ = 0, ep_bw_ = 0,
+         ep_lat_ = 0;
   step_costs costs_;
 };
 
@@ -195,7 +211,8 @@ struct simulation_result {
   std::int64_t requests = 0, measured_requests = 0;
   std::int64_t steps = 0, preemptions = 0;
   std::int64_t kv_blocks = 0, block_size = 0;
-  double makespan_s = 0;              // last finish
+  double weights_per_gpu = 0, kv_bytes_per_token_per_gpu = 0;  // the step model's (one attention rank's GPU)
+  double makespan_s = 0;                                       // last finish
   double window_s = 0;                // measured window: first measured arrival to last measured finish
   distribution ttft, tpot, itl, e2e;  // seconds; itl percentiles from a 0.1%-wide log histogram
   double output_tokens_per_s = 0, total_tokens_per_s = 0, requests_per_s = 0;
@@ -211,6 +228,12 @@ struct simulation_result {
   prefix_cache_mode prefix_cache = prefix_cache_mode::off;
   std::int64_t prompt_tokens = 0, cached_prompt_tokens = 0, computed_prompt_tokens = 0, evicted_blocks = 0;
   double cache_hit_rate = 0;                    // cached_prompt_tokens / prompt_tokens
+  // Communication over the run's steps (one attention rank's): TP all-reduces + EP all-to-alls,
+  // and the all-to-all bytes (dispatch + combine).
+  double communication_s = 0, alltoall_bytes = 0;
+  // Attention data parallelism: the attention ranks the replica's requests were dealt to (the
+  // figures are one rank's, counts and rates scaled to the replica).
+  std::int64_t attention_ranks = 1;
   std::vector<time_point> timeline;             // at most max_samples points, evenly thinned
   std::vector<request_record> requests_detail;  // when keep_requests
 };

@@ -1,0 +1,68 @@
+// Attention data parallelism in the simulator: the replica's requests are dealt round-robin to its
+// attention_data_parallel ranks (request i to rank i mod adp), which run in lock-step with equal
+// shares (the step model's MoE layers see adp x one rank's tokens: step_model_ep.cpp). One rank is
+// simulated, the first, which gets the ceiling of every share: ceil(num_requests / adp) requests,
+// ceil(clients / adp) clients, rate / adp, ceil(warmup_requests / adp) warm-up requests; the
+// scheduler's limits (max_num_seqs, max_num_batched_tokens, kv_blocks) are per rank, as each
+// engine's DP rank runs its own scheduler. Per-request figures (TTFT, TPOT, ITL, E2E) are the
+// rank's; counts, rates and occupancies are the rank's x adp, the replica's.
+#include "serving/attention_dp.hpp"
+
+#include <string>
+
+#include "base/detail.hpp"
+#include "flopcast/base/error.hpp"
+
+namespace flopcast {
+
+using detail::d;
+
+simulation_result simulate(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu) {
+  const std::int64_t adp = s.base.parallel.attention_data_parallel;
+  if (adp <= 1) return simulate_one_rank(m, s, gpu);
+  validate(m, s);
+  const auto need = [&](std::int64_t have, const char* field, const char* what) {
+    if (have < adp)
+      throw error(error_code::invalid_argument, field,
+                  "expected at least attention_data_parallel (" + std::to_string(adp) + ") " + what +
+                      " so every attention rank has work, but got " + std::to_string(have));
+  };
+  const auto share = [&](std::int64_t n) { return (n + adp - 1) / adp; };
+  simulation_settings r = s;
+  if (s.arrivals == arrival_kind::trace) {
+    need(static_cast<std::int64_t>(s.trace.size()), "/simulation/trace", "requests");
+    r.trace.clear();
+    for (std::size_t i = 0; i < s.trace.size(); i += static_cast<std::size_t>(adp)) r.trace.push_back(s.trace[i]);
+  } else {
+    need(s.num_requests, "/simulation/num_requests", "requests");
+    r.num_requests = share(s.num_requests);
+  }
+  if (s.arrivals == arrival_kind::closed_loop) {
+    need(s.clients, "/simulation/clients", "clients");
+    r.clients = share(s.clients);
+  }
+  r.rate_per_s = s.rate_per_s / d(adp);
+  r.warmup_requests = share(s.warmup_requests);
+
+  simulation_result out = simulate_one_rank(m, r, gpu);
+  const double k = d(adp);
+  out.attention_ranks = adp;
+  out.requests *= adp;
+  out.measured_requests *= adp;
+  out.goodput_requests *= adp;
+  out.preemptions *= adp;
+  out.output_tokens_per_s *= k;
+  out.total_tokens_per_s *= k;
+  out.requests_per_s *= k;
+  out.goodput_requests_per_s *= k;
+  out.arrival_rate_all *= k;
+  out.mean_in_system *= k;
+  out.mean_running *= k;
+  for (time_point& p : out.timeline) {
+    p.running *= adp;
+    p.waiting *= adp;
+  }
+  return out;
+}
+
+}  // namespace flopcast
