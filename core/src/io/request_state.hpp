@@ -36,6 +36,11 @@ struct request_state {
     std::optional<bool> chunked_prefill;
     std::optional<batching_policy> policy;
   } simulation;
+  // "disaggregation": the layout; on when the part is given, unless enabled is false.
+  struct disaggregation_part {
+    bool enabled = true;
+    disaggregation_settings layout;
+  } disaggregation;
 };
 
 struct field_access {

@@ -57,6 +57,9 @@ class step_model {
   [[nodiscard]] step_time decode_step(std::int64_t batch_size, std::int64_t context) const noexcept;
   [[nodiscard]] step_time prefill(std::int64_t tokens) const noexcept;
 
+  // The K/V bytes of a sequence of `tokens` tokens, all layers and all GPUs (sliding-window
+  // layers hold at most their window), plus its recurrent state: what a KV transfer moves.
+  [[nodiscard]] double sequence_kv_bytes(std::int64_t tokens) const noexcept;
   // KV cache bytes per token per GPU (full-attention growth, all layers) and recurrent state
   // per sequence per GPU.
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_token_gpu_; }
@@ -112,6 +115,13 @@ struct trace_request {
   double arrival_s = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
+  // Disaggregated serving (disaggregated.hpp): prompt tokens whose K/V is already in this
+  // replica's cache on arrival (sent by a prefill worker). Admission allocates their blocks and
+  // prefills only the rest; a whole prompt present still recomputes its last token to sample
+  // the next one (vLLM's scheduler does so after a remote KV load). A preempted request loses
+  // them and recomputes locally.
+  std::int64_t kv_present_tokens = 0;
+  bool warmup = false;  // simulated but left out of the statistics (as the warm-up requests are)
 };
 
 // Lengths: fixed (min == max) or uniform on the integers of [min, max].
