@@ -418,13 +418,21 @@ disaggregated_result simulate_disaggregated(const model_spec& m, const simulatio
                                             const disaggregation_settings& dz, const hardware_spec& gpu) {
   validate(m, s);
   check_layout(dz);
-  disaggregated_result out = run(m, s, dz, gpu);
+  simulation_settings with_records = s;
+  with_records.keep_requests = true;
+  disaggregated_result out = run(m, with_records, dz, gpu);
   // The bottleneck: the pool whose one more worker shortens the mean end-to-end latency more per
-  // GPU added (the same requests; no progress calls, no request records).
+  // GPU added, for the same requests at the same arrival times (a closed loop's as found: the
+  // probes replay them open loop); no progress calls.
   simulation_settings probe = s;
   probe.on_step = nullptr;
   probe.keep_requests = false;
   probe.max_samples = 2;
+  probe.arrivals = arrival_kind::trace;
+  probe.trace.clear();
+  for (const request_record& r : out.total.requests_detail)
+    probe.trace.push_back({r.arrival_s, r.input_tokens, r.output_tokens});
+  if (!s.keep_requests) out.total.requests_detail = {};
   disaggregation_settings more = dz;
   ++more.prefill_workers;
   out.e2e_mean_plus_prefill_worker_s = run(m, probe, more, gpu).total.e2e.mean;

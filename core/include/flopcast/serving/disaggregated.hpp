@@ -62,10 +62,10 @@ struct disaggregated_result {
   distribution transfer_s;  // per measured request
   double transfer_bandwidth_bytes_per_s = 0, transfer_latency_s = 0;
   double mean_transfer_bytes = 0;  // K/V bytes sent per measured request (step_model::sequence_kv_bytes)
-  // The same requests with one more prefill worker, and with one more decode worker: their
-  // mean end-to-end latency. The bottleneck is the pool whose extra worker shortens it more per
-  // GPU added: "prefill" or "decode"; "none" when neither shortens it by 1% (more workers do not
-  // help at this load).
+  // The same requests at the same arrival times (a closed loop's replayed open loop) with one
+  // more prefill worker, and with one more decode worker: their mean end-to-end latency. The bottleneck is the pool
+  // whose extra worker shortens it more per GPU added: "prefill" or "decode"; "none" when neither shortens it by 1%
+  // (more workers do not help at this load).
   double e2e_mean_plus_prefill_worker_s = 0, e2e_mean_plus_decode_worker_s = 0;
   std::string bottleneck;
   std::int64_t gpus = 0;  // prefill workers x prefill TP + decode workers x decode TP
