@@ -1,4 +1,6 @@
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -36,5 +38,21 @@ inline json llama_config(int kv_heads = 32) {
 }
 
 inline flopcast::model_spec spec(const json& config) { return flopcast::read_hf_config(config.dump()); }
+
+// a and b agree to a relative tolerance.
+inline bool close_to(double a, double b, double rel) {
+  return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+// The pointer of the flopcast::error f throws ("" when it throws none).
+template <class F>
+std::string pointer_of(F&& f) {
+  try {
+    f();
+  } catch (const flopcast::error& e) {
+    return e.pointer();
+  }
+  return "";
+}
 
 }  // namespace test

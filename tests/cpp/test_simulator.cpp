@@ -18,18 +18,8 @@ using flopcast::step_model;
 
 namespace {
 
-bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
-
-// The pointer of the error f throws ("" when it throws none).
-template <class F>
-std::string pointer_of(F&& f) {
-  try {
-    f();
-  } catch (const flopcast::error& e) {
-    return e.pointer();
-  }
-  return "";
-}
+bool close(double a, double b, double rel) { return test::close_to(a, b, rel); }
+using test::pointer_of;
 
 flopcast::settings decode_settings(std::int64_t batch, std::int64_t context) {
   flopcast::settings s;

@@ -188,6 +188,15 @@ function realResults() {
   );
   add(
     'simulate',
+    'simulate: disaggregated prefill and decode',
+    fc.simulate({
+      ...serving,
+      simulation: { concurrency: [2], num_requests: 8, input_tokens: 256, output_tokens: 8 },
+      disaggregation: { prefill_workers: 2, decode_workers: 1, transfer_latency_s: 1e-5 },
+    }),
+  );
+  add(
+    'simulate',
     'simulate: engine, poisson, uniform lengths',
     fc.simulate({
       ...serving,

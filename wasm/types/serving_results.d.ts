@@ -154,6 +154,63 @@ export interface SimulationPoint {
   window_s: number;
   /** At most ~200 evenly thinned points. */
   timeline: SimulationTimePoint[];
+  /** Disaggregated serving only (request "disaggregation"): the pools, the transfer, the bottleneck. */
+  disaggregation?: DisaggregatedPoint;
+}
+
+/** One pool of a disaggregated simulation at one point. */
+export interface DisaggregatedPool {
+  workers: number;
+  tensor_parallel: number;
+  /** Busy step time over each worker's span (first arrival to last finish), mean over the workers. */
+  utilization: number;
+  /** Mean wait in the pool's queue per request, seconds (Little's law on the waiting requests). */
+  mean_queue_s: number;
+  /** Time-averaged waiting and running requests, summed over the workers. */
+  mean_waiting: number;
+  mean_running: number;
+  kv_blocks: number;
+  steps: number;
+  preemptions: number;
+}
+
+/** A disaggregated point: where it queues and what the KV transfer costs. */
+export interface DisaggregatedPoint {
+  /** The pool whose one more worker shortens the mean E2E more per GPU added; none: neither by 1%. */
+  bottleneck: 'prefill' | 'decode' | 'none';
+  /** Mean end-to-end latency of the same requests with one more prefill worker, seconds. */
+  e2e_mean_plus_prefill_worker_s: number;
+  /** Mean end-to-end latency of the same requests with one more decode worker, seconds. */
+  e2e_mean_plus_decode_worker_s: number;
+  /** prefill workers x prefill TP + decode workers x decode TP. */
+  gpus: number;
+  output_tokens_per_s_per_gpu: number;
+  transfer_s: SimulationDistribution;
+  mean_transfer_bytes: number;
+  /** Closed loop: passes over both pools until the arrivals repeat; false: stopped at the limit. */
+  passes: number;
+  converged: boolean;
+  prefill: DisaggregatedPool;
+  decode: DisaggregatedPool;
+}
+
+/** The layout of a disaggregated simulation. */
+export interface DisaggregatedLayout {
+  prefill_workers: number;
+  prefill_tensor_parallel: number;
+  prefill_max_num_seqs: number;
+  prefill_max_num_batched_tokens: number;
+  decode_workers: number;
+  decode_tensor_parallel: number;
+  decode_max_num_seqs: number;
+  decode_max_num_batched_tokens: number;
+  transfer_bandwidth_bytes_per_s: number;
+  transfer_latency_s: number;
+  gpus: number;
+  /** Which worker emits the first token, and how. */
+  first_token: string;
+  /** How requests are dealt to the workers. */
+  dealing: string;
 }
 
 /** The prefix cache of a simulation: off, hashed blocks (vLLM, TensorRT-LLM) or a radix tree (SGLang). */
@@ -167,7 +224,7 @@ export interface SimulationResult {
   model: string;
   gpu: string;
   precision: string;
-  /** GPUs of the replica: tensor_parallel x expert_parallel. */
+  /** GPUs of the replica: tensor_parallel x expert_parallel (disaggregated: of every worker). */
   gpus: number;
   engine: string | null;
   engine_fitted: boolean;
@@ -222,6 +279,8 @@ export interface SimulationResult {
   };
   /** Where the *_range figures come from, or why there are none. */
   ranges_source: string;
+  /** Disaggregated serving only. */
+  disaggregation?: DisaggregatedLayout;
   points: SimulationPoint[];
 }
 

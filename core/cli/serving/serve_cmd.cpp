@@ -114,6 +114,38 @@ std::string layout_line(const json& r) {
   return out;
 }
 
+// Disaggregated: the layout, then per point the pools, the transfer and the bottleneck.
+std::string disaggregation_text(const json& r) {
+  const json& l = r.at("disaggregation");
+  const auto i = [](const json& v) { return v.get<std::int64_t>(); };
+  std::string out = fmt::format(
+      "  disaggregated: {} prefill x TP {} + {} decode x TP {} = {} GPUs; KV link {} GB/s, {} latency\n"
+      "    first token: {}\n",
+      i(l.at("prefill_workers")), i(l.at("prefill_tensor_parallel")), i(l.at("decode_workers")),
+      i(l.at("decode_tensor_parallel")), i(l.at("gpus")),
+      format_number(l.at("transfer_bandwidth_bytes_per_s").get<double>() / 1e9),
+      format_seconds(l.at("transfer_latency_s").get<double>()), l.at("first_token").get<std::string>());
+  out += fmt::format("{:>12} {:>10} {:>14} {:>14} {:>12} {:>12} {:>15}\n", "", "bottleneck", "prefill util",
+                     "prefill queue", "decode util", "decode queue", "transfer mean");
+  for (const json& p : r.at("points")) {
+    const json& x = p.at("disaggregation");
+    const std::string label = !p.at("concurrency").is_null()    ? p.at("concurrency").dump()
+                              : !p.at("request_rate").is_null() ? format_number(p.at("request_rate").get<double>())
+                                                                : std::string("point");
+    out += fmt::format("{:>12} {:>10} {:>14} {:>14} {:>12} {:>12} {:>15}{}\n", label,
+                       x.at("bottleneck").get<std::string>(),
+                       format_percent(x.at("prefill").at("utilization").get<double>()),
+                       format_seconds(x.at("prefill").at("mean_queue_s").get<double>()),
+                       format_percent(x.at("decode").at("utilization").get<double>()),
+                       format_seconds(x.at("decode").at("mean_queue_s").get<double>()),
+                       format_seconds(x.at("transfer_s").at("mean").get<double>()),
+                       x.at("converged").get<bool>()
+                           ? ""
+                           : "  (closed loop not converged after " + x.at("passes").dump() + " passes: approximate)");
+  }
+  return out;
+}
+
 std::string text(const json& r) {
   const json& w = r.at("workload");
   const json& k = r.at("scheduler");
@@ -180,6 +212,7 @@ std::string text(const json& r) {
         format_percent(p.at("cache_hit_rate").get<double>()), format_count(p.at("cached_prompt_tokens").get<double>()),
         format_count(p.at("prompt_tokens").get<double>()), format_count(p.at("computed_prompt_tokens").get<double>()));
   }
+  if (r.contains("disaggregation")) out += disaggregation_text(r);
   bool ranged = false;
   for (const json& p : r.at("points")) {
     if (p.at("output_tokens_per_s_range").is_null() && p.at("ttft_s_range").is_null()) continue;
@@ -217,14 +250,21 @@ serve_command add_serve_command(CLI::App& parent) {
   cmd.run = [o] {
     const simulation_request q = read_simulation_request(build_request(*o).dump());
     std::vector<simulation_result> results;
+    std::vector<disaggregated_result> split;
     {
       progress bar(q);
       for (std::size_t i = 0; i < q.points.size(); ++i) {
         bar.begin(i);
-        results.push_back(q.run(i, [&bar](const step_record& r) { bar.step(r); }));
+        const auto step = [&bar](const step_record& r) { bar.step(r); };
+        if (q.disaggregation) {
+          split.push_back(q.run_disaggregated(i, step));
+          results.push_back(split.back().total);
+        } else {
+          results.push_back(q.run(i, step));
+        }
       }
     }
-    const std::string out = simulation_to_json(q, results);
+    const std::string out = simulation_to_json(q, results, 2, q.disaggregation ? &split : nullptr);
     if (o->json) {
       std::cout << out << "\n";
       return 0;

@@ -23,6 +23,7 @@
 #include "flopcast/plan/price_comparison.hpp"
 #include "flopcast/profile/profile.hpp"
 #include "flopcast/report/report.hpp"
+#include "flopcast/serving/disaggregated.hpp"
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/simulator.hpp"

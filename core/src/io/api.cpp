@@ -211,6 +211,14 @@ std::string simulate_json(std::string_view request_json, int indent) {
     const simulation_request q = read_simulation_request(request_json);
     std::vector<simulation_result> results;
     results.reserve(q.points.size());
+    if (q.disaggregation) {
+      std::vector<disaggregated_result> split;
+      for (std::size_t i = 0; i < q.points.size(); ++i) {
+        split.push_back(q.run_disaggregated(i));
+        results.push_back(split.back().total);
+      }
+      return simulation_to_json(q, results, indent, &split);
+    }
     for (std::size_t i = 0; i < q.points.size(); ++i) results.push_back(q.run(i));
     return simulation_to_json(q, results, indent);
   });

@@ -407,6 +407,53 @@ std::vector<row> make_rows() {
         .derived("the engine's (vLLM, SGLang, TensorRT-LLM: on), else off")
         .help("Prefix caching: a prompt's cached blocks skip prefill (vLLM, TensorRT-LLM: hashed blocks; SGLang: radix "
               "tree); the CLI also takes --no-prefix-caching").access(FLOPCAST_MEMBER(s.simulation.prefix_caching)),
+    def("disaggregation", T::part).commands(command_simulate)
+        .help("Disaggregated serving (flopcast serve --disagg): prefill and decode workers, each its own layout, "
+              "and the KV transfer between them"),
+    def("enabled", T::boolean).part("disaggregation").flag("--disagg").commands(command_simulate)
+        .derived("true when the part is given")
+        .help("Serve with separate prefill and decode workers (Dynamo, SGLang PD, vLLM disaggregated prefill, "
+              "TensorRT-LLM disagg)").access(FLOPCAST_MEMBER(s.disaggregation.enabled)),
+    def("prefill_workers", T::integer).part("disaggregation").flag("--prefill-workers").unit("workers")
+        .range(1, 65536).commands(command_simulate).help("Prefill workers (replicas)")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.prefill_workers)),
+    def("decode_workers", T::integer).part("disaggregation").flag("--decode-workers").unit("workers")
+        .range(1, 65536).commands(command_simulate).help("Decode workers (replicas)")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_workers)),
+    def("prefill_tensor_parallel", T::integer).part("disaggregation").flag("--prefill-tp").unit("GPUs")
+        .range(1, 65536).commands(command_simulate).derived("the layout's tensor_parallel")
+        .help("Tensor-parallel GPUs of each prefill worker")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.prefill_tensor_parallel)),
+    def("decode_tensor_parallel", T::integer).part("disaggregation").flag("--decode-tp").unit("GPUs")
+        .range(1, 65536).commands(command_simulate).derived("the layout's tensor_parallel")
+        .help("Tensor-parallel GPUs of each decode worker")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_tensor_parallel)),
+    def("prefill_max_num_seqs", T::integer).part("disaggregation").flag("--prefill-max-num-seqs").unit("sequences")
+        .range(1, k_sim_requests).commands(command_simulate).derived("the simulation's max_num_seqs")
+        .help("max_num_seqs of a prefill worker")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.prefill_max_num_seqs)),
+    def("prefill_max_num_batched_tokens", T::integer).part("disaggregation").flag("--prefill-max-num-batched-tokens")
+        .unit("tokens").range(1, 1e8).commands(command_simulate).derived("the simulation's max_num_batched_tokens")
+        .help("max_num_batched_tokens of a prefill worker")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.prefill_max_num_batched_tokens)),
+    def("decode_max_num_seqs", T::integer).part("disaggregation").flag("--decode-max-num-seqs").unit("sequences")
+        .range(1, k_sim_requests).commands(command_simulate).derived("the simulation's max_num_seqs")
+        .help("max_num_seqs of a decode worker")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_max_num_seqs)),
+    def("decode_max_num_batched_tokens", T::integer).part("disaggregation").flag("--decode-max-num-batched-tokens")
+        .unit("tokens").range(1, 1e8).commands(command_simulate).derived("the simulation's max_num_batched_tokens")
+        .help("max_num_batched_tokens of a decode worker")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_max_num_batched_tokens)),
+    def("transfer_bandwidth_bytes_per_s", T::number).part("disaggregation").flag("--transfer-bandwidth")
+        .unit("bytes/s").range(0, 1e15, true).scaled(1e9, "GB/s").commands(command_simulate)
+        .derived("per GPU: half the GPU's listed interconnect when the deployment fits its NVLink domain, else "
+                 "50 GB/s (scale-out); times min(prefill TP, decode TP)")
+        .help("KV transfer bandwidth from a prefill worker to a decode worker, in all")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.transfer_bandwidth_bytes_per_s)),
+    def("transfer_latency_s", T::number).part("disaggregation").flag("--transfer-latency").unit("s").range(0, 1)
+        .scaled(1e-6, "us").commands(command_simulate).derived("the layout's link_latency_s")
+        .help("Latency of one request's KV transfer")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.transfer_latency_s)),
     def("plan", T::part).commands(command_plan).help("Layout search settings (flopcast plan)"),
     def("max_gpus", T::integer).part("plan").flag("--max-gpus").unit("GPUs").range(1, 1024).commands(command_plan)
         .help("The most GPUs a layout may use").access(FLOPCAST_MEMBER(s.plan.max_gpus)),

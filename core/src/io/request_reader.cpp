@@ -302,6 +302,13 @@ simulation_result simulation_request::run(std::size_t i, const std::function<voi
   return simulate(*model, s, *gpu);
 }
 
+disaggregated_result simulation_request::run_disaggregated(
+    std::size_t i, const std::function<void(const step_record&)>& on_step) const {
+  simulation_settings s = at(i);
+  s.on_step = on_step;
+  return simulate_disaggregated(*model, s, disaggregation.value_or(disaggregation_settings{}), *gpu);
+}
+
 simulation_request read_simulation_request(const nlohmann::json& j) {
   using namespace detail;
   request_state state;
@@ -451,6 +458,11 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
              : s.arrivals == arrival_kind::poisson   ? rates
                                                      : std::vector<simulation_point>{simulation_point{}};
   validate(*q.model, q.at(0));
+  // Disaggregated: the part given (and not "enabled": false).
+  const json& disagg = part_object(j, "disaggregation");
+  read_scalars(disagg, "disaggregation", command_simulate, state, false);
+  if (j.contains("disaggregation") && !j.at("disaggregation").is_null() && state.disaggregation.enabled)
+    q.disaggregation = state.disaggregation.layout;
   return q;
 }
 

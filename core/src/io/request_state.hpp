@@ -39,6 +39,11 @@ struct request_state {
     workload_settings workload;
     std::optional<double> range_ratio;
   } simulation;
+  // "disaggregation": the layout; on when the part is given, unless enabled is false.
+  struct disaggregation_part {
+    bool enabled = true;
+    disaggregation_settings layout;
+  } disaggregation;
 };
 
 struct field_access {

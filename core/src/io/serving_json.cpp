@@ -7,6 +7,7 @@
 #include "flopcast/base/error.hpp"
 #include "flopcast/io/request.hpp"
 #include "flopcast/io/result_json.hpp"
+#include "flopcast/serving/disaggregated.hpp"
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "io/result_parts.hpp"
@@ -16,6 +17,59 @@ namespace flopcast {
 using detail::json_out;
 using detail::origin_name;
 using detail::write_range;
+
+namespace {
+
+// The layout of a disaggregated simulation (the same at every point).
+void write_disaggregation_layout(json_out& w, const disaggregated_result& r) {
+  w.object("disaggregation", [&] {
+    for (const auto* p : {&r.prefill, &r.decode}) {
+      const std::string name = p == &r.prefill ? "prefill" : "decode";
+      w.field(name + "_workers", p->workers)
+          .field(name + "_tensor_parallel", p->tensor_parallel)
+          .field(name + "_max_num_seqs", p->max_num_seqs)
+          .field(name + "_max_num_batched_tokens", p->max_num_batched_tokens);
+    }
+    w.field("transfer_bandwidth_bytes_per_s", r.transfer_bandwidth_bytes_per_s)
+        .field("transfer_latency_s", r.transfer_latency_s)
+        .field("gpus", r.gpus)
+        .field("first_token",
+               "from the decode worker after the KV transfer: it recomputes the last prompt token to sample the "
+               "first (vLLM's scheduler after a remote KV load)")
+        .field("dealing", "round robin: prefill workers in arrival order, decode workers in order of KV arrival");
+  });
+}
+
+void write_disaggregation_point(json_out& w, const disaggregated_result& r) {
+  const auto dist = [&](std::string_view key, const distribution& x) {
+    w.object(key, [&] { w.field("mean", x.mean).field("p50", x.p50).field("p90", x.p90).field("p99", x.p99); });
+  };
+  w.object("disaggregation", [&] {
+    w.field("bottleneck", r.bottleneck)
+        .field("e2e_mean_plus_prefill_worker_s", r.e2e_mean_plus_prefill_worker_s)
+        .field("e2e_mean_plus_decode_worker_s", r.e2e_mean_plus_decode_worker_s)
+        .field("gpus", r.gpus)
+        .field("output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu);
+    dist("transfer_s", r.transfer_s);
+    w.field("mean_transfer_bytes", r.mean_transfer_bytes).field("passes", r.passes).field("converged", r.converged);
+    for (const auto* p : {&r.prefill, &r.decode})
+      w.object(p == &r.prefill ? "prefill" : "decode", [&] {
+        std::int64_t steps = 0, preemptions = 0;
+        for (const simulation_result& x : p->worker_results) steps += x.steps, preemptions += x.preemptions;
+        w.field("workers", p->workers)
+            .field("tensor_parallel", p->tensor_parallel)
+            .field("utilization", p->utilization)
+            .field("mean_queue_s", p->mean_queue_s)
+            .field("mean_waiting", p->mean_waiting)
+            .field("mean_running", p->mean_running)
+            .field("kv_blocks", p->kv_blocks)
+            .field("steps", steps)
+            .field("preemptions", preemptions);
+      });
+  });
+}
+
+}  // namespace
 
 std::string serving_to_json(const model_spec& m, const serving_settings& s, const hardware_spec& gpu,
                             const serving_result& r, int indent) {
@@ -91,7 +145,9 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
   return w.take();
 }
 
-std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points, int indent) {
+std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points, int indent,
+                               const std::vector<disaggregated_result>* disaggregated) {
+  const bool disagg = disaggregated != nullptr && !disaggregated->empty() && q.disaggregation.has_value();
   const simulation_settings& s = q.simulation;
   const settings& b = s.base;
   const engine_profile* e = b.engine.empty() ? nullptr : &find_engine(b.engine);
@@ -141,7 +197,7 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
       .field("model", q.model->name)
       .field("gpu", q.gpu->name)
       .field("precision", to_string(b.weight_precision))
-      .field("gpus", b.parallel.tensor_parallel * b.parallel.expert_parallel)
+      .field("gpus", disagg ? disaggregated->front().gpus : b.parallel.tensor_parallel * b.parallel.expert_parallel)
       .text_or_null("engine", e != nullptr ? std::string_view(e->id) : "")
       .field("engine_fitted", fit != nullptr)
       .field("engine_fit_rows", fit != nullptr ? fit->rows : 0);
@@ -192,6 +248,7 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
                       b.kv_cache_precision ? std::string_view(to_string(*b.kv_cache_precision)) : "");
   });
   w.field("ranges_source", ranges_source);
+  if (disagg) write_disaggregation_layout(w, disaggregated->front());
   w.array("points", [&] {
     for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
       const simulation_result& r = points[i];
@@ -234,6 +291,7 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
           .field("alltoall_bytes_per_step", r.steps > 0 ? r.alltoall_bytes / static_cast<double>(r.steps) : 0.0)
           .field("makespan_s", r.makespan_s)
           .field("window_s", r.window_s);
+      if (disagg && i < disaggregated->size()) write_disaggregation_point(w, (*disaggregated)[i]);
       w.array("timeline", [&] {
         for (const time_point& t : r.timeline)
           w.begin_object()

@@ -27,8 +27,9 @@
 #include "base/detail.hpp"
 #include "estimate/estimate_parts.hpp"
 #include "flopcast/base/error.hpp"
-#include "serving/prefix_cache.hpp"
 #include "serving/attention_dp.hpp"
+#include "serving/prefix_cache.hpp"
+#include "serving/simulator_parts.hpp"
 
 namespace flopcast {
 namespace {
@@ -58,23 +59,7 @@ void check_range(const length_range& r, const std::string& field) {
     bad(field + "/max", "expected max >= min (" + std::to_string(r.min) + "), but got " + std::to_string(r.max));
 }
 
-// Deterministic on every platform: the raw 64-bit stream of mt19937_64 (fixed by the standard)
-// mapped by our own arithmetic (the standard distributions are implementation-defined).
-struct rng {
-  std::mt19937_64 gen;
-  explicit rng(std::uint64_t seed) : gen(seed) {}
-  double uniform01() { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double exponential(double rate) { return -std::log1p(-uniform01()) / rate; }
-  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) {  // [lo, hi]
-    const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
-    if (span == 0) return lo;
-    const std::uint64_t limit =
-        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % span;
-    std::uint64_t x = gen();
-    while (x >= limit) x = gen();
-    return lo + static_cast<std::int64_t>(x % span);
-  }
-};
+using detail::rng;
 
 struct request {
   double arrival = 0, first_token = -1, last_token = 0, finish = -1;
@@ -85,37 +70,15 @@ struct request {
   std::int64_t blocks = 0;
   std::int64_t prefill_tokens = 0, preemptions = 0;
   std::int64_t client = -1;
-  std::int64_t scheduled = 0;  // tokens in the current step
-  std::int64_t cached = 0;     // prompt tokens the prefix cache served (every admission)
-  std::int32_t parent = -1;    // sessions: the previous turn
-  std::int32_t turn = 0;       // sessions: 0 for a session's first request
+  std::int64_t scheduled = 0;   // tokens in the current step
+  std::int64_t cached = 0;      // prompt tokens the prefix cache served (every admission)
+  std::int32_t parent = -1;     // sessions: the previous turn
+  std::int32_t turn = 0;        // sessions: 0 for a session's first request
+  std::int64_t kv_present = 0;  // prompt tokens whose K/V arrived with the request (trace_request)
+  bool warmup = false;
   bool measured = false;
   [[nodiscard]] std::int64_t tokens() const { return input + emitted; }
 };
-
-double percentile_sorted(const std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const double pos = q * d(static_cast<std::int64_t>(v.size()) - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - d(static_cast<std::int64_t>(lo)));
-}
-
-distribution summarize(std::vector<double>& v) {
-  distribution out;
-  if (v.empty()) return out;
-  std::sort(v.begin(), v.end());
-  out.count = static_cast<std::int64_t>(v.size());
-  double sum = 0;
-  for (const double x : v) sum += x;
-  out.mean = sum / d(out.count);
-  out.min = v.front();
-  out.max = v.back();
-  out.p50 = percentile_sorted(v, 0.5);
-  out.p90 = percentile_sorted(v, 0.9);
-  out.p99 = percentile_sorted(v, 0.99);
-  return out;
-}
 
 // Inter-token latencies (there can be 10^9): a log histogram of 0.1%-wide bins from 1 ns.
 struct log_histogram {
@@ -282,6 +245,7 @@ void validate(const model_spec& m, const simulation_settings& s) {
       last = t.arrival_s;
       check_int(t.input_tokens, 1, max_tokens, at + "/input_tokens");
       check_int(t.output_tokens, 1, max_tokens, at + "/output_tokens");
+      check_int(t.kv_present_tokens, 0, t.input_tokens, at + "/kv_present_tokens");
       generated += d(t.output_tokens);
     }
     if (generated > max_generated)
@@ -313,12 +277,15 @@ void validate(const model_spec& m, const simulation_settings& s) {
   check_int(s.max_samples, 2, 100000, "/simulation/max_samples");
   validate_workload(s);
   if (!s.chunked_prefill) {
-    const std::int64_t longest = trace ? std::max_element(s.trace.begin(), s.trace.end(),
-                                                          [](const trace_request& a, const trace_request& b) {
-                                                            return a.input_tokens < b.input_tokens;
-                                                          })
-                                             ->input_tokens
-                                       : longest_request(s).first;
+    // Tokens a request prefills here: those whose K/V did not arrive with it (at least one).
+    const auto to_prefill = [](const trace_request& t) {
+      return std::max<std::int64_t>(1, t.input_tokens - t.kv_present_tokens);
+    };
+    const std::int64_t longest =
+        trace ? to_prefill(*std::max_element(
+                    s.trace.begin(), s.trace.end(),
+                    [&](const trace_request& a, const trace_request& b) { return to_prefill(a) < to_prefill(b); }))
+              : longest_request(s).first;
     if (longest > s.max_num_batched_tokens)
       bad("/simulation/max_num_batched_tokens",
           "without chunked prefill a prompt runs in one step: expected at least the longest prompt (" +
@@ -494,6 +461,8 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
           last_of_session[q.session_id] = static_cast<std::int32_t>(i);
         }
         build_content(static_cast<std::int32_t>(i), q.prefix_id, history);
+        r.kv_present = q.kv_present_tokens;
+        r.warmup = q.warmup;
       } else {
         if (s.arrivals == arrival_kind::poisson) t += random.exponential(s.rate_per_s);
         r.arrival = t;
@@ -523,7 +492,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
   double area_in_system = 0, area_running = 0, area_kv = 0;
 
   const auto measured = [&](std::int64_t i, const request& r) {
-    return i >= s.warmup_requests && r.arrival >= s.warmup_s;
+    return i >= s.warmup_requests && r.arrival >= s.warmup_s && !r.warmup;
   };
   // With a cache: the requests' blocks outside it (private), and the free blocks are those
   // neither private nor pinned (cached blocks nobody uses are evicted when needed).
@@ -565,6 +534,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
     r.blocks = 0;
     r.computed = 0;
     r.scheduled = 0;
+    r.kv_present = 0;  // the transferred K/V is freed with the blocks: recomputed locally
     ++r.preemptions;
     ++out.preemptions;
     waiting.push_front(id);
@@ -633,22 +603,25 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
         const std::int32_t id = waiting.front();
         request& r = reqs[static_cast<std::size_t>(id)];
         const std::int64_t total = r.tokens();
-        // The prefix cache serves whole pages of the prompt, never its last token (its logits).
+        // K/V that arrived with the request (a disaggregated decode worker): its blocks are
+        // allocated here and only the rest is prefilled. Otherwise the prefix cache serves whole
+        // pages of the prompt, never its last token (its logits).
+        const std::int64_t present = std::min(r.kv_present, total - 1);
         std::int64_t hit = 0, hit_unpinned = 0;
-        if (cache) hit = cache->lookup(span(id), total - 1, hit_unpinned);
-        const std::int64_t rest = total - hit;
+        if (cache && present == 0) hit = cache->lookup(span(id), total - 1, hit_unpinned);
+        const std::int64_t rest = total - hit - present;
         // Without chunking a prompt runs whole; a recomputed prefill longer than the budget is
         // still chunked (it could never run otherwise).
         if (!s.chunked_prefill && rest > budget && rest <= s.max_num_batched_tokens) break;
         const std::int64_t want = std::min(rest, budget);
-        const std::int64_t need = blocks_for(hit + want, bs) - hit / bs;
+        const std::int64_t need = blocks_for(hit + present + want, bs) - hit / bs;
         if (need + hit_unpinned > free_blocks) break;
         waiting.pop_front();
-        r.computed = hit;
+        r.computed = hit + present;
         r.prefill_end = total;
         r.blocks = hit / bs + need;
         r.cached += hit;
-        out.prompt_tokens += total;
+        out.prompt_tokens += total - present;
         out.cached_prompt_tokens += hit;
         if (cache) {
           cache->acquire(holders[static_cast<std::size_t>(id)]);
@@ -774,11 +747,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
   // ---- statistics ----
   out.requests = n;
   out.makespan_s = t;
-  std::vector<double> ttft, tpot, e2e;
-  ttft.reserve(static_cast<std::size_t>(n));
-  tpot.reserve(static_cast<std::size_t>(n));
-  e2e.reserve(static_cast<std::size_t>(n));
-  double first_arrival = std::numeric_limits<double>::infinity(), last_finish = 0, out_tokens = 0, in_tokens = 0;
+  detail::request_statistics stats(s, static_cast<std::size_t>(n));
   double latency_all = 0, last_arrival = 0;
   if (s.keep_requests) out.requests_detail.reserve(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
@@ -790,31 +759,9 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
       out.requests_detail.push_back({r.arrival, r.first_token, r.finish, r.input, r.output, r.emitted, r.prefill_tokens,
                                      r.preemptions, r.measured, r.cached});
     out.computed_prompt_tokens += r.prefill_tokens;
-    if (!r.measured) continue;
-    ++out.measured_requests;
-    const double ft = r.first_token - r.arrival, lat = r.finish - r.arrival;
-    const double per_token = r.output > 1 ? (r.finish - r.first_token) / d(r.output - 1) : 0.0;
-    ttft.push_back(ft);
-    e2e.push_back(lat);
-    if (r.output > 1) tpot.push_back(per_token);
-    first_arrival = std::min(first_arrival, r.arrival);
-    last_finish = std::max(last_finish, r.finish);
-    out_tokens += d(r.output);
-    in_tokens += d(r.input);
-    if ((!s.slo_ttft_s || ft <= *s.slo_ttft_s) && (!s.slo_tpot_s || per_token <= *s.slo_tpot_s)) ++out.goodput_requests;
+    if (r.measured) stats.add(r.arrival, r.first_token, r.finish, r.input, r.output);
   }
-  if (out.measured_requests > 0) {
-    out.window_s = last_finish - first_arrival;
-    if (out.window_s > 0) {
-      out.output_tokens_per_s = out_tokens / out.window_s;
-      out.total_tokens_per_s = (out_tokens + in_tokens) / out.window_s;
-      out.requests_per_s = d(out.measured_requests) / out.window_s;
-      out.goodput_requests_per_s = d(out.goodput_requests) / out.window_s;
-    }
-  }
-  out.ttft = summarize(ttft);
-  out.tpot = summarize(tpot);
-  out.e2e = summarize(e2e);
+  stats.into(out);
   out.itl = itl.summary();
   if (t > 0) {
     out.mean_in_system = area_in_system / t;

@@ -196,6 +196,13 @@ step_time step_model::time(const batch& b) const noexcept {
   return t;
 }
 
+double step_model::sequence_kv_bytes(std::int64_t tokens) const noexcept {
+  double bytes = state_bytes_;
+  for (std::size_t i = 0; i < n_groups_; ++i)
+    bytes += groups_[i].count * groups_[i].kv_bytes_per_token * cached(groups_[i].cache_window, d(tokens));
+  return bytes;
+}
+
 step_time step_model::decode_step(std::int64_t batch_size, std::int64_t context) const noexcept {
   batch one;
   add_decode(one, context);

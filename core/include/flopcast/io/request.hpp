@@ -17,6 +17,7 @@
 #include "flopcast/estimate/calibration.hpp"
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/io/compare.hpp"
+#include "flopcast/serving/disaggregated.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/simulator.hpp"
 #include "flopcast/training/training.hpp"
@@ -139,10 +140,16 @@ struct simulation_request {
   // The scheduler's origin: "engine <id> defaults" (with "; request overrides: ..."), or
   // "simulator defaults (vLLM-like)".
   std::string scheduler_source;
+  // "disaggregation" (disaggregated.hpp): set when the request serves with separate prefill and
+  // decode workers; run_disaggregated() then simulates the points.
+  std::optional<disaggregation_settings> disaggregation;
   // The settings of point i (concurrency or request_rate set).
   [[nodiscard]] simulation_settings at(std::size_t i) const;
   // Simulates point i (simulate() with at(i)); on_step, when given, is called after every step.
   [[nodiscard]] simulation_result run(std::size_t i, const std::function<void(const step_record&)>& on_step = {}) const;
+  // Point i disaggregated (simulate_disaggregated() with at(i) and *disaggregation).
+  [[nodiscard]] disaggregated_result run_disaggregated(
+      std::size_t i, const std::function<void(const step_record&)>& on_step = {}) const;
 };
 // The most points (concurrency or request_rate values) one request may list.
 inline constexpr std::size_t max_simulation_points = 64;

@@ -74,10 +74,15 @@ struct serving_result;
 // A serving simulation (request.hpp read_simulation_request, simulator.hpp) as one JSON object,
 // SI units: the workload, the scheduler used, and per point (concurrency or request rate) the
 // TTFT / TPOT / ITL / end-to-end distributions, rates, goodput, KV use and a timeline.
+// Disaggregated (q.disaggregation): `points` are the results' totals and `disaggregated` the
+// results, which add a "disaggregation" object at the top (the layout) and in every point (the
+// pools, the transfer, the bottleneck).
 struct simulation_request;
 struct simulation_result;
+struct disaggregated_result;
 [[nodiscard]] std::string simulation_to_json(const simulation_request& q, const std::vector<simulation_result>& points,
-                                             int indent = 2);
+                                             int indent = 2,
+                                             const std::vector<disaggregated_result>* disaggregated = nullptr);
 // Reads and runs a simulation request (every point) and returns simulation_to_json's text.
 [[nodiscard]] std::string simulate_json(std::string_view request_json, int indent = -1);
 // A training-step analysis (training.hpp) of an estimate request; "training_analysis" may hold

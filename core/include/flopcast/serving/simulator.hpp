@@ -62,6 +62,9 @@ class step_model {
   [[nodiscard]] step_time decode_step(std::int64_t batch_size, std::int64_t context) const noexcept;
   [[nodiscard]] step_time prefill(std::int64_t tokens) const noexcept;
 
+  // The K/V bytes of a sequence of `tokens` tokens, all layers and all GPUs (sliding-window
+  // layers hold at most their window), plus its recurrent state: what a KV transfer moves.
+  [[nodiscard]] double sequence_kv_bytes(std::int64_t tokens) const noexcept;
   // KV cache bytes per token per GPU (full-attention growth, all layers) and recurrent state
   // per sequence per GPU.
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_token_gpu_; }
@@ -133,6 +136,13 @@ struct trace_request {
   // tokens; a request of a session id starts with the session's previous request (its prompt
   // and output), the rest of its prompt being new.
   std::int64_t prefix_id = -1, session_id = -1;
+  // Disaggregated serving (disaggregated.hpp): prompt tokens whose K/V is already in this
+  // replica's cache on arrival (sent by a prefill worker). Admission allocates their blocks and
+  // prefills only the rest; a whole prompt present still recomputes its last token to sample
+  // the next one (vLLM's scheduler does so after a remote KV load). A preempted request loses
+  // them and recomputes locally.
+  std::int64_t kv_present_tokens = 0;
+  bool warmup = false;  // simulated but left out of the statistics (as the warm-up requests are)
 };
 
 // Prefix caching (prefix_cache.cpp): off; block: hashed full blocks, LRU eviction of free cached
@@ -227,7 +237,7 @@ struct simulation_result {
   // prefilled.
   prefix_cache_mode prefix_cache = prefix_cache_mode::off;
   std::int64_t prompt_tokens = 0, cached_prompt_tokens = 0, computed_prompt_tokens = 0, evicted_blocks = 0;
-  double cache_hit_rate = 0;                    // cached_prompt_tokens / prompt_tokens
+  double cache_hit_rate = 0;  // cached_prompt_tokens / prompt_tokens
   // Communication over the run's steps (one attention rank's): TP all-reduces + EP all-to-alls,
   // and the all-to-all bytes (dispatch + combine).
   double communication_s = 0, alltoall_bytes = 0;

@@ -1,0 +1,116 @@
+// `flopcast serve --disagg`: disaggregated prefill and decode workers as users run them (the
+// real binary), the JSON shape of both pools, the text table, and errors (exit 2, the flag and
+// the JSON pointer).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'build/flopcast');
+const tmp = mkdtempSync(join(tmpdir(), 'flopcast-disagg-'));
+process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
+
+function run(args) {
+  const r = spawnSync(bin, ['serve', ...args], { encoding: 'utf8', cwd: tmp });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+function fails(args) {
+  const r = run(args);
+  assert.equal(r.code, 2, `exit code for ${args.join(' ')}: ${r.err}`);
+  assert.equal(r.out, '');
+  return r.err.trim();
+}
+
+// The deployment the issue names: DeepSeek-R1 in NVFP4 on B200, TensorRT-LLM, 8-GPU prefill and
+// decode workers.
+const deepseek = [
+  'deepseek-r1',
+  '-g',
+  'B200',
+  '-p',
+  'nvfp4',
+  '--concurrency',
+  '64,256',
+  '--isl',
+  '1024',
+  '--osl',
+  '1024',
+  '--engine',
+  'tensorrt-llm',
+  '--disagg',
+  '--prefill-tp',
+  '8',
+  '--decode-tp',
+  '8',
+];
+
+test('serve --disagg: DeepSeek-R1 on B200 runs, both pools per point', () => {
+  const r = run([...deepseek, '--json']);
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.gpus, 16, 'one prefill and one decode worker of 8 GPUs');
+  assert.equal(j.disaggregation.prefill_tensor_parallel, 8);
+  assert.equal(j.disaggregation.decode_tensor_parallel, 8);
+  assert.equal(j.disaggregation.gpus, 16);
+  assert.equal(j.points.length, 2);
+  for (const p of j.points) {
+    const d = p.disaggregation;
+    assert.ok(['prefill', 'decode'].includes(d.bottleneck));
+    assert.equal(d.converged, true);
+    assert.ok(d.transfer_s.mean > 0);
+    assert.ok(d.prefill.utilization > 0 && d.prefill.utilization <= 1);
+    assert.ok(d.decode.utilization > 0 && d.decode.utilization <= 1);
+    // The first token comes after the prefill and the transfer.
+    assert.ok(p.ttft_s.mean > d.transfer_s.mean);
+    assert.ok(Math.abs(d.output_tokens_per_s_per_gpu - p.output_tokens_per_s / 16) <= 1e-9 * p.output_tokens_per_s);
+  }
+  // More clients: more throughput, longer TPOT.
+  assert.ok(j.points[1].output_tokens_per_s > j.points[0].output_tokens_per_s);
+  assert.ok(j.points[1].tpot_s.mean > j.points[0].tpot_s.mean);
+});
+
+test('serve --disagg: the text names the layout and the bottleneck', () => {
+  const r = run([...deepseek, '--prefill-workers', '2']);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /disaggregated: 2 prefill x TP 8 \+ 1 decode x TP 8 = 24 GPUs/);
+  assert.match(r.out, /bottleneck/);
+  assert.match(r.out, /^\s+64\s+(prefill|decode)\s/m);
+});
+
+test('serve without --disagg is unchanged: no disaggregation keys', () => {
+  const r = run([
+    'llama-3-8b',
+    '--gpu',
+    'H100',
+    '--isl',
+    '256',
+    '--osl',
+    '16',
+    '--num-requests',
+    '32',
+    '--concurrency',
+    '4',
+    '--json',
+  ]);
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.disaggregation, undefined);
+  assert.equal(j.points[0].disaggregation, undefined);
+});
+
+test('serve --disagg: bad values exit 2 naming the flag and the field', () => {
+  const small = ['llama-3-8b', '--gpu', 'H100', '--isl', '256', '--osl', '16', '--num-requests', '16', '--disagg'];
+  assert.match(fails([...small, '--prefill-workers', '0']), /--prefill-workers, \/disaggregation\/prefill_workers/);
+  assert.match(
+    fails([...small, '--decode-tp', '3']),
+    /--decode-tp, \/disaggregation\/decode_tensor_parallel\).*decode workers/,
+  );
+  assert.match(
+    fails([...small, '--transfer-bandwidth', '-1']),
+    /--transfer-bandwidth, \/disaggregation\/transfer_bandwidth_bytes_per_s/,
+  );
+  assert.match(fails([...small, '--transfer-latency', 'abc']), /\/disaggregation\/transfer_latency_s/);
+});
