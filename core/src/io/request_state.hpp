@@ -35,6 +35,11 @@ struct request_state {
     std::optional<std::int64_t> max_num_seqs, max_num_batched_tokens, block_size, kv_blocks;
     std::optional<bool> chunked_prefill;
     std::optional<batching_policy> policy;
+    std::optional<speculative_method> speculative;
+    std::optional<std::int64_t> speculative_tokens;
+    std::optional<double> acceptance_rate;  // one rate (a list: read_simulation_request)
+    std::string harness = "none";
+    std::optional<double> client_overhead_s;
   } simulation;
 };
 
