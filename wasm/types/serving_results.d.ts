@@ -103,6 +103,15 @@ export interface SimulationPoint {
   requests: number;
   /** Requests counted in the statistics (after the warm-up). */
   measured_requests: number;
+  /** The harness's figures (its ITL definition, its client term on TTFT and end-to-end); null without a harness. */
+  harness: {
+    ttft_mean_s: number;
+    tpot_mean_s: number;
+    itl_mean_s: number;
+    e2e_mean_s: number;
+  } | null;
+  /** Speculative decoding: tokens emitted per verification step, measured (0 without speculation). */
+  tokens_per_decode_step: number;
   ttft_s: SimulationDistribution;
   /** [low, high] of the mean from a fitted engine's residuals; null without one. */
   ttft_s_range: Range | null;
@@ -281,6 +290,27 @@ export interface SimulationResult {
   ranges_source: string;
   /** Disaggregated serving only. */
   disaggregation?: DisaggregatedLayout;
+  /** Speculative decoding as simulated (the method's defaults filled in); null when off. */
+  speculative: {
+    label: "ESTIMATED";
+    method: "draft_model" | "mtp" | "eagle3";
+    draft: string | null;
+    speculative_tokens: number;
+    /** Acceptance at each draft position given the earlier ones (the last repeats). */
+    acceptance_rate: number[];
+    expected_tokens_per_step: number;
+  } | null;
+  /** The benchmark client whose conventions the points' `harness` figures follow (data/harnesses.json); null: none. */
+  harness: {
+    id: string;
+    name: string;
+    itl: "chunk_gaps" | "request_mean";
+    warmup_requests: number;
+    default_requests: number;
+    client_overhead_s: number;
+    client_overhead_label: "ESTIMATED";
+    source: string;
+  } | null;
   points: SimulationPoint[];
 }
 

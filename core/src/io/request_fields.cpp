@@ -54,6 +54,11 @@ void assign(std::optional<batching_policy>& m, const json& v) {
   for (const batching_policy k : {batching_policy::mixed, batching_policy::prefill_first})
     if (policy_name(k) == v.get<std::string>()) m = k;
 }
+void assign(std::optional<speculative_method>& m, const json& v) {
+  for (const speculative_method k :
+       {speculative_method::off, speculative_method::draft_model, speculative_method::mtp, speculative_method::eagle3})
+    if (to_string(k) == v.get<std::string>()) m = k;
+}
 // A trace that has passed check_value.
 void assign(std::vector<trace_request>& m, const json& v) {
   m.clear();
@@ -106,6 +111,7 @@ json value_of(std::uint64_t v) { return v; }
 json value_of(const std::optional<length_range>& v) { return v ? json::array({v->min, v->max}) : json(nullptr); }
 json value_of(const std::optional<arrival_kind>& v) { return v ? json(arrival_name(*v)) : json(nullptr); }
 json value_of(const std::optional<batching_policy>& v) { return v ? json(policy_name(*v)) : json(nullptr); }
+json value_of(const std::optional<speculative_method>& v) { return v ? json(to_string(*v)) : json(nullptr); }
 json value_of(const std::vector<trace_request>& v) { return v.empty() ? json(nullptr) : json(v.size()); }
 
 // The numeric value a bounds check reads (the getter's JSON number, without building one): a
@@ -454,6 +460,34 @@ std::vector<row> make_rows() {
         .scaled(1e-6, "us").commands(command_simulate).derived("the layout's link_latency_s")
         .help("Latency of one request's KV transfer")
         .access(FLOPCAST_MEMBER(s.disaggregation.layout.transfer_latency_s)),
+    def("speculative", T::choice).part("simulation").flag("--speculative").choices("off,draft_model,mtp,eagle3")
+        .commands(command_simulate).derived("draft_model with a draft, else off")
+        .help("Speculative decoding: a draft model, the model's MTP heads (DeepSeek-V3/R1, GLM-4.5, Qwen3.5) or an "
+              "EAGLE-3 head proposes tokens the target verifies in one pass")
+        .access(FLOPCAST_MEMBER(s.simulation.speculative)),
+    def("draft", T::model).part("simulation").flag("--draft").commands(command_simulate)
+        .help("Draft model for speculative decoding (speculative draft_model)"),
+    def("speculative_tokens", T::integer).part("simulation").flag("--speculative-tokens").unit("tokens").range(1, 64)
+        .commands(command_simulate).derived("the method's: 4 draft_model, 1 mtp, 3 eagle3 (ESTIMATED)")
+        .help("Draft tokens verified per step (num_speculative_tokens)")
+        .access(FLOPCAST_MEMBER(s.simulation.speculative_tokens)),
+    def("acceptance_rate", T::number).part("simulation").flag("--acceptance").unit("1").range(0, 1).list()
+        .commands(command_simulate).derived("the method's: 0.7 draft_model and eagle3, 0.85 mtp (ESTIMATED)")
+        .help("Acceptance of a draft token given the earlier ones were accepted: one rate, or a list, one per draft "
+              "position (the last repeats)")
+        .access(FLOPCAST_MEMBER(s.simulation.acceptance_rate)),
+    def("harness", T::choice).part("simulation").flag("--harness")
+        .choices("none,vllm,sglang,aiperf,trtllm-bench,inference-perf").commands(command_simulate)
+        .derived("none: the engine's own figures, no client term")
+        .help("The benchmark client whose conventions the figures follow (data/harnesses.json): its ITL "
+              "definition and its client term on TTFT and end-to-end latency")
+        .access([](request_state& s, const json& v) { s.simulation.harness = v.get<std::string>(); },
+                [](const request_state& s) -> json { return s.simulation.harness; }),
+    def("client_overhead_s", T::number).part("simulation").flag("--client-overhead").unit("s").range(0, 10)
+        .scaled(1e-3, "ms").commands(command_simulate).derived("the harness's (ESTIMATED 20 ms), 0 without one")
+        .help("The client's own time on every request (send, tokenisation, streaming, detokenisation), added to "
+              "TTFT and end-to-end latency")
+        .access(FLOPCAST_MEMBER(s.simulation.client_overhead_s)),
     def("plan", T::part).commands(command_plan).help("Layout search settings (flopcast plan)"),
     def("max_gpus", T::integer).part("plan").flag("--max-gpus").unit("GPUs").range(1, 1024).commands(command_plan)
         .help("The most GPUs a layout may use").access(FLOPCAST_MEMBER(s.plan.max_gpus)),

@@ -11,6 +11,7 @@
 #include "flopcast/io/request_json.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "flopcast/serving/engine.hpp"
+#include "flopcast/serving/harness.hpp"
 #include "hardware/hardware_reader.hpp"
 #include "io/request_state.hpp"
 #include "model/hf_reader.hpp"
@@ -309,6 +310,36 @@ disaggregated_result simulation_request::run_disaggregated(
   return simulate_disaggregated(*model, s, disaggregation.value_or(disaggregation_settings{}), *gpu);
 }
 
+namespace {
+
+// "speculative", "draft", "speculative_tokens", "acceptance_rate" (one rate or one per position).
+void read_speculative(const nlohmann::json& part, const detail::reader& r,
+                      const detail::request_state::simulation_part& in, simulation_request& q) {
+  using namespace detail;
+  speculative_settings& sp = q.simulation.speculative;
+  if (r.has("draft")) sp.draft = &resolve_model(part.at("draft"), "/simulation/draft", q.drafts);
+  sp.method = in.speculative.value_or(sp.draft ? speculative_method::draft_model : speculative_method::off);
+  if (sp.draft && sp.method != speculative_method::draft_model)
+    throw error(error_code::invalid_argument, "/simulation/draft",
+                "a draft model drafts for speculative \"draft_model\": expected no draft with speculative \"" +
+                    std::string(to_string(sp.method)) + "\"");
+  sp.tokens = in.speculative_tokens.value_or(0);
+  if (r.has("acceptance_rate"))
+    each(part, field("/simulation/acceptance_rate"), true, [&](const json& x, const std::string& ptr) {
+      check_value(field("/simulation/acceptance_rate"), x, ptr);
+      sp.acceptance.push_back(x.get<double>());
+    });
+  if (sp.method == speculative_method::off)
+    for (const char* key : {"speculative_tokens", "acceptance_rate"})
+      if (r.has(key))
+        throw error(
+            error_code::invalid_argument, r.ptr(key),
+            "expected speculative decoding on (speculative draft_model, mtp or eagle3) with " + std::string(key));
+  sp = resolve_speculative(sp);
+}
+
+}  // namespace
+
 simulation_request read_simulation_request(const nlohmann::json& j) {
   using namespace detail;
   request_state state;
@@ -454,6 +485,16 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   s.slo_ttft_s = in.slo_ttft_s;
   s.slo_tpot_s = in.slo_tpot_s;
   s.warmup_requests = in.warmup_requests;
+  read_speculative(part, r, in, q);
+  // The harness's conventions and client term (harness.hpp); none: the engine's own figures.
+  if (in.harness != "none") {
+    q.harness = &find_harness(in.harness);
+    q.client_overhead_s = in.client_overhead_s.value_or(q.harness->client_overhead_s);
+  } else if (in.client_overhead_s) {
+    throw error(error_code::invalid_argument, "/simulation/client_overhead_s",
+                "the client term belongs to a harness: expected a harness (vllm, sglang, aiperf, trtllm-bench, "
+                "inference-perf) with client_overhead_s");
+  }
   q.points = s.arrivals == arrival_kind::closed_loop ? clients
              : s.arrivals == arrival_kind::poisson   ? rates
                                                      : std::vector<simulation_point>{simulation_point{}};

@@ -38,6 +38,11 @@ struct request_state {
     std::optional<bool> prefix_caching;  // unset: the engine's default
     workload_settings workload;
     std::optional<double> range_ratio;
+    std::optional<speculative_method> speculative;
+    std::optional<std::int64_t> speculative_tokens;
+    std::optional<double> acceptance_rate;  // one rate (a list: read_simulation_request)
+    std::string harness = "none";
+    std::optional<double> client_overhead_s;
   } simulation;
   // "disaggregation": the layout; on when the part is given, unless enabled is false.
   struct disaggregation_part {

@@ -249,12 +249,51 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
   });
   w.field("ranges_source", ranges_source);
   if (disagg) write_disaggregation_layout(w, disaggregated->front());
+  const speculative_settings& sp = points.empty() ? s.speculative : points.front().speculative;
+  if (sp.method == speculative_method::off)
+    w.field("speculative", nullptr);
+  else
+    w.object("speculative", [&] {
+      w.field("label", "ESTIMATED")
+          .field("method", to_string(sp.method))
+          .text_or_null("draft", sp.draft != nullptr ? std::string_view(sp.draft->name) : "")
+          .field("speculative_tokens", sp.tokens);
+      w.key("acceptance_rate").begin_array();
+      for (const double a : sp.acceptance) w.value(a);
+      w.end_array();
+      w.field("expected_tokens_per_step", points.empty() ? 1.0 : points.front().expected_tokens_per_step);
+    });
+  if (q.harness == nullptr)
+    w.field("harness", nullptr);
+  else
+    w.object("harness", [&] {
+      w.field("id", q.harness->id)
+          .field("name", q.harness->name)
+          .field("itl", q.harness->itl == itl_convention::chunk_gaps ? "chunk_gaps" : "request_mean")
+          .field("warmup_requests", q.harness->warmup_requests)
+          .field("default_requests", q.harness->default_requests)
+          .field("client_overhead_s", q.client_overhead_s)
+          .field("client_overhead_label", "ESTIMATED")
+          .field("source", q.harness->source);
+    });
   w.array("points", [&] {
     for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
       const simulation_result& r = points[i];
       const simulation_point& p = q.points[i];
       w.begin_object().field("concurrency", p.concurrency).field("request_rate", p.request_rate);
       w.field("requests", r.requests).field("measured_requests", r.measured_requests);
+      if (q.harness == nullptr) {
+        w.field("harness", nullptr);
+      } else {
+        const harness_metrics hm = apply_harness(*q.harness, r, q.client_overhead_s);
+        w.object("harness", [&] {
+          w.field("ttft_mean_s", hm.ttft_mean_s)
+              .field("tpot_mean_s", hm.tpot_mean_s)
+              .field("itl_mean_s", hm.itl_mean_s)
+              .field("e2e_mean_s", hm.e2e_mean_s);
+        });
+      }
+      w.field("tokens_per_decode_step", r.tokens_per_decode_step);
       dist("ttft_s", r.ttft);
       time_range("ttft_s_range", r.ttft.mean, eb.ttft_load);
       dist("tpot_s", r.tpot);

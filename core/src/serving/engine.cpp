@@ -411,6 +411,8 @@ engine_scheduler scheduler_of(const engine_profile& e, const hardware_spec& gpu)
     out.prefill_first = !flag("enable_mixed_chunk");
     out.block_size = count("page_size");
     out.prefix_cache = flag("disable_radix_cache") ? prefix_cache_mode::off : prefix_cache_mode::radix;
+    out.state_memory_ratio = e.number("mamba_full_memory_ratio");
+    out.state_slots_per_sequence = count("mamba_cache_per_running_request");
   } else if (e.id == "tensorrt-llm") {
     // In-flight batching mixes context and generation requests in one step.
     out.max_num_seqs = count("max_batch_size");
@@ -448,6 +450,8 @@ void apply_scheduler(const engine_scheduler& k, simulation_settings& s) {
   s.policy = k.prefill_first ? batching_policy::prefill_first : batching_policy::mixed;
   s.block_size = k.block_size;
   s.prefix_cache = k.prefix_cache;
+  s.state_memory_ratio = k.state_memory_ratio;
+  s.state_slots_per_sequence = k.state_slots_per_sequence;
   if (!s.base.gpu_memory_utilization) s.base.gpu_memory_utilization = k.gpu_memory_utilization;
 }
 

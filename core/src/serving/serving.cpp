@@ -7,6 +7,7 @@
 #include "estimate/estimate_parts.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/serving/engine.hpp"
+#include "flopcast/serving/speculative.hpp"
 
 namespace flopcast {
 namespace {
@@ -151,8 +152,8 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
     // Speculative decoding: k draft steps, then the target verifies k+1 tokens per sequence
     // in one pass (same weight traffic as a decode step, k+1 times its FLOPs).
     out.speculative = true;
-    const double k = d(s.speculative_tokens), a = s.acceptance_rate;
-    out.expected_tokens_per_step = a >= 1.0 ? k + 1 : (1 - std::pow(a, k + 1)) / (1 - a);
+    const double k = d(s.speculative_tokens);
+    out.expected_tokens_per_step = expected_tokens_per_step(s.speculative_tokens, {s.acceptance_rate});
     settings ddec = dec;
     ddec.parallel = parallel_layout{};
     out.draft_step_s = estimate(*s.draft, ddec, &gpu).perf.decode_latency_per_token_s;

@@ -30,6 +30,7 @@
 #include "serving/attention_dp.hpp"
 #include "serving/prefix_cache.hpp"
 #include "serving/simulator_parts.hpp"
+#include "serving/speculative_parts.hpp"
 
 namespace flopcast {
 namespace {
@@ -76,6 +77,7 @@ struct request {
   std::int32_t turn = 0;        // sessions: 0 for a session's first request
   std::int64_t kv_present = 0;  // prompt tokens whose K/V arrived with the request (trace_request)
   bool warmup = false;
+  double spec_credit = 0;  // speculative decoding: expected tokens accumulated
   bool measured = false;
   [[nodiscard]] std::int64_t tokens() const { return input + emitted; }
 };
@@ -148,20 +150,46 @@ struct sampler {
 
 std::int64_t blocks_for(std::int64_t tokens, std::int64_t block_size) { return (tokens + block_size - 1) / block_size; }
 
-std::int64_t default_blocks(const simulation_settings& s, const step_model& sm, const model_spec& m,
-                            const hardware_spec& gpu) {
-  if (sm.kv_bytes_per_token() <= 0) return unbounded_blocks;
-  // Activations of the largest step (batch 1, max_num_batched_tokens tokens: vLLM profiles its
-  // peak with a dummy step of that size) and every sequence's recurrent state are reserved.
+// Memory per GPU after the weights and the activations of the largest step (batch 1,
+// max_num_batched_tokens tokens: vLLM profiles its peak with a dummy step of that size).
+double memory_left(const simulation_settings& s, const step_model& sm, const model_spec& m, const hardware_spec& gpu) {
   settings one = s.base;
   one.training = false;
   one.batch_size = 1;
   one.sequence_length = s.max_num_batched_tokens;
   one.num_generated_tokens = 1;
   const estimate_result r = estimate(m, one, &gpu);
-  const double budget = detail::usable_memory(s.base, gpu) - sm.weights_per_gpu() - r.parallel.activations_per_gpu -
-                        d(s.max_num_seqs) * sm.state_bytes_per_sequence();
-  const double block_bytes = sm.kv_bytes_per_token() * d(s.block_size);
+  return detail::usable_memory(s.base, gpu) - sm.weights_per_gpu() - r.parallel.activations_per_gpu;
+}
+
+// The recurrent-state pool (hybrid models) out of the memory `left` after weights and activations:
+// every running sequence's state (max_num_seqs of them), or, where the engine sizes it by a ratio
+// (SGLang's handle_max_mamba_cache: state / KV = mamba_full_memory_ratio), left x r / (1 + r).
+double state_pool_bytes(const simulation_settings& s, const step_model& sm, double left) {
+  if (sm.state_bytes_per_sequence() <= 0) return 0;
+  if (s.state_memory_ratio > 0) return std::max(left, 0.0) * s.state_memory_ratio / (1 + s.state_memory_ratio);
+  return d(s.max_num_seqs) * sm.state_bytes_per_sequence();
+}
+
+// The most sequences that run at once: max_num_seqs, and where the state pool is sized by a
+// ratio, its slots / state_slots_per_sequence (SGLang: max_mamba_cache_size // 3).
+std::int64_t running_cap(const simulation_settings& s, const step_model& sm, const model_spec& m,
+                         const hardware_spec& gpu) {
+  if (s.state_memory_ratio <= 0 || sm.state_bytes_per_sequence() <= 0) return s.max_num_seqs;
+  const double left = memory_left(s, sm, m, gpu);
+  const double slots = std::floor(state_pool_bytes(s, sm, left) / sm.state_bytes_per_sequence());
+  return std::clamp(static_cast<std::int64_t>(std::min(slots / d(s.state_slots_per_sequence), d(s.max_num_seqs))),
+                    std::int64_t{0}, s.max_num_seqs);
+}
+
+std::int64_t default_blocks(const simulation_settings& s, const step_model& sm, const model_spec& m,
+                            const hardware_spec& gpu, const detail::speculation& spec) {
+  if (sm.kv_bytes_per_token() <= 0) return unbounded_blocks;
+  // Activations of the largest step and the recurrent-state pool are reserved.
+  const double left = memory_left(s, sm, m, gpu);
+  // A proposer's weights and cache (speculative decoding) share the pool.
+  const double budget = left - state_pool_bytes(s, sm, left) - spec.weight_bytes();
+  const double block_bytes = (sm.kv_bytes_per_token() + spec.kv_bytes_per_token()) * d(s.block_size);
   if (budget <= 0) return 0;
   return static_cast<std::int64_t>(std::min(std::floor(budget / block_bytes), d(unbounded_blocks)));
 }
@@ -296,8 +324,11 @@ void validate(const model_spec& m, const simulation_settings& s) {
 simulation_result simulate_one_rank(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu) {
   validate(m, s);
   const step_model sm(m, s.base, gpu);
+  detail::speculation spec(resolve_speculative(s.speculative), s.base, gpu, sm);
+  const std::int64_t spec_k = spec.on() ? spec.tokens() : 0;  // drafts per decoding sequence
   const std::int64_t bs = s.block_size;
-  const std::int64_t total_blocks = s.kv_blocks ? *s.kv_blocks : default_blocks(s, sm, m, gpu);
+  const std::int64_t total_blocks = s.kv_blocks ? *s.kv_blocks : default_blocks(s, sm, m, gpu, spec);
+  const std::int64_t max_running = running_cap(s, sm, m, gpu);
   const bool trace = s.arrivals == arrival_kind::trace;
   const std::int64_t n = trace ? static_cast<std::int64_t>(s.trace.size()) : s.num_requests;
 
@@ -308,8 +339,11 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
             " bytes per GPU) and the activations leave no memory "
             "for the KV cache on " +
             gpu.name);
+  if (max_running < 1)
+    bad("/simulation",
+        "the recurrent-state pool left after the weights and activations holds no running sequence on " + gpu.name);
   const auto check_fits = [&](std::int64_t in, std::int64_t out, const std::string& field) {
-    const std::int64_t need = blocks_for(in + out - 1, bs);
+    const std::int64_t need = blocks_for(in + out - 1 + spec_k, bs);  // + the drafts verified
     if (need > total_blocks)
       bad(field, "a request of " + std::to_string(in) + " input + " + std::to_string(out) + " output tokens needs " +
                      std::to_string(need) + " KV blocks of " + std::to_string(bs) + " tokens, but the KV cache holds " +
@@ -488,6 +522,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
   out.weights_per_gpu = sm.weights_per_gpu();
   out.kv_bytes_per_token_per_gpu = sm.kv_bytes_per_token();
   log_histogram itl;
+  std::int64_t verify_steps = 0, verify_tokens = 0;  // speculative decoding
   sampler timeline(s.max_samples);
   double area_in_system = 0, area_running = 0, area_kv = 0;
 
@@ -574,7 +609,8 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
         request& r = reqs[static_cast<std::size_t>(id)];
         const bool decode = r.computed >= r.prefill_end;
         if (decode ? !decodes : !prefills) continue;
-        const std::int64_t want = std::min(r.tokens() - r.computed, budget);
+        // A decode verifies its drafts too (k + 1 tokens of the budget; vLLM counts them).
+        const std::int64_t want = std::min(r.tokens() - r.computed + (decode ? spec_k : 0), budget);
         const std::int64_t need = blocks_for(r.computed + want, bs) - r.blocks;
         bool self_preempted = false;
         while (free_blocks < need) {
@@ -599,7 +635,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
       }
     };
     const auto admit = [&]() {
-      while (!waiting.empty() && budget > 0 && static_cast<std::int64_t>(running.size()) < s.max_num_seqs) {
+      while (!waiting.empty() && budget > 0 && static_cast<std::int64_t>(running.size()) < max_running) {
         const std::int32_t id = waiting.front();
         request& r = reqs[static_cast<std::size_t>(id)];
         const std::int64_t total = r.tokens();
@@ -654,18 +690,26 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
     // ---- time the step ----
     step_model::batch b;
     std::int64_t decode_tokens = 0, prefill_tokens = 0;
+    spec.begin();
     for (const std::int32_t id : scheduled) {
       const request& r = reqs[static_cast<std::size_t>(id)];
       if (r.computed >= r.prefill_end) {
-        sm.add_decode(b, r.computed);
+        if (r.scheduled > 1) {
+          sm.add_verify(b, r.computed, r.scheduled);
+          spec.add_decode(r.computed, r.scheduled - 1);
+        } else {
+          sm.add_decode(b, r.computed);
+        }
         ++decode_tokens;
       } else {
-        sm.add_prefill(b, r.computed, r.scheduled, r.computed + r.scheduled == r.prefill_end);
+        const bool last = r.computed + r.scheduled == r.prefill_end;
+        sm.add_prefill(b, r.computed, r.scheduled, last);
+        if (spec_k > 0) spec.add_prefill(r.computed, r.scheduled, last);
         prefill_tokens += r.scheduled;
       }
     }
     const step_time st = sm.time(b);
-    const double dt = st.total_s;
+    const double dt = st.total_s + (spec_k > 0 ? spec.draft_s() : 0.0);
     out.communication_s += st.communication_s;
     out.alltoall_bytes += st.alltoall_bytes;
     const double end = t + dt;
@@ -699,6 +743,14 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
     for (const std::int32_t id : scheduled) {
       request& r = reqs[static_cast<std::size_t>(id)];
       const bool prefill = r.computed < r.prefill_end;
+      // A verification keeps the accepted drafts and the target's own token (at most the rest).
+      std::int64_t got = 1;
+      if (!prefill && r.scheduled > 1) {
+        got = std::min(spec.accepted(r.spec_credit, r.scheduled - 1), r.output - r.emitted);
+        r.scheduled = got;
+        ++verify_steps;
+        verify_tokens += got;
+      }
       if (prefill) r.prefill_tokens += r.scheduled;
       r.computed += r.scheduled;
       r.scheduled = 0;
@@ -706,8 +758,8 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
       // after each prefill chunk (and what is left when the request leaves).
       if (cache && (radix ? prefill : r.computed / bs > holders[static_cast<std::size_t>(id)].tokens / bs))
         commit(id, r.computed);
-      if (r.computed != r.tokens()) continue;  // a prefill chunk before the last
-      ++r.emitted;
+      if (r.computed - (got - 1) != r.tokens()) continue;  // a prefill chunk before the last
+      r.emitted += got;
       if (r.emitted == 1) {
         r.first_token = end;
       } else if (measured(id, r)) {
@@ -774,6 +826,11 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
   out.cache_hit_rate = out.prompt_tokens > 0 ? d(out.cached_prompt_tokens) / d(out.prompt_tokens) : 0.0;
   if (cache) out.evicted_blocks = cache->evicted_blocks();
   out.timeline = std::move(timeline.points);
+  out.speculative = spec.on() ? resolve_speculative(s.speculative) : s.speculative;
+  if (spec.on()) {
+    out.expected_tokens_per_step = spec.expected(spec_k);
+    if (verify_steps > 0) out.tokens_per_decode_step = d(verify_tokens) / d(verify_steps);
+  }
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/io/compare.hpp"
 #include "flopcast/serving/disaggregated.hpp"
+#include "flopcast/serving/harness.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/simulator.hpp"
 #include "flopcast/training/training.hpp"
@@ -137,6 +138,10 @@ struct simulation_request {
   const hardware_spec* gpu = nullptr;
   simulation_settings simulation;  // every point's settings but its arrivals value
   std::vector<simulation_point> points;
+  std::deque<model_spec> drafts;  // an inline draft model (simulation.speculative.draft points here)
+  // The benchmark client's conventions (null: none, the engine's own figures) and its term.
+  const harness_profile* harness = nullptr;
+  double client_overhead_s = 0;
   // The scheduler's origin: "engine <id> defaults" (with "; request overrides: ..."), or
   // "simulator defaults (vLLM-like)".
   std::string scheduler_source;

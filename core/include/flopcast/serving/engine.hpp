@@ -108,6 +108,9 @@ struct engine_scheduler {
   std::int64_t block_size = 16;
   double gpu_memory_utilization = 0.9;
   prefix_cache_mode prefix_cache = prefix_cache_mode::off;  // the engine's default prefix caching
+  // Hybrid (recurrent-state) models, where the running cap comes from memory (simulation_settings).
+  double state_memory_ratio = 0;
+  std::int64_t state_slots_per_sequence = 1;
 };
 // Throws flopcast::error(invalid_argument, "/engine") for an engine the simulator does not model
 // (static batching: transformers' generate()).

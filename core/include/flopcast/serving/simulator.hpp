@@ -14,6 +14,7 @@
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/hardware/hardware.hpp"
 #include "flopcast/model/model.hpp"
+#include "flopcast/serving/speculative.hpp"
 #include "flopcast/serving/workload.hpp"
 
 namespace flopcast {
@@ -56,6 +57,10 @@ class step_model {
   // A prefill chunk of `tokens` tokens after `context` already computed; `last`: the chunk that
   // ends the prompt (the LM head runs on its last position).
   void add_prefill(batch& b, std::int64_t context, std::int64_t tokens, bool last) const noexcept;
+  // Speculative decoding's verification: `tokens` (k + 1) query tokens of one sequence with
+  // `context` cached, logits at every position, the cache read once (speculative.cpp); one token
+  // is add_decode.
+  void add_verify(batch& b, std::int64_t context, std::int64_t tokens) const noexcept;
   [[nodiscard]] step_time time(const batch& b) const noexcept;
 
   // Conveniences: B sequences decoding at context c; one whole prefill of P tokens.
@@ -183,6 +188,15 @@ struct simulation_settings {
   std::optional<std::int64_t> kv_blocks;  // default: (usable memory - weights - activations) / block bytes
   prefix_cache_mode prefix_cache = prefix_cache_mode::off;  // models with recurrent state: always off
   workload_settings workload;  // shared prefix, prompt pool, sessions, length preset (workload.hpp)
+  // Recurrent state (hybrid models) when the engine sizes its running cap from memory
+  // (state_memory_ratio > 0, SGLang's mamba_full_memory_ratio): the memory left after the weights
+  // and activations is split so that state pool / KV cache = this ratio, and at most
+  // pool slots / state_slots_per_sequence sequences run. 0: every one of max_num_seqs sequences'
+  // state is reserved (vLLM).
+  double state_memory_ratio = 0;
+  std::int64_t state_slots_per_sequence = 1;
+  // Speculative decoding (off by default): the proposer, k and the acceptance rates.
+  speculative_settings speculative;
   // Warm-up: the first warmup_requests requests and those arriving before warmup_s are
   // simulated but excluded from the statistics.
   std::int64_t warmup_requests = 0;
@@ -244,6 +258,10 @@ struct simulation_result {
   // Attention data parallelism: the attention ranks the replica's requests were dealt to (the
   // figures are one rank's, counts and rates scaled to the replica).
   std::int64_t attention_ranks = 1;
+  // Speculative decoding (the settings as resolved: the method's defaults filled in).
+  speculative_settings speculative;
+  double expected_tokens_per_step = 1;          // per verification of k drafts
+  double tokens_per_decode_step = 0;            // emitted per decode (verification) step, measured requests
   std::vector<time_point> timeline;             // at most max_samples points, evenly thinned
   std::vector<request_record> requests_detail;  // when keep_requests
 };
