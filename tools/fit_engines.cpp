@@ -186,7 +186,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> texts;
   for (const auto& p : measurement_files) texts.push_back(read_text(p));
   std::vector<std::string_view> views(texts.begin(), texts.end());
-  const std::vector<row> rows = flopcast::validation::rows_of(views);
+  // Rows that state a serving feature (prefix caching with a prompt pool, attention DP, speculative
+  // decoding, disaggregation, replicas) check those features; the engines' constants and bands
+  // come from the others (`flopcast validate` summarises the two apart).
+  std::vector<row> rows = flopcast::validation::rows_of(views);
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [](const row& r) { return flopcast::validation::uses_features(r.data); }),
+             rows.end());
 
   std::map<std::string, std::set<std::string>> fit_sources, held_sources;
   for (const row& r : rows)

@@ -177,3 +177,94 @@ test('bad panel input shows the error at its field: the core’s message for con
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+// The panel's further settings come from the core's request table (web/src/app/table-inputs.js):
+// one input per field, with the table's choices; what they hold reaches the request, the result's
+// feature columns show, the address restores them, and a bad value shows the core's error there.
+test('the serving panel takes the workload, prefix caching, speculation and a disaggregated layout', async () => {
+  const { page, context, errors, violations } = await openPage(browser, `${site.url}/index.html`);
+  await ready(page);
+  const D = fc.defaults();
+  const field = (part, key) => D.request_fields.find((f) => f.part === part && f.key === key);
+  const id = (part, key) => `#sim-${part}-${key}`.replace(/_/g, '-');
+  for (const [part, key] of [
+    ['simulation', 'prompt_pool'],
+    ['simulation', 'prefix_tokens'],
+    ['simulation', 'prefix_caching'],
+    ['simulation', 'speculative'],
+    ['simulation', 'harness'],
+    ['disaggregation', 'enabled'],
+    ['disaggregation', 'decode_workers'],
+  ]) {
+    assert.ok(field(part, key), `the core has ${part}/${key}`);
+    assert.equal(await page.locator(id(part, key)).count(), 1, id(part, key));
+  }
+  // A choice field lists exactly the core's choices, after the default.
+  const choices = await page.$$eval(`${id('simulation', 'speculative')} option`, (os) => os.map((o) => o.value));
+  assert.deepEqual(choices, ['', ...field('simulation', 'speculative').choices]);
+  // The layout's attention data parallelism is an input of the main form.
+  assert.equal(await page.locator('#attention-dp').count(), 1);
+
+  await fillPanel(page, { concurrency: '4,16' });
+  await page.click('#sim-more summary');
+  await page.fill(id('simulation', 'prompt_pool'), '4');
+  await page.fill(id('simulation', 'prefix_tokens'), '256');
+  await page.selectOption(id('simulation', 'prefix_caching'), 'on');
+  await runPanel(page);
+  assert.equal(await page.textContent('#sim-error'), '');
+  let sent = JSON.parse(await page.$eval('#sim-table', (t) => t.dataset.request));
+  assert.equal(sent.simulation.prompt_pool, 4);
+  assert.equal(sent.simulation.prefix_tokens, 256);
+  assert.equal(sent.simulation.prefix_caching, true);
+  let expected = fc.simulate(sent);
+  assert.ok(
+    expected.points.every((p) => p.cache_hit_rate > 0.5),
+    'a pool of 4 prompts is mostly cached',
+  );
+  let cells = await shownBy(page, 'data-field', '#sim-table');
+  assertSame(cells, expected, { min: 2 * 20 });
+  assert.equal(Number(cells['/points/0/cache_hit_rate']), expected.points[0].cache_hit_rate);
+
+  // Disaggregated (without the pool and prefix: not modelled across the pools): the layout reaches
+  // the request, the pools' columns show.
+  await page.fill(id('simulation', 'prompt_pool'), '');
+  await page.fill(id('simulation', 'prefix_tokens'), '');
+  await page.selectOption(id('disaggregation', 'enabled'), 'on');
+  await page.fill(id('disaggregation', 'decode_workers'), '2');
+  await runPanel(page);
+  assert.equal(await page.textContent('#sim-error'), '');
+  sent = JSON.parse(await page.$eval('#sim-table', (t) => t.dataset.request));
+  assert.deepEqual(sent.disaggregation, { enabled: true, decode_workers: 2 });
+  expected = fc.simulate(sent);
+  cells = await shownBy(page, 'data-field', '#sim-table');
+  assertSame(cells, expected, { min: 2 * 20 });
+  assert.ok(['prefill', 'decode', 'none'].includes(cells['/points/0/disaggregation/bottleneck']));
+
+  // The address keeps them.
+  await page.waitForFunction(() => [...new URLSearchParams(location.search).values()].includes('2'));
+  const again = await context.newPage();
+  await again.goto(page.url());
+  await ready(again);
+  assert.equal(await again.inputValue(id('disaggregation', 'decode_workers')), '2');
+  assert.equal(await again.inputValue(id('disaggregation', 'enabled')), 'on');
+  assert.equal(await again.inputValue(id('simulation', 'prefix_caching')), 'on');
+
+  // A value the core refuses: its message at the generated input.
+  await page.fill(id('simulation', 'prompt_pool'), '-3');
+  await runPanel(page);
+  let refused;
+  try {
+    fc.simulate({ ...sent, simulation: { ...sent.simulation, prompt_pool: -3 } });
+  } catch (e) {
+    refused = e;
+  }
+  assert.ok(refused instanceof FlopcastError);
+  assert.equal(
+    await page.getAttribute(`${id('simulation', 'prompt_pool')}-error`, 'data-pointer'),
+    '/simulation/prompt_pool',
+  );
+  assert.equal(await page.getAttribute(id('simulation', 'prompt_pool'), 'aria-invalid'), 'true');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(violations, []);
+  await context.close();
+});

@@ -75,7 +75,7 @@ test('serve --disagg: DeepSeek-R1 on B200 runs, both pools per point', () => {
 test('serve --disagg: the text names the layout and the bottleneck', () => {
   const r = run([...deepseek, '--prefill-workers', '2']);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /disaggregated: 2 prefill x TP 8 \+ 1 decode x TP 8 = 24 GPUs/);
+  assert.match(r.out, /disaggregated: 2 prefill x 8 GPUs \(TP 8\) \+ 1 decode x 8 GPUs \(TP 8\) = 24 GPUs/);
   assert.match(r.out, /bottleneck/);
   assert.match(r.out, /^\s+64\s+(prefill|decode)\s/m);
 });
@@ -113,4 +113,67 @@ test('serve --disagg: bad values exit 2 naming the flag and the field', () => {
     /--transfer-bandwidth, \/disaggregation\/transfer_bandwidth_bytes_per_s/,
   );
   assert.match(fails([...small, '--transfer-latency', 'abc']), /\/disaggregation\/transfer_latency_s/);
+});
+
+// The issue's wide-EP deployment, disaggregated: attention DP 8 x EP 8 for the whole layout, and
+// each pool its own (prefill: EP 8, attention DP 8 on 8 GPUs; decode: EP 16 with 16 attention
+// ranks on 16 GPUs). GPUs by hand: 1 x (1 x 8) + 1 x (1 x 16) = 24.
+test('serve --disagg with attention DP x EP: separate prefill and decode layouts', () => {
+  const base = deepseek.slice(0, deepseek.indexOf('--engine')); // the model, GPU, precision and load
+  const r = run([
+    ...base,
+    '--engine',
+    'tensorrt-llm',
+    '--attention-dp',
+    '8',
+    '--ep',
+    '8',
+    '--disagg',
+    '--decode-ep',
+    '16',
+    '--decode-attention-dp',
+    '16',
+    '--json',
+  ]);
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  const l = j.disaggregation;
+  assert.deepEqual(
+    [
+      l.prefill_tensor_parallel,
+      l.prefill_expert_parallel,
+      l.prefill_attention_data_parallel,
+      l.prefill_gpus_per_worker,
+    ],
+    [1, 8, 8, 8],
+  );
+  assert.deepEqual(
+    [l.decode_tensor_parallel, l.decode_expert_parallel, l.decode_attention_data_parallel, l.decode_gpus_per_worker],
+    [1, 16, 16, 16],
+  );
+  assert.equal(l.gpus, 24);
+  assert.equal(j.gpus, 24);
+  for (const p of j.points) {
+    assert.ok(p.ttft_s.mean > 0 && p.tpot_s.mean > 0);
+    assert.ok(['prefill', 'decode', 'none'].includes(p.disaggregation.bottleneck));
+  }
+  const text = run([...base, '--engine', 'tensorrt-llm', '--attention-dp', '8', '--ep', '8', '--disagg']);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /1 prefill x 8 GPUs \(TP 1 x EP 8, attention DP 8\)/);
+  // A pool's attention ranks must divide its EP: the error names the pool's field.
+  const err = fails([...base, '--attention-dp', '8', '--ep', '8', '--disagg', '--decode-attention-dp', '3']);
+  assert.match(err, /decode_attention_data_parallel/);
+});
+
+// Workload shapes the pools do not carry (shared content, length presets) are refused by name.
+test('serve --disagg refuses a prompt pool, a shared prefix, sessions and a length preset', () => {
+  for (const [flag, value, field] of [
+    ['--prompt-pool', '8', '/simulation/prompt_pool'],
+    ['--prefix-tokens', '128', '/simulation/prefix_tokens'],
+    ['--turns', '3', '/simulation/turns'],
+    ['--dataset', 'sharegpt', '/simulation/dataset'],
+  ]) {
+    const err = fails(['llama-3-8b', '-g', 'H100', '--concurrency', '4', '--disagg', flag, value]);
+    assert.match(err, new RegExp(`${field.replace(/\//g, '\\/')}\\) disaggregated serving does not model`), err);
+  }
 });

@@ -44,7 +44,11 @@ test('validate predicts the table with the core and says what it leaves out', ()
 test('ratchet: no median |error| gets worse than the recorded one', () => {
   const file = join(root, 'tests/fixtures/validation_ratchet.json');
   const stored = JSON.parse(readFileSync(file, 'utf8'));
-  const now = Object.fromEntries(json(['validate']).summary.map((s) => [`${s.engine} ${s.metric} ${s.split}`, s]));
+  // Rows that state serving features (prefix caching, attention DP, speculative decoding, ...)
+  // are their own groups: "<engine> <metric> <split> features".
+  const now = Object.fromEntries(
+    json(['validate']).summary.map((s) => [`${s.engine} ${s.metric} ${s.split}${s.features ? ' features' : ''}`, s]),
+  );
   if (process.env.FLOPCAST_WRITE_RATCHET === '1') {
     for (const [key, s] of Object.entries(now)) {
       if (s.rows < 5) continue;

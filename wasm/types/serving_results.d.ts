@@ -207,10 +207,18 @@ export interface DisaggregatedPoint {
 export interface DisaggregatedLayout {
   prefill_workers: number;
   prefill_tensor_parallel: number;
+  prefill_expert_parallel: number;
+  prefill_attention_data_parallel: number;
+  /** tensor_parallel x expert_parallel */
+  prefill_gpus_per_worker: number;
   prefill_max_num_seqs: number;
   prefill_max_num_batched_tokens: number;
   decode_workers: number;
   decode_tensor_parallel: number;
+  decode_expert_parallel: number;
+  decode_attention_data_parallel: number;
+  /** tensor_parallel x expert_parallel */
+  decode_gpus_per_worker: number;
   decode_max_num_seqs: number;
   decode_max_num_batched_tokens: number;
   transfer_bandwidth_bytes_per_s: number;
@@ -292,8 +300,8 @@ export interface SimulationResult {
   disaggregation?: DisaggregatedLayout;
   /** Speculative decoding as simulated (the method's defaults filled in); null when off. */
   speculative: {
-    label: "ESTIMATED";
-    method: "draft_model" | "mtp" | "eagle3";
+    label: 'ESTIMATED';
+    method: 'draft_model' | 'mtp' | 'eagle3';
     draft: string | null;
     speculative_tokens: number;
     /** Acceptance at each draft position given the earlier ones (the last repeats). */
@@ -304,11 +312,11 @@ export interface SimulationResult {
   harness: {
     id: string;
     name: string;
-    itl: "chunk_gaps" | "request_mean";
+    itl: 'chunk_gaps' | 'request_mean';
     warmup_requests: number;
     default_requests: number;
     client_overhead_s: number;
-    client_overhead_label: "ESTIMATED";
+    client_overhead_label: 'ESTIMATED';
     source: string;
   } | null;
   points: SimulationPoint[];

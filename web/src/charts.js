@@ -379,7 +379,7 @@ export function servingChart({ points, metric, slo }, p) {
   );
 }
 
-/** One simulated point's running / waiting requests and KV utilisation over time. */
+/** One simulated point's running / waiting requests, KV utilisation and cache hit rate over time. */
 function timelineChart(point, p) {
   const T = point?.timeline ?? [];
   const series = (key) => T.map((s) => ({ x: s.t_s, y: s[key] }));
@@ -387,7 +387,13 @@ function timelineChart(point, p) {
     { type: 'linear', fmt: tick('s'), title: 'time since the first request' },
     {
       y: { type: 'linear', fmt: (v) => String(v), title: 'requests', side: 'left' },
-      y1: { type: 'linear', fmt: formatPercent, title: 'KV cache in use', side: 'right', grid: false },
+      y1: {
+        type: 'linear',
+        fmt: formatPercent,
+        title: T.some((s) => s.cache_hit_rate > 0) ? 'KV cache in use, cache hit rate' : 'KV cache in use',
+        side: 'right',
+        grid: false,
+      },
     },
     [
       curve('Running', series('running'), p.c[0], { radius: 0, axis: 'y', value: formatInteger }),
@@ -398,6 +404,17 @@ function timelineChart(point, p) {
         dash: [6, 4],
         value: formatPercent,
       }),
+      // With prefix caching: the share of prompt tokens the cache served so far.
+      ...(T.some((s) => s.cache_hit_rate > 0)
+        ? [
+            curve('Cache hit rate', series('cache_hit_rate'), p.c[5], {
+              radius: 0,
+              axis: 'y1',
+              dash: [2, 3],
+              value: formatPercent,
+            }),
+          ]
+        : []),
     ],
   );
 }

@@ -32,7 +32,7 @@ using json = nlohmann::json;
 
 struct prediction {
   std::string id, source, engine, metric, gpu, model;
-  bool held_out = false;
+  bool held_out = false, features = false;  // features: the row states a serving feature
   double measured = 0, predicted = 0;
 };
 
@@ -41,7 +41,7 @@ struct prediction {
 validate_command add_validate_command(CLI::App& parent) {
   struct options {
     std::string engine, metric;
-    bool json = false, plain = false;
+    bool json = false, plain = false, only_features = false, without_features = false;
   };
   auto o = std::make_shared<options>();
   validate_command cmd;
@@ -50,12 +50,18 @@ validate_command add_validate_command(CLI::App& parent) {
   cmd.app->add_option("--engine", o->engine, "Only rows of this engine (vllm, sglang, tensorrt-llm, llama.cpp, ...)");
   cmd.app->add_option("--metric", o->metric, "Only rows of this metric (ttft_s, output_tokens_per_s, ...)");
   cmd.app->add_flag("--plain", o->plain, "The plain roofline: no engine's fitted costs or efficiencies");
+  cmd.app->add_flag("--features", o->only_features,
+                    "Only rows that state a serving feature (prefix caching with a prompt pool or shared prefix, "
+                    "attention data parallelism, speculative decoding, disaggregation, data-parallel replicas)");
+  cmd.app->add_flag("--without-features", o->without_features,
+                    "Run every row as if it stated none of those features (the simulator before them)");
   cmd.app->add_flag("--json", o->json, "Print JSON");
   cmd.run = [o] {
     if (!o->engine.empty()) o->engine = find_engine(o->engine).id;  // aliases; an unknown engine is an error
     std::vector<std::string_view> files(k_measurement_files, k_measurement_files + k_measurement_file_count);
     validation::model_choice how;
     how.how = o->plain ? validation::model_choice::kind::plain : validation::model_choice::kind::bundled;
+    how.features = !o->without_features;
     validation::predictor predict;
     std::vector<prediction> rows;
     std::map<std::string, std::int64_t> skipped;
@@ -64,6 +70,8 @@ validate_command add_validate_command(CLI::App& parent) {
       const json& row = v.data;
       if (!o->engine.empty() && row.at("engine") != o->engine) continue;
       if (!o->metric.empty() && row.at("metric") != o->metric) continue;
+      const bool features = validation::uses_features(row);
+      if (o->only_features && !features) continue;
       ++total;
       const validation::prediction p = predict(row, how);
       if (!p.value || !std::isfinite(*p.value) || *p.value <= 0) {
@@ -71,11 +79,13 @@ validate_command add_validate_command(CLI::App& parent) {
         continue;
       }
       rows.push_back({row.at("id"), v.source, row.at("engine"), row.at("metric"), row.at("gpu"), row.at("model"),
-                      v.held_out, row.at("value").get<double>(), *p.value});
+                      v.held_out, features, row.at("value").get<double>(), *p.value});
     }
-    // Summary per engine, metric and split: signed and absolute relative errors of predicted/measured.
-    std::map<std::tuple<std::string, std::string, bool>, std::vector<double>> errors;
-    for (const prediction& r : rows) errors[{r.engine, r.metric, r.held_out}].push_back(r.predicted / r.measured - 1.0);
+    // Summary per engine, metric, split and whether the rows state serving features: signed and
+    // absolute relative errors of predicted/measured.
+    std::map<std::tuple<std::string, std::string, bool, bool>, std::vector<double>> errors;
+    for (const prediction& r : rows)
+      errors[{r.engine, r.metric, r.held_out, r.features}].push_back(r.predicted / r.measured - 1.0);
     json summary = json::array();
     for (const auto& [key, e] : errors) {
       std::vector<double> abs_e(e.size());
@@ -83,13 +93,16 @@ validate_command add_validate_command(CLI::App& parent) {
       summary.push_back({{"engine", std::get<0>(key)},
                          {"metric", std::get<1>(key)},
                          {"split", std::get<2>(key) ? "held_out" : "fit"},
+                         {"features", std::get<3>(key)},
                          {"rows", e.size()},
                          {"median_error", validation::quantile(e, 0.5)},
                          {"median_abs_error", validation::quantile(abs_e, 0.5)},
                          {"p90_abs_error", validation::quantile(abs_e, 0.9)}});
     }
-    const std::string what = o->plain ? "plain roofline (no engine costs or fitted efficiencies)"
-                                      : "engine profiles as fitted (data/engines/), plain roofline where unfitted";
+    const std::string what =
+        std::string(o->plain ? "plain roofline (no engine costs or fitted efficiencies)"
+                             : "engine profiles as fitted (data/engines/), plain roofline where unfitted") +
+        (o->without_features ? "; rows run without their serving features" : "");
     if (o->json) {
       json out = {{"model", what},
                   {"rows_considered", total},
@@ -101,6 +114,7 @@ validate_command add_validate_command(CLI::App& parent) {
         list.push_back({{"id", r.id},
                         {"source", r.source},
                         {"split", r.held_out ? "held_out" : "fit"},
+                        {"features", r.features},
                         {"engine", r.engine},
                         {"metric", r.metric},
                         {"gpu", r.gpu},
@@ -113,11 +127,12 @@ validate_command add_validate_command(CLI::App& parent) {
       return 0;
     }
     std::cout << fmt::format("flopcast validate: {} of {} rows predicted ({})\n", rows.size(), total, what);
-    std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>10} {:>10} {:>10}\n", "engine", "metric", "split", "rows",
+    std::cout << fmt::format("  {:<14} {:<22} {:<18} {:>5} {:>10} {:>10} {:>10}\n", "engine", "metric", "split", "rows",
                              "median", "median|e|", "p90|e|");
     for (const json& s : summary)
-      std::cout << fmt::format("  {:<14} {:<22} {:<9} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
-                               s.at("metric").get<std::string>(), s.at("split").get<std::string>(),
+      std::cout << fmt::format("  {:<14} {:<22} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
+                               s.at("metric").get<std::string>(),
+                               s.at("split").get<std::string>() + (s.at("features").get<bool>() ? " features" : ""),
                                s.at("rows").get<std::size_t>(), format_percent(s.at("median_error").get<double>()),
                                format_percent(s.at("median_abs_error").get<double>()),
                                format_percent(s.at("p90_abs_error").get<double>()));

@@ -8,6 +8,7 @@
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/simulator.hpp"
+#include "flopcast/serving/speculative.hpp"
 
 namespace flopcast::validation {
 namespace {
@@ -40,7 +41,28 @@ json figures_of(const simulation_result& r) {
               {"requests_per_s", r.requests_per_s}};
 }
 
+// The acceptance rate a whose expected tokens per verification of k drafts equal the stated
+// acceptance length (tokens per step, a workload's property the source states), by bisection:
+// expected_tokens_per_step is increasing in a.
+double acceptance_for_length(std::int64_t k, double length) {
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (expected_tokens_per_step(k, {mid}) < length ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+bool stated(const json& row, const char* key) { return row.contains(key) && !row.at(key).is_null(); }
+
 }  // namespace
+
+bool uses_features(const json& row) {
+  return (stated(row, "prefix_caching") && (stated(row, "prompt_pool") || stated(row, "shared_prefix_tokens"))) ||
+         (stated(row, "attention_data_parallel") && row.at("attention_data_parallel").get<std::int64_t>() > 1) ||
+         stated(row, "speculative") || stated(row, "disaggregation") ||
+         (stated(row, "data_parallel") && row.at("data_parallel").get<std::int64_t>() > 1);
+}
 
 std::vector<row> rows_of(const std::vector<std::string_view>& files) {
   std::vector<row> out;
@@ -110,9 +132,30 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
   }
   if (row.contains("expert_parallel") && row.at("expert_parallel").is_null())
     return skip("expert parallelism not stated");
+  if (how.features && stated(row, "disaggregation")) return skip("a disaggregated pool's figure not simulated");
+  if (row.contains("tensor_parallel") && row.at("tensor_parallel").is_null()) return skip("the layout not stated");
   s.parallel.tensor_parallel = row.value("tensor_parallel", 1);
   s.parallel.pipeline_parallel = row.value("pipeline_parallel", 1);
   s.parallel.expert_parallel = row.value("expert_parallel", 1);
+  // Rows that state attention_data_parallel give the engine's own layout on num_gpus GPUs
+  // (TensorRT-LLM "tp 8, ep 8, attention DP" and SGLang "--tp 8 --dp 8 --ep 8" are 8 GPUs); the
+  // request table's convention is GPUs = tensor_parallel x expert_parallel, attention ranks a
+  // divisor of expert_parallel (README, "Expert and attention-data parallelism"). Without
+  // attention DP, attention is tensor-parallel over all the GPUs: "tp 8, ep 2" on 8 GPUs runs as
+  // --tp 8.
+  const std::int64_t gpus_stated = row.value("num_gpus", std::int64_t{1});
+  const std::int64_t replicas = how.features ? std::max<std::int64_t>(1, row.value("data_parallel", 1)) : 1;
+  if (how.features && stated(row, "attention_data_parallel")) {
+    const auto adp = row.at("attention_data_parallel").get<std::int64_t>();
+    const std::int64_t ep = s.parallel.expert_parallel, per_replica = gpus_stated / replicas;
+    if (adp > 1) {
+      s.parallel.tensor_parallel = std::max<std::int64_t>(1, per_replica / std::max<std::int64_t>(ep, 1));
+      s.parallel.attention_data_parallel = adp;
+    } else if (ep > 1 && s.parallel.tensor_parallel * ep > per_replica) {
+      s.parallel.tensor_parallel = per_replica;
+      s.parallel.expert_parallel = 1;
+    }
+  }
   const auto isl = std::max<std::int64_t>(row.at("input_tokens").get<std::int64_t>(), 1);
   const auto osl = std::max<std::int64_t>(row.at("output_tokens").get<std::int64_t>(), 1);
   const double gpus = std::max(1.0, row.value("num_gpus", 1.0));
@@ -192,6 +235,32 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     apply_scheduler(*sched, sim);
     // Without chunking a prompt runs in one step: the budget holds at least the row's prompt.
     sim.max_num_batched_tokens = std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl);
+    if (how.features) {
+      // Prefix caching as the row states it (on: the engine's own kind), with the harness's prompt
+      // pool and shared system prompt (one prefix group; several groups run as a pool only).
+      if (stated(row, "prefix_caching") && !row.at("prefix_caching").get<bool>())
+        sim.prefix_cache = prefix_cache_mode::off;
+      if (stated(row, "prompt_pool")) sim.workload.prompt_pool = row.at("prompt_pool").get<std::int64_t>();
+      if (stated(row, "shared_prefix_tokens") && row.value("shared_prefix_groups", 1) <= 1)
+        sim.workload.prefix_tokens = row.at("shared_prefix_tokens").get<std::int64_t>();
+      if (stated(row, "speculative")) {
+        const json& sp = row.at("speculative");
+        const std::string method = sp.value("method", std::string());
+        speculative_settings spec;
+        if (method == "mtp")
+          spec.method = speculative_method::mtp;
+        else if (method == "eagle3")
+          spec.method = speculative_method::eagle3;
+        else
+          return skip("a speculative method not simulated without its draft model");
+        spec.tokens = sp.value("num_speculative_tokens", std::int64_t{0});
+        if (stated(sp, "acceptance_rate"))
+          spec.acceptance = {sp.at("acceptance_rate").get<double>()};
+        else if (stated(sp, "acceptance_length") && spec.tokens > 0)
+          spec.acceptance = {acceptance_for_length(spec.tokens, sp.at("acceptance_length").get<double>())};
+        sim.speculative = resolve_speculative(spec);
+      }
+    }
     sim.input_tokens = {isl, isl};
     sim.output_tokens = {osl, osl};
     const double value = load.at("value").is_number() ? load.at("value").get<double>() : 0.0;
@@ -205,7 +274,7 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
       sim.num_requests = stated > 0 ? stated : std::max<std::int64_t>(10 * sim.clients, 100);
     } else if (kind == "request_rate") {
       sim.arrivals = arrival_kind::poisson;
-      sim.rate_per_s = value;
+      sim.rate_per_s = value / static_cast<double>(replicas);  // one replica's share of the rate
       sim.num_requests = stated > 0 ? stated : 500;
     } else {
       return skip("a load not simulated");
@@ -224,6 +293,10 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
         {"n", sim.num_requests},
         {"e", row.at("engine")},
         {"h", static_cast<int>(how.how)},
+        {"f", how.features ? json{row.value("prefix_caching", json()), row.value("prompt_pool", json()),
+                                  row.value("shared_prefix_tokens", json()), row.value("speculative", json()),
+                                  row.value("attention_data_parallel", json()), replicas}
+                           : json()},
         {"c",
          {how.costs.per_step_s, how.costs.per_sequence_s, how.costs.per_layer_s, how.costs.gemm_half_tokens,
           how.compute_efficiency,
@@ -233,7 +306,10 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     const json& f = it->second;
     if (is_rate(metric)) {
       if (!f.contains(metric)) return skip("a serving metric not simulated");
-      out.value = f.at(metric).get<double>() * share;
+      // Every data-parallel replica serves its share of the load: system and per-GPU rates count
+      // them all (share divides by every GPU); a per-user rate is one stream's.
+      const double system = row.value("per", std::string("system")) == "user" ? 1.0 : static_cast<double>(replicas);
+      out.value = f.at(metric).get<double>() * share * system;
     } else {
       out.value = statistic_of(f, metric, statistic);
       if (!out.value) return skip("a statistic not simulated");

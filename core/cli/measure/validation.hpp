@@ -39,7 +39,16 @@ struct model_choice {
   kind how = kind::bundled;
   step_costs costs;
   double compute_efficiency = 0.5, mem_efficiency = 0.8;
+  // The serving features a row states (uses_features): prefix caching with its prompt pool or
+  // shared prefix, attention data parallelism with the engine's layout, speculative decoding,
+  // data-parallel replicas. false: the rows run as if those columns were absent, as the simulator
+  // ran them before it had the features (the "before" of a comparison).
+  bool features = true;
 };
+
+// Whether a row states one of the serving features (the columns above); such rows are
+// summarised apart from the others.
+[[nodiscard]] bool uses_features(const nlohmann::json& row);
 
 // The figure category a row's metric and load fall in, for the residual bands (estimate.hpp
 // engine_bands): "prefill", "decode", "throughput", "ttft_load".

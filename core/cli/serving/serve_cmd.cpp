@@ -118,11 +118,18 @@ std::string layout_line(const json& r) {
 std::string disaggregation_text(const json& r) {
   const json& l = r.at("disaggregation");
   const auto i = [](const json& v) { return v.get<std::int64_t>(); };
+  const auto layout = [&](const std::string& pool) {
+    std::string t = fmt::format("TP {}", i(l.at(pool + "_tensor_parallel")));
+    if (i(l.at(pool + "_expert_parallel")) > 1) t += fmt::format(" x EP {}", i(l.at(pool + "_expert_parallel")));
+    if (i(l.at(pool + "_attention_data_parallel")) > 1)
+      t += fmt::format(", attention DP {}", i(l.at(pool + "_attention_data_parallel")));
+    return t;
+  };
   std::string out = fmt::format(
-      "  disaggregated: {} prefill x TP {} + {} decode x TP {} = {} GPUs; KV link {} GB/s, {} latency\n"
+      "  disaggregated: {} prefill x {} GPUs ({}) + {} decode x {} GPUs ({}) = {} GPUs; KV link {} GB/s, {} latency\n"
       "    first token: {}\n",
-      i(l.at("prefill_workers")), i(l.at("prefill_tensor_parallel")), i(l.at("decode_workers")),
-      i(l.at("decode_tensor_parallel")), i(l.at("gpus")),
+      i(l.at("prefill_workers")), i(l.at("prefill_gpus_per_worker")), layout("prefill"), i(l.at("decode_workers")),
+      i(l.at("decode_gpus_per_worker")), layout("decode"), i(l.at("gpus")),
       format_number(l.at("transfer_bandwidth_bytes_per_s").get<double>() / 1e9),
       format_seconds(l.at("transfer_latency_s").get<double>()), l.at("first_token").get<std::string>());
   out += fmt::format("{:>12} {:>10} {:>14} {:>14} {:>12} {:>12} {:>15}\n", "", "bottleneck", "prefill util",

@@ -434,6 +434,22 @@ std::vector<row> make_rows() {
         .range(1, 65536).commands(command_simulate).derived("the layout's tensor_parallel")
         .help("Tensor-parallel GPUs of each decode worker")
         .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_tensor_parallel)),
+    def("prefill_expert_parallel", T::integer).part("disaggregation").flag("--prefill-ep").unit("GPUs")
+        .range(1, 65536).commands(command_simulate).derived("the layout's expert_parallel")
+        .help("Expert-parallel ranks of each prefill worker (a worker is tensor_parallel x expert_parallel GPUs)")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.prefill_expert_parallel)),
+    def("decode_expert_parallel", T::integer).part("disaggregation").flag("--decode-ep").unit("GPUs")
+        .range(1, 65536).commands(command_simulate).derived("the layout's expert_parallel")
+        .help("Expert-parallel ranks of each decode worker (a worker is tensor_parallel x expert_parallel GPUs)")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_expert_parallel)),
+    def("prefill_attention_data_parallel", T::integer).part("disaggregation").flag("--prefill-attention-dp")
+        .unit("ranks").range(1, 65536).commands(command_simulate).derived("the layout's attention_data_parallel")
+        .help("Attention data-parallel ranks of each prefill worker (a divisor of its expert_parallel)")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.prefill_attention_data_parallel)),
+    def("decode_attention_data_parallel", T::integer).part("disaggregation").flag("--decode-attention-dp")
+        .unit("ranks").range(1, 65536).commands(command_simulate).derived("the layout's attention_data_parallel")
+        .help("Attention data-parallel ranks of each decode worker (a divisor of its expert_parallel)")
+        .access(FLOPCAST_MEMBER(s.disaggregation.layout.decode_attention_data_parallel)),
     def("prefill_max_num_seqs", T::integer).part("disaggregation").flag("--prefill-max-num-seqs").unit("sequences")
         .range(1, k_sim_requests).commands(command_simulate).derived("the simulation's max_num_seqs")
         .help("max_num_seqs of a prefill worker")

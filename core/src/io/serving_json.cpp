@@ -27,6 +27,9 @@ void write_disaggregation_layout(json_out& w, const disaggregated_result& r) {
       const std::string name = p == &r.prefill ? "prefill" : "decode";
       w.field(name + "_workers", p->workers)
           .field(name + "_tensor_parallel", p->tensor_parallel)
+          .field(name + "_expert_parallel", p->expert_parallel)
+          .field(name + "_attention_data_parallel", p->attention_data_parallel)
+          .field(name + "_gpus_per_worker", p->gpus_per_worker)
           .field(name + "_max_num_seqs", p->max_num_seqs)
           .field(name + "_max_num_batched_tokens", p->max_num_batched_tokens);
     }

@@ -8,7 +8,9 @@
 // rank's; counts, rates and occupancies are the rank's x adp, the replica's.
 #include "serving/attention_dp.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "base/detail.hpp"
 #include "flopcast/base/error.hpp"
@@ -29,10 +31,30 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   };
   const auto share = [&](std::int64_t n) { return (n + adp - 1) / adp; };
   simulation_settings r = s;
+  std::vector<simulation_result> others;  // traces kept request by request: ranks 1.. as well
+  std::int64_t ranks = adp;
   if (s.arrivals == arrival_kind::trace) {
-    need(static_cast<std::int64_t>(s.trace.size()), "/simulation/trace", "requests");
-    r.trace.clear();
-    for (std::size_t i = 0; i < s.trace.size(); i += static_cast<std::size_t>(adp)) r.trace.push_back(s.trace[i]);
+    // A trace (a disaggregated pool's share, say) may have fewer requests than ranks: the ranks
+    // without one are idle. Rank k takes requests k, k + adp, ...
+    const auto n = static_cast<std::int64_t>(s.trace.size());
+    ranks = std::min(adp, n);
+    const auto rank_trace = [&](std::int64_t k) {
+      std::vector<trace_request> t;
+      for (auto i = static_cast<std::size_t>(k); i < s.trace.size(); i += static_cast<std::size_t>(adp))
+        t.push_back(s.trace[i]);
+      return t;
+    };
+    r.trace = rank_trace(0);
+    if (s.keep_requests) {
+      // Every request's record (disaggregated serving reads them all): every rank simulated;
+      // the step callback and the figures stay rank 0's.
+      simulation_settings o = s;
+      o.on_step = nullptr;
+      for (std::int64_t k = 1; k < ranks; ++k) {
+        o.trace = rank_trace(k);
+        others.push_back(simulate_one_rank(m, o, gpu));
+      }
+    }
   } else {
     need(s.num_requests, "/simulation/num_requests", "requests");
     r.num_requests = share(s.num_requests);
@@ -45,12 +67,20 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   r.warmup_requests = share(s.warmup_requests);
 
   simulation_result out = simulate_one_rank(m, r, gpu);
-  const double k = d(adp);
+  if (!others.empty()) {
+    std::vector<request_record> all(s.trace.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const std::size_t k = i % static_cast<std::size_t>(adp), j = i / static_cast<std::size_t>(adp);
+      all[i] = k == 0 ? out.requests_detail[j] : others[k - 1].requests_detail[j];
+    }
+    out.requests_detail = std::move(all);
+  }
+  const double k = d(ranks);
   out.attention_ranks = adp;
-  out.requests *= adp;
-  out.measured_requests *= adp;
-  out.goodput_requests *= adp;
-  out.preemptions *= adp;
+  out.requests *= ranks;
+  out.measured_requests *= ranks;
+  out.goodput_requests *= ranks;
+  out.preemptions *= ranks;
   out.output_tokens_per_s *= k;
   out.total_tokens_per_s *= k;
   out.requests_per_s *= k;
@@ -58,9 +88,14 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
   out.arrival_rate_all *= k;
   out.mean_in_system *= k;
   out.mean_running *= k;
+  if (!others.empty()) {  // every request simulated: the counts are exact
+    out.requests = static_cast<std::int64_t>(out.requests_detail.size());
+    out.measured_requests = 0;
+    for (const request_record& q : out.requests_detail) out.measured_requests += q.measured ? 1 : 0;
+  }
   for (time_point& p : out.timeline) {
-    p.running *= adp;
-    p.waiting *= adp;
+    p.running *= ranks;
+    p.waiting *= ranks;
   }
   return out;
 }

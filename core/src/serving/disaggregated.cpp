@@ -42,13 +42,20 @@ struct request {
   std::int64_t prefill_tokens = 0, preemptions = 0;
 };
 
+struct pool_setup;
+std::int64_t gpus_per_worker(const pool_setup& p);
+
 struct pool_setup {
   const char* name;  // "prefill", "decode"
   simulation_settings s;
   // Which request fields set the pool's values (for errors): "" = the simulation's own.
-  std::string tp_field, seqs_field, tokens_field;
+  std::string tp_field, seqs_field, tokens_field, ep_field, adp_field;
   std::int64_t workers = 1;
 };
+
+std::int64_t gpus_per_worker(const pool_setup& p) {
+  return p.s.base.parallel.tensor_parallel * p.s.base.parallel.expert_parallel;
+}
 
 // The pool's figures over its workers' runs; `horizon`: the whole run's end.
 struct pool_run {
@@ -62,12 +69,14 @@ class coupled {
   coupled(const model_spec& m, const simulation_settings& s, const disaggregation_settings& dz,
           const hardware_spec& gpu, std::vector<request>& reqs)
       : m_(m), s_(s), gpu_(gpu), reqs_(reqs) {
-    const auto pool = [&](const char* name, const std::optional<std::int64_t>& tp,
-                          const std::optional<std::int64_t>& seqs, const std::optional<std::int64_t>& tokens,
-                          std::int64_t workers) {
-      pool_setup p{name, s, "", "", "", workers};
+    using opt = std::optional<std::int64_t>;
+    const auto pool = [&](const char* name, const opt& tp, const opt& ep, const opt& adp, const opt& seqs,
+                          const opt& tokens, std::int64_t workers) {
+      pool_setup p{name, s, "", "", "", "", "", workers};
       const std::string base = std::string("/disaggregation/") + name;
       if (tp) p.s.base.parallel.tensor_parallel = *tp, p.tp_field = base + "_tensor_parallel";
+      if (ep) p.s.base.parallel.expert_parallel = *ep, p.ep_field = base + "_expert_parallel";
+      if (adp) p.s.base.parallel.attention_data_parallel = *adp, p.adp_field = base + "_attention_data_parallel";
       if (seqs) p.s.max_num_seqs = *seqs, p.seqs_field = base + "_max_num_seqs";
       if (tokens) p.s.max_num_batched_tokens = *tokens, p.tokens_field = base + "_max_num_batched_tokens";
       p.s.arrivals = arrival_kind::trace;
@@ -78,16 +87,18 @@ class coupled {
       p.s.keep_requests = true;
       return p;
     };
-    prefill_ = pool("prefill", dz.prefill_tensor_parallel, dz.prefill_max_num_seqs, dz.prefill_max_num_batched_tokens,
-                    dz.prefill_workers);
-    decode_ = pool("decode", dz.decode_tensor_parallel, dz.decode_max_num_seqs, dz.decode_max_num_batched_tokens,
-                   dz.decode_workers);
+    prefill_ =
+        pool("prefill", dz.prefill_tensor_parallel, dz.prefill_expert_parallel, dz.prefill_attention_data_parallel,
+             dz.prefill_max_num_seqs, dz.prefill_max_num_batched_tokens, dz.prefill_workers);
+    decode_ = pool("decode", dz.decode_tensor_parallel, dz.decode_expert_parallel, dz.decode_attention_data_parallel,
+                   dz.decode_max_num_seqs, dz.decode_max_num_batched_tokens, dz.decode_workers);
     // The sizes of the K/V a prefill worker sends: the whole model's (every GPU's shard).
     // Both layouts checked before anything runs.
     (void)guarded(decode_, [&] { return step_model(m_, decode_.s.base, gpu_); });
     const step_model sm = guarded(prefill_, [&] { return step_model(m_, prefill_.s.base, gpu_); });
     kv_bytes_ = [sm](std::int64_t tokens) { return sm.sequence_kv_bytes(tokens); };
-    const std::int64_t tp_p = prefill_.s.base.parallel.tensor_parallel, tp_d = decode_.s.base.parallel.tensor_parallel;
+    // A worker's GPUs: tensor_parallel x expert_parallel (the layout's convention).
+    const std::int64_t tp_p = gpus_per_worker(prefill_), tp_d = gpus_per_worker(decode_);
     gpus_ = dz.prefill_workers * tp_p + dz.decode_workers * tp_d;
     bandwidth_ = dz.transfer_bandwidth_bytes_per_s.value_or(transfer_link_default(gpu_, gpus_, tp_p, tp_d));
     latency_ = dz.transfer_latency_s.value_or(s.base.parallel.link_latency_s);
@@ -114,7 +125,12 @@ class coupled {
     by([&](std::size_t i) { return reqs_[i].arrival; });
     run_pool(prefill_, order, pre, [&](std::size_t i) {
       const request& r = reqs_[i];
-      return trace_request{r.arrival, r.input, 1, 0, !r.measured};
+      trace_request t;
+      t.arrival_s = r.arrival;
+      t.input_tokens = r.input;
+      t.output_tokens = 1;
+      t.warmup = !r.measured;
+      return t;
     });
     for (std::size_t k = 0; k < n; ++k) {
       request& r = reqs_[order[k]];
@@ -128,7 +144,13 @@ class coupled {
     by([&](std::size_t i) { return reqs_[i].decode_arrival; });
     run_pool(decode_, order, dec, [&](std::size_t i) {
       const request& r = reqs_[i];
-      return trace_request{r.decode_arrival, r.input, r.output, r.input, !r.measured};
+      trace_request t;
+      t.arrival_s = r.decode_arrival;
+      t.input_tokens = r.input;
+      t.output_tokens = r.output;
+      t.kv_present_tokens = r.input;
+      t.warmup = !r.measured;
+      return t;
     });
     for (std::size_t k = 0; k < n; ++k) {
       request& r = reqs_[order[k]];
@@ -154,6 +176,8 @@ class coupled {
     } catch (const error& e) {
       std::string where = e.pointer();
       if (where == "/parallelism/tensor_parallel" && !p.tp_field.empty()) where = p.tp_field;
+      if (where == "/parallelism/expert_parallel" && !p.ep_field.empty()) where = p.ep_field;
+      if (where == "/parallelism/attention_data_parallel" && !p.adp_field.empty()) where = p.adp_field;
       if (where == "/simulation/max_num_seqs" && !p.seqs_field.empty()) where = p.seqs_field;
       if (where == "/simulation/max_num_batched_tokens" && !p.tokens_field.empty()) where = p.tokens_field;
       // A pool's trace is this file's: its requests are the simulation's.
@@ -247,6 +271,9 @@ disaggregated_pool summarize_pool(const pool_setup& p, pool_run& run, double hor
   disaggregated_pool out;
   out.workers = p.workers;
   out.tensor_parallel = p.s.base.parallel.tensor_parallel;
+  out.expert_parallel = p.s.base.parallel.expert_parallel;
+  out.attention_data_parallel = p.s.base.parallel.attention_data_parallel;
+  out.gpus_per_worker = gpus_per_worker(p);
   out.max_num_seqs = p.s.max_num_seqs;
   out.max_num_batched_tokens = p.s.max_num_batched_tokens;
   std::int64_t used = 0, requests = 0;
@@ -418,6 +445,18 @@ disaggregated_result simulate_disaggregated(const model_spec& m, const simulatio
                                             const disaggregation_settings& dz, const hardware_spec& gpu) {
   validate(m, s);
   check_layout(dz);
+  // The pools deal requests drawn from the lengths, range or trace; the workload shapes that give
+  // requests shared content (their prefix caches would need it across both pools) or lengths of a
+  // preset are not modelled with disaggregation yet: refused rather than silently dropped.
+  const workload_settings& wl = s.workload;
+  const auto unsupported = [](const char* field, const std::string& what) {
+    bad(std::string("/simulation/") + field,
+        "disaggregated serving does not model " + what + " yet: expected none with a \"disaggregation\" part");
+  };
+  if (wl.prefix_tokens > 0) unsupported("prefix_tokens", "a shared prefix");
+  if (wl.prompt_pool > 0) unsupported("prompt_pool", "a prompt pool");
+  if (wl.sessions()) unsupported("turns", "multi-turn sessions");
+  if (!wl.dataset.empty()) unsupported("dataset", "a length preset");
   simulation_settings with_records = s;
   with_records.keep_requests = true;
   disaggregated_result out = run(m, with_records, dz, gpu);
@@ -440,8 +479,8 @@ disaggregated_result simulate_disaggregated(const model_spec& m, const simulatio
   ++more.decode_workers;
   out.e2e_mean_plus_decode_worker_s = run(m, probe, more, gpu).total.e2e.mean;
   const double e2e = out.total.e2e.mean;
-  const double gain_p = (e2e - out.e2e_mean_plus_prefill_worker_s) / d(out.prefill.tensor_parallel);
-  const double gain_d = (e2e - out.e2e_mean_plus_decode_worker_s) / d(out.decode.tensor_parallel);
+  const double gain_p = (e2e - out.e2e_mean_plus_prefill_worker_s) / d(out.prefill.gpus_per_worker);
+  const double gain_d = (e2e - out.e2e_mean_plus_decode_worker_s) / d(out.decode.gpus_per_worker);
   const bool helps =
       e2e - std::min(out.e2e_mean_plus_prefill_worker_s, out.e2e_mean_plus_decode_worker_s) >= bottleneck_gain * e2e;
   out.bottleneck = !helps ? "none" : gain_p >= gain_d ? "prefill" : "decode";

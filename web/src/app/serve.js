@@ -28,9 +28,9 @@ const LATENCIES = [
 ];
 const STATS = ['mean', 'p50', 'p90', 'p99'];
 const perSecond = (unit) => (v) => formatPerSecond(v, unit);
-// The table's columns: group header, header, pointer within a point, formatter, and the pointer
+// The table's columns (the optional ones below join when the result has them): group header, header, pointer within a point, formatter, and the pointer
 // of the figure's range where the core gives one (a fitted engine's residual band).
-const COLUMNS = [
+const ALWAYS = [
   ['', 'Concurrency', '/concurrency', formatInteger],
   ['Throughput', 'Output tokens/s', '/output_tokens_per_s', formatRate, '/output_tokens_per_s_range'],
   ['Throughput', 'Requests/s', '/requests_per_s', perSecond('req'), '/requests_per_s_range'],
@@ -40,6 +40,24 @@ const COLUMNS = [
   ),
   ['KV cache', 'mean', '/mean_kv_utilization', formatPercent],
   ['KV cache', 'peak', '/peak_kv_utilization', formatPercent],
+];
+const text = (v) => (v === null || v === undefined ? '—' : String(v));
+// Columns shown only when the result has them (a feature the request turned on): prefix caching,
+// speculative decoding, a disaggregated layout's pools.
+const OPTIONAL = [
+  ['Prefix cache', 'hit rate', '/cache_hit_rate', formatPercent, undefined, (pt) => pt.prefix_cache !== 'off'],
+  [
+    'Speculative',
+    'tokens/step',
+    '/tokens_per_decode_step',
+    (v) => (v ? v.toFixed(2) : '—'),
+    undefined,
+    (pt, r) => Boolean(r.speculative),
+  ],
+  ['Disaggregated', 'bottleneck', '/disaggregation/bottleneck', text],
+  ['Disaggregated', 'prefill util', '/disaggregation/prefill/utilization', formatPercent],
+  ['Disaggregated', 'decode util', '/disaggregation/decode/utilization', formatPercent],
+  ['Disaggregated', 'KV transfer', '/disaggregation/transfer_s/mean', formatSeconds],
 ];
 const at = (obj, pointer) =>
   pointer
@@ -148,6 +166,12 @@ export function initServe({ fc, call, base, labelOf, more }) {
   }
 
   function renderTable(result) {
+    const COLUMNS = [
+      ...ALWAYS,
+      ...OPTIONAL.filter(([, , pointer, , , shown]) =>
+        result.points.some((pt) => at(pt, pointer) !== undefined && (!shown || shown(pt, result))),
+      ),
+    ];
     const head1 = document.createElement('tr');
     const head2 = document.createElement('tr');
     for (let i = 0; i < COLUMNS.length;) {

@@ -26,6 +26,10 @@ namespace flopcast {
 struct disaggregation_settings {
   std::int64_t prefill_workers = 1, decode_workers = 1;
   std::optional<std::int64_t> prefill_tensor_parallel, decode_tensor_parallel;
+  // Each pool's expert and attention-data parallelism (default: the layout's), as the request
+  // table's layout fields mean them: a worker is tensor_parallel x expert_parallel GPUs.
+  std::optional<std::int64_t> prefill_expert_parallel, decode_expert_parallel;
+  std::optional<std::int64_t> prefill_attention_data_parallel, decode_attention_data_parallel;
   std::optional<std::int64_t> prefill_max_num_seqs, prefill_max_num_batched_tokens;
   std::optional<std::int64_t> decode_max_num_seqs, decode_max_num_batched_tokens;
   // The link between a prefill worker and a decode worker, bytes/s in all (default:
@@ -42,6 +46,8 @@ struct disaggregation_settings {
 
 struct disaggregated_pool {
   std::int64_t workers = 0, tensor_parallel = 0, max_num_seqs = 0, max_num_batched_tokens = 0, kv_blocks = 0;
+  std::int64_t expert_parallel = 1, attention_data_parallel = 1;
+  std::int64_t gpus_per_worker = 0;  // tensor_parallel x expert_parallel
   // Busy time (steps) over each worker's span from its first arrival to its last finish, mean
   // over the workers.
   double utilization = 0;
@@ -68,7 +74,7 @@ struct disaggregated_result {
   // (more workers do not help at this load).
   double e2e_mean_plus_prefill_worker_s = 0, e2e_mean_plus_decode_worker_s = 0;
   std::string bottleneck;
-  std::int64_t gpus = 0;  // prefill workers x prefill TP + decode workers x decode TP
+  std::int64_t gpus = 0;  // prefill workers x their GPUs + decode workers x theirs (a worker: TP x EP)
   double output_tokens_per_s_per_gpu = 0;
   std::int64_t passes = 1;  // closed loop: simulations of both pools until the arrivals repeat
   bool converged = true;    // false: the closed loop stopped at the pass limit (figures approximate)
