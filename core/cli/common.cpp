@@ -110,7 +110,9 @@ json typed_value(const request_field& f, const std::string& text) {
       const long long i = std::strtoll(text.c_str(), &end, 10);
       if (!text.empty() && end == text.c_str() + text.size() && errno == 0 && f.flag_scale == 1) return i;
       const double x = std::strtod(text.c_str(), &end);
-      if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(x)) return x * f.flag_scale;
+      // A value the flag's unit scales past a double's range stays text (JSON has no infinity).
+      if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(x * f.flag_scale))
+        return x * f.flag_scale;
       return text;  // the core reports "expected ..., but got string ..."
     }
     case field_type::token_range: {

@@ -165,6 +165,12 @@ test('serve --disagg with attention DP x EP: separate prefill and decode layouts
   assert.match(err, /decode_attention_data_parallel/);
 });
 
+// A bandwidth its unit (GB/s) scales past a double's range is refused, not dropped for the default.
+test('serve --disagg refuses a transfer bandwidth that overflows its unit', () => {
+  const err = fails(['llama-3-8b', '-g', 'H100', '--concurrency', '1', '--disagg', '--transfer-bandwidth', '1e308']);
+  assert.match(err, /transfer_bandwidth_bytes_per_s\) expected a number of bytes\/s/);
+});
+
 // Workload shapes the pools do not carry (shared content, length presets) are refused by name.
 test('serve --disagg refuses a prompt pool, a shared prefix, sessions and a length preset', () => {
   for (const [flag, value, field] of [

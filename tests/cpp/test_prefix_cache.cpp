@@ -31,16 +31,6 @@ simulation_settings sequential(std::int64_t requests, std::int64_t input, std::i
   return s;
 }
 
-template <class F>
-std::string pointer_of(F&& f) {
-  try {
-    f();
-  } catch (const flopcast::error& e) {
-    return e.pointer();
-  }
-  return "";
-}
-
 void same_figures(const simulation_result& a, const simulation_result& b) {
   const auto eq = [](double x, double y) { CHECK(std::abs(x - y) <= 1e-9 * std::max(1.0, std::abs(x))); };
   CHECK(a.steps == b.steps);
@@ -326,7 +316,7 @@ TEST_CASE("workload: nonsense is rejected with the field named", "[prefix_cache]
     simulation_settings s;
     s.num_requests = 10;
     f(s);
-    return pointer_of([&] { (void)simulate(m, s, gpu); });
+    return test::pointer_of([&] { (void)simulate(m, s, gpu); });
   };
   CHECK(with([](simulation_settings& s) { s.workload.prefix_tokens = -1; }) == "/simulation/prefix_tokens");
   CHECK(with([](simulation_settings& s) { s.workload.prompt_pool = -3; }) == "/simulation/prompt_pool");
