@@ -3,26 +3,9 @@
 // the JSON pointer).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { serveCli } from './serve-cli.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'build/flopcast');
-const tmp = mkdtempSync(join(tmpdir(), 'flopcast-disagg-'));
-process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
-
-function run(args) {
-  const r = spawnSync(bin, ['serve', ...args], { encoding: 'utf8', cwd: tmp });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-function fails(args) {
-  const r = run(args);
-  assert.equal(r.code, 2, `exit code for ${args.join(' ')}: ${r.err}`);
-  assert.equal(r.out, '');
-  return r.err.trim();
-}
+const { run, fails } = serveCli('disagg');
 
 // The deployment the issue names: DeepSeek-R1 in NVFP4 on B200, TensorRT-LLM, 8-GPU prefill and
 // decode workers.

@@ -3,26 +3,9 @@
 // and the all-to-all per step, and invalid combinations exit 2 naming the flag and the field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { serveCli } from './serve-cli.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'build/flopcast');
-const tmp = mkdtempSync(join(tmpdir(), 'flopcast-serve-ep-'));
-process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
-
-function run(args) {
-  const r = spawnSync(bin, ['serve', ...args], { encoding: 'utf8', cwd: tmp });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-function fails(args) {
-  const r = run(args);
-  assert.equal(r.code, 2, `exit code for ${args.join(' ')}: ${r.err}`);
-  assert.equal(r.out, '');
-  return r.err.trimEnd();
-}
+const { run, fails } = serveCli('serve-ep');
 
 // The issue's command: DeepSeek-R1 in NVFP4 on 8 B200, attention DP 8 x EP 8, TensorRT-LLM.
 const wide = ['deepseek-r1', '-g', 'B200', '-p', 'nvfp4', '--attention-dp', '8', '--ep', '8'];

@@ -3,21 +3,9 @@
 // figures are the engine's plus its client term.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { serveCli } from './serve-cli.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'build/flopcast');
-const tmp = mkdtempSync(join(tmpdir(), 'flopcast-spec-'));
-process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
-
-function json(args) {
-  const r = spawnSync(bin, ['serve', ...args, '--json'], { encoding: 'utf8', cwd: tmp });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout);
-}
+const { json } = serveCli('spec');
 
 const base = [
   'qwen3-30b-a3b',

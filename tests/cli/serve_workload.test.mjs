@@ -3,31 +3,11 @@
 // (exact cached-token counts), and bad values exit 2 with the flag and the field named.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serveCli } from './serve-cli.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'build/flopcast');
-const tmp = mkdtempSync(join(tmpdir(), 'flopcast-serve-workload-'));
-process.env.FLOPCAST_CALIBRATION_FILE = join(tmp, 'calibration.json');
-
-function run(args) {
-  const r = spawnSync(bin, ['serve', ...args], { encoding: 'utf8', cwd: tmp });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-function json(args) {
-  const r = run([...args, '--json']);
-  assert.equal(r.code, 0, r.err);
-  return JSON.parse(r.out);
-}
-function fails(args) {
-  const r = run(args);
-  assert.equal(r.code, 2, `exit code for ${args.join(' ')}: ${r.err}`);
-  assert.equal(r.out, '');
-  return r.err.trimEnd();
-}
+const { tmp, run, json, fails } = serveCli('serve-workload');
 
 // One client, 5 requests of 1000 prompt tokens from a pool of one prompt.
 const pooled = [
