@@ -16,7 +16,8 @@ export default defineConfig({
   resolve: { alias: { '@flopcast/wasm': wasmPackage } },
   server: { host: '127.0.0.1', fs: { allow: [import.meta.dirname] } },
   preview: { host: '127.0.0.1' },
-  worker: { format: 'es' },
+  // the worker reads .onnx files too (app/onnx-reader.js needs the compiled ONNX schema)
+  worker: { format: 'es', plugins: () => [onnxProtoPlugin()] },
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),
     emptyOutDir: true,

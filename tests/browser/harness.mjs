@@ -168,6 +168,31 @@ export async function watchMainThread(page) {
     });
 }
 
+/**
+ * Records every Blob.slice ([start, end, size]) and whole-File read (['whole', method, size]) made
+ * in the page's worker from now on, where the page reads checkpoint headers and ONNX files; call
+ * it once the page is ready. Resolves a function that returns the reads so far.
+ */
+export async function watchWorkerReads(page) {
+  const worker = page.workers()[0] ?? (await page.waitForEvent('worker'));
+  await worker.evaluate(() => {
+    self.__reads = [];
+    const slice = Blob.prototype.slice;
+    Blob.prototype.slice = function (start, end, type) {
+      self.__reads.push([start ?? 0, end ?? this.size, this.size]);
+      return slice.call(this, start, end, type);
+    };
+    for (const m of ['arrayBuffer', 'text', 'stream']) {
+      const orig = Blob.prototype[m];
+      Blob.prototype[m] = function (...a) {
+        if (this instanceof File) self.__reads.push(['whole', m, this.size]);
+        return orig.apply(this, a);
+      };
+    }
+  });
+  return () => worker.evaluate(() => self.__reads.splice(0));
+}
+
 /** A free TCP port on 127.0.0.1 (closed again: nothing listens there until someone binds it). */
 export async function freePort() {
   const s = createServer();

@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, launch, openPage, dist, root } from './harness.mjs';
+import { serve, launch, openPage, dist, root, watchWorkerReads } from './harness.mjs';
 
 let site, browser;
 const dir = mkdtempSync(join(tmpdir(), 'flopcast-browser-onnx-'));
@@ -122,6 +122,7 @@ test('a large inline initializer is not read: the bytes sliced are far below the
     [[...(await import('node:fs')).readFileSync(file)], 'big_inline.onnx'],
   );
   await page.evaluate(() => (window.__reads = []));
+  const workerReads = await watchWorkerReads(page);
   await page.dispatchEvent('#checkpoint-drop', 'drop', { dataTransfer: handle });
   await page.waitForSelector('[data-dim="batch"]');
   await page.fill('[data-dim="batch"]', '3');
@@ -133,7 +134,13 @@ test('a large inline initializer is not read: the bytes sliced are far below the
   // 2*3*1*1024*2048 = 12582912 FLOPs; 1024*2048 = 2097152 parameters.
   assert.equal(Number(got.flops), 12582912);
   assert.equal(Number(got.parameters), 2097152);
-  const reads = await page.evaluate(() => window.__reads);
+  // The file is read in the worker (issue 26: not on the page's thread), and only its graph.
+  assert.deepEqual(await page.evaluate(() => window.__reads), [], 'the page thread read the file');
+  const reads = await workerReads();
+  assert.ok(
+    reads.every((r) => r[0] !== 'whole'),
+    'a whole-file read',
+  );
   const read = reads.reduce((n, [a, b]) => n + (b - a), 0);
   assert.ok(read < size / 16, `read ${read} of ${size} bytes`);
   assert.deepEqual(errors, []);

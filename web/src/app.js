@@ -92,14 +92,15 @@ const trainingCard = initTrainingCard({ fc, $, D });
 const FORM_EXTRA = Object.values({ ...formats.url, ...trainingCard.url }); // inputs outside FIELDS that change the estimate
 $('kv-precision').append(option('auto', 'auto'), ...precisions.map((p) => option(p, p)));
 $('optimizer').append(...fc.optimizers().map((o) => option(o, o)));
+// One worker for the sweeps, the serving simulations, the checkpoint headers, the report and the charts' data (app/worker.js).
+const work = workerClient(() => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
 // A .gguf / .safetensors file's header (app/checkpoint.js): its exact weight bytes and config.
 const checkpoint = initCheckpoint({
-  fc,
-  FlopcastError,
+  work,
   // An .onnx file: the profiler panel, loaded only now.
   onOnnx: (file) => {
     update(); // shows the checkpoint source's fields, where the panel goes
-    return import('./app/profile-panel.js').then(({ showProfile }) => showProfile({ fc, FlopcastError }, file));
+    return import('./app/profile-panel.js').then(({ showProfile }) => showProfile({ work }, file));
   },
   onLoaded: (summary, file) => {
     update(true);
@@ -129,8 +130,6 @@ setSelect($('gpu'), gpuName(S.gpu));
 rememberGpu();
 initResults();
 
-// One worker for the sweeps, the serving simulations, the report and the charts' data (app/worker.js).
-const work = workerClient(() => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
 // The charts load after the first estimate is on screen (they are not needed for the numbers).
 let charts = null;
 let lastKey = null;

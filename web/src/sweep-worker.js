@@ -1,12 +1,13 @@
 // The page's background worker (app/worker.js talks to it): sweeps run here in chunks, posting
 // progress, and stay here (app/sweep-data.js: sorting, windows of rows, chart series, streamed
-// downloads, cancel); serving simulations run here whole (fc.simulate), so that nothing long runs
-// on the page's thread.
+// downloads, cancel); serving simulations run here whole (fc.simulate), and checkpoint headers are
+// read and parsed here (fc.inspectCheckpointFile), so that nothing long runs on the page's thread.
 import { engine } from './engine.js';
 import { sweepHandlers } from './app/sweep-data.js';
 
 const loading = engine();
 let sweeps = null;
+const graphs = new Map(); // the ONNX graph the profile panel shows, by the id of the message that read it
 
 self.onmessage = async ({ data: msg }) => {
   const { id } = msg;
@@ -49,6 +50,23 @@ self.onmessage = async ({ data: msg }) => {
       const t0 = performance.now();
       const result = fc.simulate(msg.request);
       postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
+    } else if (msg.type === 'inspect-checkpoint') {
+      // A checkpoint file's header (megabytes of JSON for a large safetensors model), read and
+      // parsed here rather than on the page's thread.
+      const t0 = performance.now();
+      const result = await fc.inspectCheckpointFile(msg.file, msg.config);
+      postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
+    } else if (msg.type === 'onnx-read') {
+      // An .onnx file read without its weights; the graph stays here, the page gets its key.
+      const { readOnnx, symbols } = await import('./app/onnx-reader.js');
+      const graph = await readOnnx(msg.file);
+      graphs.clear(); // the panel shows one graph at a time
+      graphs.set(id, graph);
+      postMessage({ type: 'done', id, graph: id, symbols: symbols(graph) });
+    } else if (msg.type === 'onnx-profile') {
+      const graph = graphs.get(msg.graph);
+      if (!graph) throw new Error('that ONNX graph is no longer loaded: choose the file again');
+      postMessage({ type: 'done', id, result: fc.profile(graph, msg.options) });
     } else if (msg.type === 'plan' || msg.type === 'reportData') {
       const t0 = performance.now();
       const result = fc[msg.type](msg.request);

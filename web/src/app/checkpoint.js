@@ -1,10 +1,11 @@
-// A dropped or chosen .gguf / .safetensors file: only its header is read (File.slice, grown until
-// the core's checkpointHeaderBytes is satisfied: fc.inspectCheckpointFile), the core summarises it
+// A dropped or chosen .gguf / .safetensors file: only its header is read, in the page's worker
+// (File.slice, grown until the core's checkpointHeaderBytes is satisfied: fc.inspectCheckpointFile), the core summarises it
 // (by type, by component, bits per weight, tensors no architecture holds) and, for GGUF, says which
 // config its keys imply. The page then estimates that model with the file's exact weight bytes.
 import { isOnnx, onFileDrop } from './drop.js';
 import { formatNumber } from '../format.js';
 import { show } from './fmt.js';
+import { CONFIG_MAX_BYTES } from './hub.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,8 +20,8 @@ function row(cells) {
   return tr;
 }
 
-export function initCheckpoint({ fc, FlopcastError, onLoaded, onOnnx }) {
-  let state = null; // {file, head, summary, configKey}
+export function initCheckpoint({ work, onLoaded, onOnnx }) {
+  let state = null; // {file, summary, configKey}
   let failure = ''; // why the last file could not be read
 
   function render(s) {
@@ -76,9 +77,16 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded, onOnnx }) {
     for (const n of s.notes) unEl.textContent += ` Note: ${n}`;
   }
 
+  // The header is read and parsed in the worker (a safetensors header of a large model is
+  // megabytes of JSON): the page's thread only draws the summary it returns.
+  const inspect = (file, config) =>
+    work({ type: 'inspect-checkpoint', file, config: isObjectText(config) ? config : undefined }).then((m) => m.result);
+  let loading = 0; // the newest load or re-check: an older answer is dropped
+
   async function load(file) {
     failure = '';
     if (!file) return;
+    const mine = ++loading;
     if (isOnnx(file)) {
       // Profiled in its own panel; the estimate still needs a checkpoint header or a config.
       state = null;
@@ -87,32 +95,26 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded, onOnnx }) {
     }
     try {
       const config = $('config').value.trim();
-      // The header only: File.slice(0, n), n from the core (never the tensor data).
-      const head = await readHeader(file);
-      let summary = fc.inspectCheckpoint(head, file.size, isObjectText(config) ? config : undefined);
+      const summary = await inspect(file, config);
+      if (mine !== loading) return;
       // A GGUF names its architecture: its config replaces whatever the text area held.
       if (summary.format === 'gguf' && summary.config) $('config').value = JSON.stringify(summary.config, null, 2);
-      state = { file, head, summary, configKey: $('config').value };
+      state = { file, summary, configKey: $('config').value };
       render(summary);
       onLoaded(summary, file);
     } catch (e) {
+      if (mine !== loading) return;
       state = null;
       render(null);
-      failure = `Could not read ${file.name}: ${e instanceof FlopcastError ? e.message : `${e.name}: ${e.message}`}`;
+      failure = `Could not read ${file.name}: ${e.code ? e.message : `${e.name}: ${e.message}`}`;
       onLoaded(null, file);
     }
   }
 
-  async function readHeader(file) {
-    let head = new Uint8Array(await file.slice(0, Math.min(file.size, 1 << 20)).arrayBuffer());
-    for (;;) {
-      const need = fc.checkpointHeaderBytes(head);
-      if (need <= head.length || head.length >= file.size) return head;
-      head = new Uint8Array(await file.slice(0, Math.min(file.size, Math.max(need, 2 * head.length))).arrayBuffer());
-    }
-  }
-
+  // Whether `t` is a JSON object's text (a config the core can check the header against); text
+  // over the page's config limit is not parsed here (the estimate refuses it with its size).
   const isObjectText = (t) => {
+    if (t.length > CONFIG_MAX_BYTES) return false;
     try {
       const v = JSON.parse(t);
       return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -121,21 +123,27 @@ export function initCheckpoint({ fc, FlopcastError, onLoaded, onOnnx }) {
     }
   };
 
-  /** The summary for the current config text (a safetensors file is re-checked against it). */
+  /**
+   * The summary for the current config text. A safetensors file is re-checked against a changed
+   * config in the worker; until its answer arrives the last summary stands, then `onLoaded` runs.
+   */
   function current(configText) {
     if (!state) return null;
     if (state.summary.format !== 'gguf' && configText !== state.configKey) {
       state.configKey = configText;
-      try {
-        state.summary = fc.inspectCheckpoint(
-          state.head,
-          state.file.size,
-          isObjectText(configText) ? configText : undefined,
-        );
-      } catch {
-        // the header was read before: only the config can be wrong, and the estimate reports that
-      }
-      render(state.summary);
+      const mine = ++loading;
+      const was = state;
+      inspect(state.file, configText).then(
+        (summary) => {
+          if (mine !== loading || state !== was) return;
+          state.summary = summary;
+          render(summary);
+          onLoaded(null, null);
+        },
+        () => {
+          // the header was read before: only the config can be wrong, and the estimate reports that
+        },
+      );
     }
     return state.summary;
   }

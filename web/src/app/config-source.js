@@ -1,7 +1,7 @@
 // A config.json from a file (chosen or dropped) or from the Hugging Face Hub, into the config text
 // area. The Hub fetch: checked address and id (app/hub.js), a timeout (?hftimeout=<ms> shortens it,
 // for tests), a Cancel button while it runs; the Fetch button is re-enabled however it ends.
-import { HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './hub.js';
+import { CONFIG_MAX_BYTES, HubError, HUB_TIMEOUT_MS, fetchHubConfig, hubConfigUrl } from './hub.js';
 import { onFileDrop } from './drop.js';
 import { pretty, readRaw, setHubError } from './request.js';
 import { $ } from './dom.js';
@@ -22,6 +22,11 @@ export function initConfigSource({ query, update, setStatus }) {
     const err = $('config-file-error');
     err.textContent = '';
     if (!file) return;
+    if (file.size > CONFIG_MAX_BYTES) {
+      // not read at all: no config.json is this large
+      err.textContent = `${file.name} is ${file.size} bytes: the page takes a config.json of at most ${CONFIG_MAX_BYTES / 1024 / 1024} MiB (real ones are a few KiB; the CLI reads up to 16 MiB).`;
+      return;
+    }
     try {
       useConfigText(await file.text());
       setStatus(`Read ${file.name}.`, 'ok');

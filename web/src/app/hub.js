@@ -5,7 +5,11 @@
 import { formatSeconds } from '../format.js';
 
 export const HUB_TIMEOUT_MS = 15000;
-export const HUB_MAX_BYTES = 1024 * 1024; // real config.json files are a few KiB; some reach ~100 KiB
+// The largest config.json the page takes from any source (pasted, a file, the Hub, the address),
+// checked before it is parsed: real ones are a few KiB (the bundled 155 at most 2.8 KiB), some
+// reach ~100 KiB. The CLI reads up to 16 MiB.
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+export const HUB_MAX_BYTES = CONFIG_MAX_BYTES;
 
 export class HubError extends Error {
   constructor(kind, message) {

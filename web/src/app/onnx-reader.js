@@ -202,3 +202,8 @@ export function graphOf(bytes) {
 export async function readOnnx(file) {
   return graphOf(await prunedModel(file));
 }
+
+/** The symbolic dimension names of a graph's inputs, in order. */
+export const symbols = (graph) => [
+  ...new Set(graph.inputs.flatMap((v) => (v.dims ?? []).filter((d) => typeof d === 'string'))),
+];

@@ -1,8 +1,8 @@
 // The ONNX profile panel, loaded only when an .onnx file arrives (dropped or chosen): the file is
-// read without its weights (onnx-reader.js), the core profiles it (fc.profile) at the page's GPU
+// read without its weights (onnx-reader.js) and profiled by the core (fc.profile), both in the
+// page's worker (a graph can hold hundreds of thousands of nodes), at the page's GPU
 // and precision, and the panel shows the totals, the per op type and per scope tables (scope depth
 // adjustable), ops without a cost rule, and an input for each symbolic dimension of the graph.
-import { readOnnx } from './onnx-reader.js';
 import { formatBytes, formatCount, formatFlops, formatSeconds } from '../format.js';
 import { showError } from './fmt.js';
 
@@ -44,11 +44,6 @@ function panel() {
   return box;
 }
 
-// Symbolic dimension names of the graph's inputs, in order.
-const symbols = (graph) => [
-  ...new Set(graph.inputs.flatMap((v) => (v.dims ?? []).filter((d) => typeof d === 'string'))),
-];
-
 function row(name, shown, group) {
   const tr = el('tr');
   tr.append(el('td', { 'data-value': name }, shown));
@@ -57,9 +52,10 @@ function row(name, shown, group) {
   return tr;
 }
 
-let current = null; // {file, graph}
+let current = null; // {file, graph: the worker's key for the graph it read}
+let asked = 0; // the newest profile asked of the worker: older answers are dropped
 
-function render({ fc, FlopcastError }) {
+async function render({ work }) {
   const { graph } = current;
   const dims = {};
   for (const input of $('onnx-dims').querySelectorAll('input'))
@@ -69,10 +65,13 @@ function render({ fc, FlopcastError }) {
   if (gpu && gpu !== 'custom') options.gpu = gpu;
   const error = $('onnx-error');
   let r;
+  const mine = ++asked;
   try {
-    r = fc.profile(graph, options);
+    r = (await work({ type: 'onnx-profile', graph, options })).result;
+    if (mine !== asked) return;
   } catch (e) {
-    showError(error, e instanceof FlopcastError ? e.message : `${e.name}: ${e.message}`, e);
+    if (mine !== asked) return;
+    showError(error, e.code ? e.message : `${e.name}: ${e.message}`, e);
     for (const id of ['onnx-total', 'onnx-by-op', 'onnx-by-scope', 'onnx-unknown']) $(id).replaceChildren();
     return;
   }
@@ -100,8 +99,10 @@ export async function showProfile(ctx, file) {
   const box = panel();
   const error = $('onnx-error');
   $('onnx-name').textContent = file.name;
+  let read;
   try {
-    current = { file, graph: await readOnnx(file) };
+    read = await ctx.work({ type: 'onnx-read', file });
+    current = { file, graph: read.graph };
   } catch (e) {
     current = null;
     showError(error, `Could not read ${file.name}: ${e.message}`, e);
@@ -109,7 +110,7 @@ export async function showProfile(ctx, file) {
   }
   const dims = $('onnx-dims');
   dims.replaceChildren(
-    ...symbols(current.graph).map((name) => {
+    ...read.symbols.map((name) => {
       const label = el('label', {}, `${name} `);
       label.append(el('input', { type: 'number', min: '1', step: '1', 'data-dim': name, id: `onnx-dim-${name}` }));
       return label;
@@ -122,5 +123,5 @@ export async function showProfile(ctx, file) {
     $('gpu').addEventListener('change', again);
     $('precision').addEventListener('change', again);
   }
-  render(ctx);
+  await render(ctx);
 }

@@ -5,6 +5,7 @@ import { FlopcastError } from '../engine.js';
 import { loadCalibration } from './system.js';
 import { coreError, fieldError } from './errors.js';
 import { $ } from './dom.js';
+import { CONFIG_MAX_BYTES } from './hub.js';
 
 export const EXAMPLE_MODEL = 'llama-3-8b'; // the first model shown; any registry name works
 
@@ -53,16 +54,18 @@ export function initRequest(D, deps) {
   );
 }
 
-/** A JSON text area's text, indented (text that is not JSON: as is). */
+/** A JSON text area's text, indented (text that is not JSON, or over the page's limit: as is). */
 export function pretty(text) {
+  if (text.length > CONFIG_MAX_BYTES) return text;
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
     return text;
   }
 }
-/** A JSON text area's text on one line, for the address (text that is not JSON: as is). */
+/** A JSON text area's text on one line, for the address (text that is not JSON, or over the page's limit: as is). */
 export function compact(text) {
+  if (text.length > CONFIG_MAX_BYTES) return text;
   try {
     return JSON.stringify(JSON.parse(text));
   } catch {
@@ -98,6 +101,15 @@ export function syncVisibility(raw) {
 function parseJson(text, id, errors, what) {
   if (!text.trim()) {
     errors.set(id, `Paste ${what} (a JSON object).`);
+    return undefined;
+  }
+  // Checked before parsing: a text this long is no config (and parsing it would hold the page).
+  const bytes = text.length > CONFIG_MAX_BYTES / 3 ? new Blob([text]).size : text.length;
+  if (bytes > CONFIG_MAX_BYTES) {
+    errors.set(
+      id,
+      `${what} is ${bytes} bytes: the page takes at most ${CONFIG_MAX_BYTES / 1024 / 1024} MiB (real ones are a few KiB; the CLI reads up to 16 MiB).`,
+    );
     return undefined;
   }
   try {
