@@ -214,9 +214,19 @@ function wasmSweep() {
   );
 }
 
+// 6. Parsing linear in the input (issue 26): its own script, which prints the doubling ratios.
+function parseLinear() {
+  const r = spawnSync(process.execPath, [join(here, 'tests/bench/bench_parse_linear.mjs'), `--root=${root}`], {
+    encoding: 'utf8',
+  });
+  for (const l of r.stdout.trim().split('\n').slice(1)) lines.push(`parse: ${l}`);
+  report('parse time ratio when the input doubles', r.status === 0 ? '<= 3' : '> 3', '<= 3 (linear)', r.status === 0);
+}
+
 try {
   const nativeSim = nativeBenchmarks();
   cliProcess();
+  parseLinear();
   if (existsSync(join(wasmDir, 'flopcast_core.wasm'))) {
     wasmEstimate();
     wasmSimulate(nativeSim);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "flopcast/flopcast.hpp"
@@ -42,6 +43,17 @@ inline flopcast::model_spec spec(const json& config) { return flopcast::read_hf_
 // a and b agree to a relative tolerance.
 inline bool close_to(double a, double b, double rel) {
   return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+// The flopcast::error fn throws (a logic_error, which fails the test, when it throws none).
+template <class F>
+flopcast::error error_of(F&& fn) {
+  try {
+    fn();
+  } catch (const flopcast::error& e) {
+    return e;
+  }
+  throw std::logic_error("expected a flopcast::error");
 }
 
 // The pointer of the flopcast::error f throws ("" when it throws none).

@@ -5,78 +5,12 @@
 #include <cstring>
 
 #include "flopcast/checkpoint/checkpoint.hpp"
+#include "gguf_writer.hpp"
 #include "helpers.hpp"
 
 namespace {
 
-// A tiny GGUF writer (little-endian).
-struct gguf_writer {
-  std::string out;
-  std::uint64_t n_tensors = 0, n_kv = 0;
-  std::string kv, infos;
-
-  static void put(std::string& s, std::uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
-  }
-  static void str(std::string& s, const std::string& v) {
-    put(s, v.size(), 8);
-    s += v;
-  }
-  void u32(const std::string& key, std::uint32_t v) {
-    str(kv, key);
-    put(kv, 4, 4);
-    put(kv, v, 4);
-    ++n_kv;
-  }
-  void f32(const std::string& key, float v) {
-    str(kv, key);
-    put(kv, 6, 4);
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    put(kv, bits, 4);
-    ++n_kv;
-  }
-  void string(const std::string& key, const std::string& v) {
-    str(kv, key);
-    put(kv, 8, 4);
-    str(kv, v);
-    ++n_kv;
-  }
-  void string_array(const std::string& key, std::uint64_t n) {
-    str(kv, key);
-    put(kv, 9, 4);
-    put(kv, 8, 4);
-    put(kv, n, 8);
-    for (std::uint64_t i = 0; i < n; ++i) str(kv, "t" + std::to_string(i));
-    ++n_kv;
-  }
-  void i32_array(const std::string& key, std::uint64_t n) {
-    str(kv, key);
-    put(kv, 9, 4);
-    put(kv, 5, 4);
-    put(kv, n, 8);
-    for (std::uint64_t i = 0; i < n; ++i) put(kv, i, 4);
-    ++n_kv;
-  }
-  std::uint64_t offset = 0;
-  // A tensor of `type` taking `bytes` (the writer lays them out 32-aligned).
-  void tensor(const std::string& name, std::vector<std::uint64_t> ne, std::uint32_t type, std::uint64_t bytes) {
-    str(infos, name);
-    put(infos, ne.size(), 4);
-    for (std::uint64_t d : ne) put(infos, d, 8);
-    put(infos, type, 4);
-    put(infos, offset, 8);
-    offset += (bytes + 31) / 32 * 32;
-    ++n_tensors;
-  }
-  [[nodiscard]] std::string bytes(std::uint32_t version = 3) const {
-    std::string s = "GGUF";
-    put(s, version, 4);
-    put(s, n_tensors, 8);
-    put(s, n_kv, 8);
-    return s + kv + infos;
-  }
-};
+using test::gguf_writer;
 
 constexpr std::uint32_t F32 = 0, Q4_K = 12, Q6_K = 14;
 // Bytes of a [ne0, ne1] tensor: ne0 / block x block bytes x ne1.
@@ -117,16 +51,7 @@ gguf_writer tiny_llama(bool untied = true) {
   return w;
 }
 
-template <class F>
-flopcast::error error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const flopcast::error& e) {
-    return e;
-  }
-  FAIL("expected a flopcast::error");
-  throw std::logic_error("unreachable");
-}
+using test::error_of;
 
 const flopcast::checkpoint_total& total(const std::vector<flopcast::checkpoint_total>& v, const std::string& name) {
   for (const auto& t : v)

@@ -69,16 +69,7 @@ std::vector<st_tensor> tiny_llama_tensors() {
   return t;
 }
 
-template <class F>
-flopcast::error error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const flopcast::error& e) {
-    return e;
-  }
-  FAIL("expected a flopcast::error");
-  throw std::logic_error("unreachable");
-}
+using test::error_of;
 
 }  // namespace
 

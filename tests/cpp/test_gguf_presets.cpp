@@ -36,15 +36,7 @@ std::string type_of(const gguf_plan& g, const std::string& name) {
 
 std::string blk(int i, const char* rest) { return "blk." + std::to_string(i) + "." + rest; }
 
-flopcast::error error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const flopcast::error& e) {
-    return e;
-  }
-  FAIL("no flopcast::error thrown");
-  throw std::logic_error("unreachable");
-}
+using test::error_of;
 
 const char* const llama31_8b = "meta-llama/Llama-3.1-8B-Instruct";
 

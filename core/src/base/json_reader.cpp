@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "base/detail.hpp"
 
@@ -14,6 +16,97 @@ std::string describe(const json& v) {
   return std::string(v.type_name()) + " " + text;
 }
 
+namespace {
+
+// The message for text nlohmann's parser refuses; it carries line and column. Its
+// "[json.exception...] " prefix is dropped.
+error invalid_json(const char* what, const json::exception& e) {
+  std::string msg = e.what();
+  const auto pos = msg.find("] ");
+  return error(error_code::config_parse, "",
+               std::string(what) + " is not valid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos + 2)));
+}
+
+// Builds the parsed value from nlohmann's SAX events in time linear in the text: each value is
+// put once into its parent, and each key is inserted once into its object's map, whose insert
+// also tells a duplicate key (no search over the keys seen; nlohmann's callback parser, which
+// the depth limit used before, rescans the parent after every nested value). The depth limit is
+// checked when an array or object opens: the outermost one is at depth 0, as the callback
+// parser counted.
+class dom_builder {
+ public:
+  dom_builder(json& root, const char* what) : root_(root), what_(what) {}
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool v) { return put(v); }
+  bool number_integer(json::number_integer_t v) { return put(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(v); }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return put(v); }
+  bool string(json::string_t& v) { return put(std::move(v)); }
+  bool binary(json::binary_t& v) { return put(json::binary(std::move(v))); }
+
+  bool start_object(std::size_t /*elements*/) { return open(json::value_t::object); }
+  bool start_array(std::size_t /*elements*/) { return open(json::value_t::array); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& k) {
+    auto& object = open_.back()->get_ref<json::object_t&>();
+    // try_emplace leaves `k` alone when the key is there already.
+    const auto [it, inserted] = object.try_emplace(std::move(k));
+    if (!inserted)
+      throw error(error_code::config_parse, "",
+                  std::string(what_) + " has the key \"" + k + "\" twice in one object: expected each key once");
+    element_ = &it->second;
+    return true;
+  }
+
+  template <class Exception>
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/, const Exception& e) {
+    throw invalid_json(what_, e);
+  }
+
+ private:
+  template <class V>
+  json* place(V&& v) {
+    if (open_.empty()) {
+      root_ = json(std::forward<V>(v));
+      return &root_;
+    }
+    json& parent = *open_.back();
+    if (parent.is_array()) {
+      auto& array = parent.get_ref<json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *element_ = json(std::forward<V>(v));
+    return element_;
+  }
+  template <class V>
+  bool put(V&& v) {
+    place(std::forward<V>(v));
+    return true;
+  }
+  bool open(json::value_t type) {
+    if (open_.size() >= k_max_depth)
+      throw error(error_code::limit, "",
+                  std::string(what_) + " is nested deeper than " + std::to_string(k_max_depth) + " levels");
+    open_.push_back(place(type));
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  const char* what_;
+  std::vector<json*> open_;  // the arrays and objects not yet closed, outermost first
+  json* element_ = nullptr;  // the value of the object key just read
+};
+
+}  // namespace
+
 json parse_json(std::string_view text, const char* what) {
   if (text.size() > k_max_text_bytes)
     throw error(error_code::limit, "",
@@ -21,43 +114,14 @@ json parse_json(std::string_view text, const char* what) {
                     std::to_string(k_max_text_bytes) + " (16 MiB)");
   // Depth and duplicate keys are checked while parsing (nlohmann's parser is iterative; only
   // later recursion, e.g. dumping a value into a message, could overflow the stack).
-  std::vector<std::vector<std::string>> keys;  // the keys seen in each open object
-  std::string duplicate;
-  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        if (depth >= static_cast<int>(k_max_depth))
-          throw error(error_code::limit, "",
-                      std::string(what) + " is nested deeper than " + std::to_string(k_max_depth) + " levels");
-        if (event == json::parse_event_t::object_start) keys.emplace_back();
-        break;
-      case json::parse_event_t::object_end:
-        keys.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        const std::string& k = parsed.get_ref<const std::string&>();
-        auto& seen = keys.back();
-        if (std::find(seen.begin(), seen.end(), k) != seen.end())
-          throw error(error_code::config_parse, "",
-                      std::string(what) + " has the key \"" + k + "\" twice in one object: expected each key once");
-        seen.push_back(k);
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
-  };
+  json out;
+  dom_builder builder(out, what);
   try {
-    return json::parse(text.begin(), text.end(), check);
+    json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const json::exception& e) {
-    // nlohmann's message carries line and column; drop its "[json.exception...] " prefix.
-    std::string msg = e.what();
-    const auto pos = msg.find("] ");
-    throw error(error_code::config_parse, "",
-                std::string(what) + " is not valid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos + 2)));
+    throw invalid_json(what, e);
   }
+  return out;
 }
 
 json parse_object(std::string_view text, const char* what) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "base/detail.hpp"
 #include "base/json_reader.hpp"
@@ -79,6 +80,7 @@ class cursor {
  public:
   explicit cursor(std::string_view b) : b_(b) {}
   [[nodiscard]] std::uint64_t pos() const { return pos_; }
+  [[nodiscard]] std::uint64_t left() const { return b_.size() - pos_; }
   std::string where;  // the field being read, for errors
 
   void need(std::uint64_t n) {
@@ -253,6 +255,9 @@ void parse(cursor& c, checkpoint_info& out) {
   }
 
   std::set<std::string> names;
+  // Room for the tensors the bytes left can hold (a name's length, n_dims, type and offset take
+  // 24 bytes at least), not for what tensor_count claims.
+  out.tensors.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n_tensors, c.left() / 24)));
   for (std::uint64_t i = 0; i < n_tensors; ++i) {
     c.where = "/tensors/" + std::to_string(i);
     checkpoint_tensor t;
@@ -369,11 +374,22 @@ namespace {
 
 using detail::json;
 
-const checkpoint_tensor* find_tensor(const checkpoint_info& g, std::string_view name) {
-  for (const checkpoint_tensor& t : g.tensors)
-    if (t.name == name) return &t;
-  return nullptr;
-}
+// The tensors by name, indexed once per header (a lookup per layer would otherwise scan them all).
+class tensor_index {
+ public:
+  explicit tensor_index(const checkpoint_info& g) {
+    by_name_.reserve(g.tensors.size());
+    for (const checkpoint_tensor& t : g.tensors) by_name_.emplace(t.name, &t);
+  }
+  [[nodiscard]] const checkpoint_tensor* find(std::string_view name) const {
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+  [[nodiscard]] bool empty() const { return by_name_.empty(); }
+
+ private:
+  std::unordered_map<std::string_view, const checkpoint_tensor*> by_name_;  // views of g's names
+};
 
 // HF config field -> the GGUF key it came from (for errors from the config reader).
 using key_map = std::vector<std::pair<std::string, std::string>>;
@@ -384,11 +400,12 @@ namespace {
 
 // The layers whose tensors hold no router (blk.<i>.ffn_gate_inp.weight): the dense layers of a
 // Qwen MoE (its config's mlp_only_layers; GGUF has no key for them). Empty without tensors.
-std::vector<std::int64_t> layers_without_router(const checkpoint_info& g, std::int64_t layers) {
+// `layers` is the block count, already checked to be at most 2^16.
+std::vector<std::int64_t> layers_without_router(const tensor_index& tensors, std::int64_t layers) {
   std::vector<std::int64_t> out;
-  if (g.tensors.empty()) return out;
+  if (tensors.empty()) return out;
   for (std::int64_t i = 0; i < layers; ++i)
-    if (find_tensor(g, "blk." + std::to_string(i) + ".ffn_gate_inp.weight") == nullptr) out.push_back(i);
+    if (tensors.find("blk." + std::to_string(i) + ".ffn_gate_inp.weight") == nullptr) out.push_back(i);
   return out;
 }
 
@@ -424,6 +441,16 @@ json build_config(const checkpoint_info& g, key_map& from) {
                   "expected an integer, but got " + m->type + " " + m->text.substr(0, 40));
     return m->integer;
   };
+  // A count or size that a loop or arithmetic below uses: checked against the config reader's
+  // bounds first, with its message, so a hostile header is refused before any work.
+  const auto bounded = [&](const std::string& suffix, std::int64_t v, std::int64_t min, std::int64_t max,
+                           const char* expected) {
+    if (v < min || v > max)
+      throw error(error_code::config_range, ptr(arch + "." + suffix),
+                  std::string("expected ") + expected + ", but got " + std::to_string(v));
+    return v;
+  };
+  const tensor_index tensors(g);
   json cfg = json::object();
   const auto set = [&](const char* field, const std::string& suffix, bool required) {
     const auto v = integer(suffix);
@@ -456,7 +483,8 @@ json build_config(const checkpoint_info& g, key_map& from) {
                                                                                                        : "deepseek_v2";
   cfg["model_type"] = type;
   set("hidden_size", "embedding_length", true);
-  const std::int64_t layers = *set("num_hidden_layers", "block_count", true);
+  const std::int64_t layers = bounded("block_count", *set("num_hidden_layers", "block_count", true), 1,
+                                      detail::reader::k_max_layers, "a positive integer (at most 2^16)");
   const auto heads = set("num_attention_heads", "attention.head_count", true);
   set("max_position_embeddings", "context_length", false);
   std::optional<std::int64_t> key_length;
@@ -464,7 +492,8 @@ json build_config(const checkpoint_info& g, key_map& from) {
     // MLA. Newer conversions store it as MQA over the latent (key_length = kv_lora_rank +
     // rope dims) and the per-head sizes in key_length_mla / value_length_mla; older ones store
     // the per-head sizes in key_length / value_length.
-    const std::int64_t rope = *set("qk_rope_head_dim", "rope.dimension_count", true);
+    const std::int64_t rope = bounded("rope.dimension_count", *set("qk_rope_head_dim", "rope.dimension_count", true), 1,
+                                      detail::reader::k_max_dim, "a positive integer (at most 2^30)");
     set("kv_lora_rank", "attention.kv_lora_rank", true);
     set("q_lora_rank", "attention.q_lora_rank", false);
     const bool mla_keys = integer("attention.key_length_mla").has_value();
@@ -472,7 +501,9 @@ json build_config(const checkpoint_info& g, key_map& from) {
     const std::string v_key = mla_keys ? "attention.value_length_mla" : "attention.value_length";
     const auto k = integer(k_key);
     if (!k) throw error(error_code::config_missing, ptr(arch + "." + k_key), "required GGUF key is missing");
-    derived("qk_nope_head_dim", k_key, *k - rope);
+    // Both at most 2^30: the difference cannot overflow (the config reader checks its sign).
+    derived("qk_nope_head_dim", k_key,
+            bounded(k_key, *k, 0, detail::reader::k_max_dim, "a non-negative integer (at most 2^30)") - rope);
     set("v_head_dim", v_key, true);
     set("n_routed_experts", "expert_count", false);
     if (experts > 0) {
@@ -499,7 +530,7 @@ json build_config(const checkpoint_info& g, key_map& from) {
         if (!set("shared_expert_intermediate_size", "expert_shared_feed_forward_length", false))
           cfg["shared_expert_intermediate_size"] = 0;
       cfg["decoder_sparse_step"] = 1;
-      const std::vector<std::int64_t> dense = layers_without_router(g, layers);
+      const std::vector<std::int64_t> dense = layers_without_router(tensors, layers);
       cfg["mlp_only_layers"] = dense;
       set("intermediate_size", "feed_forward_length", !dense.empty());
     } else {
@@ -519,7 +550,7 @@ json build_config(const checkpoint_info& g, key_map& from) {
   // Vocabulary: the key, else the embedding's rows (what the file stores), else the tokenizer's list.
   if (!set("vocab_size", "vocab_size", false)) {
     const checkpoint_metadata* tokens = g.find("tokenizer.ggml.tokens");
-    const checkpoint_tensor* embd = find_tensor(g, "token_embd.weight");
+    const checkpoint_tensor* embd = tensors.find("token_embd.weight");
     if (embd != nullptr && embd->shape.size() == 2) {
       cfg["vocab_size"] = embd->shape[1];
       from.emplace_back("/vocab_size", "/tensors/token_embd.weight/shape");
@@ -531,9 +562,9 @@ json build_config(const checkpoint_info& g, key_map& from) {
                   "required GGUF key is missing (and no tokenizer.ggml.tokens or token_embd.weight to count)");
     }
   }
-  cfg["tie_word_embeddings"] = find_tensor(g, "output.weight") == nullptr;
+  cfg["tie_word_embeddings"] = tensors.find("output.weight") == nullptr;
   if (arch == "llama" || arch == "qwen3" || arch == "qwen3moe" || gemma || deepseek)
-    cfg["attention_bias"] = find_tensor(g, "blk.0.attn_q.bias") != nullptr;
+    cfg["attention_bias"] = tensors.find("blk.0.attn_q.bias") != nullptr;
   if (gemma)
     cfg["hidden_activation"] = "gelu_pytorch_tanh";  // Gemma 2 and 3 (llama.cpp: LLM_FFN_GELU)
   else

@@ -304,6 +304,7 @@ checkpoint_info read_safetensors(std::string_view bytes, std::int64_t file_size)
   checkpoint_info c;
   c.format = checkpoint_format::safetensors;
   c.header_bytes = c.data_start = static_cast<std::int64_t>(8 + n);
+  c.tensors.reserve(j.size());
   for (const auto& [key, value] : j.items()) {
     if (key == "__metadata__") {
       if (!value.is_object())

@@ -160,10 +160,12 @@ void read_llama_family(const reader& r, model_spec& m) {
         e.shared_expert_gate = e.shared_intermediate_size > 0;
       }
       const std::int64_t step = r.positive_or("decoder_sparse_step", 1);
-      const std::vector<std::int64_t> dense_only = r.int_list_or_empty("mlp_only_layers");
+      // Marked once (a search of the list per layer is quadratic in a hostile config).
+      std::vector<bool> dense(static_cast<std::size_t>(m.num_layers), false);
+      for (std::int64_t d : r.int_list_or_empty("mlp_only_layers"))
+        if (d >= 0 && d < m.num_layers) dense[static_cast<std::size_t>(d)] = true;
       for (std::int64_t i = 0; i < m.num_layers; ++i)
-        is_moe[static_cast<std::size_t>(i)] =
-            (i + 1) % step == 0 && std::find(dense_only.begin(), dense_only.end(), i) == dense_only.end();
+        is_moe[static_cast<std::size_t>(i)] = (i + 1) % step == 0 && !dense[static_cast<std::size_t>(i)];
     }
   } else if (deepseek) {
     e.num_experts = r.non_negative_or("n_routed_experts", 0);

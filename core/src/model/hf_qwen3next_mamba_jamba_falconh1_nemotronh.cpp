@@ -131,14 +131,11 @@ void read_qwen3_next(const reader& r, model_spec& m) {
       e.shared_expert_gate = e.shared_intermediate_size > 0;  // shared_expert_gate: Linear(h, 1)
       check_top_k(r, "num_experts_per_tok", e);
       const std::int64_t step = t == "qwen3_next" ? r.positive_or("decoder_sparse_step", 1) : 1;
-      const std::vector<std::int64_t> dense_only =
-          t == "qwen3_next" ? r.int_list_or_empty("mlp_only_layers") : std::vector<std::int64_t>{};
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto li = static_cast<std::int64_t>(i);
-        bool dense = false;
-        for (std::int64_t d : dense_only) dense = dense || d == li;
-        moe[i] = (li + 1) % step == 0 && !dense;
-      }
+      std::vector<bool> dense(n, false);  // marked once: a search per layer is quadratic
+      if (t == "qwen3_next")
+        for (std::int64_t d : r.int_list_or_empty("mlp_only_layers"))
+          if (d >= 0 && static_cast<std::uint64_t>(d) < n) dense[static_cast<std::size_t>(d)] = true;
+      for (std::size_t i = 0; i < n; ++i) moe[i] = (static_cast<std::int64_t>(i) + 1) % step == 0 && !dense[i];
     }
   }
   bool any_dense = false;
