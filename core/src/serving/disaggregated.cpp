@@ -29,7 +29,7 @@ constexpr double scale_out_bytes_per_s = 50e9;
 // The closed loop's fixed point: arrivals that move by at most this between passes repeat (the
 // simulator's sums of step times differ between passes only by rounding).
 constexpr double arrival_tolerance_s = 1e-9;
-constexpr std::int64_t max_passes = 200;
+constexpr std::int64_t max_passes = max_disaggregated_passes;
 // A pool is the bottleneck when one more of its workers shortens the mean E2E by at least this.
 constexpr double bottleneck_gain = 0.01;
 constexpr std::int64_t max_workers = 65536;
