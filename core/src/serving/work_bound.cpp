@@ -33,7 +33,9 @@
 // every rank together. Disaggregated: each run simulates every request in the prefill pool
 // (output 1) and in the decode pool (its prompt's K/V present), and a point runs the simulation
 // once (open loop; a closed loop: up to max_disaggregated_passes passes and one request alone)
-// and twice more for the bottleneck probes.
+// and twice more for the bottleneck probes: 3 runs. A closed loop repeats its pass until the
+// arrivals repeat, at most max_disaggregated_passes times and never past the cap
+// (disaggregated.cpp stops there and reports converged false), so a point stays within it.
 #include "flopcast/serving/work_bound.hpp"
 
 #include <algorithm>
@@ -99,7 +101,8 @@ work_terms compute(const simulation_settings& s, std::size_t points, const disag
     b.per_run = run_terms(s, dz->prefill_max_num_batched_tokens.value_or(s.max_num_batched_tokens),
                           dz->decode_max_num_batched_tokens.value_or(s.max_num_batched_tokens));
     b.per_run.output += b.per_run.requests;
-    b.runs = s.arrivals == arrival_kind::closed_loop ? d(max_disaggregated_passes) + 3 : 3;
+    // A closed loop's passes stop at the cap (disaggregated.cpp): counted as the open loop's.
+    b.runs = 3;
   } else {
     b.per_run = run_terms(s, s.max_num_batched_tokens, 0);
   }
@@ -135,10 +138,7 @@ void check_simulation_work(const simulation_settings& s, std::size_t points, con
     what += ", x " + format_number(b.runs) + " runs (";
     if (points > 1) what += std::to_string(points) + " points";
     if (dz != nullptr)
-      what += std::string(points > 1 ? "; " : "") + "disaggregated: both pools, " +
-              (s.arrivals == arrival_kind::closed_loop
-                   ? "up to " + std::to_string(max_disaggregated_passes) + " closed-loop passes"
-                   : std::string("one pass")) +
+      what += std::string(points > 1 ? "; " : "") + "disaggregated: both pools, " + std::string("one pass") +
               " and 2 bottleneck probes";
     what += ")";
   }
