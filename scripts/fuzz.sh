@@ -19,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 build=build-fuzz
-targets=(${FLOPCAST_FUZZ_TARGETS:-fuzz_config fuzz_request fuzz_calibration fuzz_hardware fuzz_safetensors fuzz_gguf fuzz_profile})
+targets=(${FLOPCAST_FUZZ_TARGETS:-fuzz_config fuzz_request fuzz_calibration fuzz_hardware fuzz_safetensors fuzz_gguf fuzz_profile fuzz_serving})
 common=(-timeout=10 -rss_limit_mb=2048)
 
 CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

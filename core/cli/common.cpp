@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "flopcast/io/request_json.hpp"
+#include "flopcast/serving/work_bound.hpp"
 #include "inputs/checkpoint_cmd.hpp"
 #include "inputs/hub.hpp"
 
@@ -146,12 +147,62 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+// The counts of a trace CSV, taken as read and before any JSON is built: its rows against the
+// simulator's row limit (max_simulation_requests, the JSON trace's too), the request they would
+// make against the request size limit (each row {"arrival_s":..,"input_tokens":..,
+// "output_tokens":..}, about 50 bytes), and their output tokens against the work bound's floor.
+// A header it does not know is left to trace_value's own message.
+void check_trace_counts(const std::string& text, const std::string& path, const std::string& pointer) {
+  std::vector<std::string> columns;
+  std::size_t out_column = std::string::npos, rows = 0, bytes = 1, line_number = 0;
+  double output_tokens = 0;
+  const auto refuse = [&](const std::string& message) {
+    throw error(error_code::limit, pointer, message + " in " + path);
+  };
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::vector<std::string> cells = split(line);
+    if (columns.empty()) {
+      for (auto& c : cells) c = trim(c);
+      columns = cells;
+      out_column =
+          static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "output_tokens") - columns.begin());
+      continue;
+    }
+    if (++rows > static_cast<std::size_t>(max_simulation_requests))
+      refuse("expected a trace of at most " + std::to_string(max_simulation_requests) + " requests (rows), but line " +
+             std::to_string(line_number) + " is row " + std::to_string(rows));
+    bytes += 3;  // {}, and the comma between rows
+    for (std::size_t c = 0; c < cells.size() && c < columns.size(); ++c) {
+      const std::string cell = trim(cells[c]);
+      if (!cell.empty()) bytes += columns[c].size() + 4 + cell.size();  // "key":value,
+    }
+    if (out_column < cells.size()) output_tokens += std::max(0.0, std::strtod(cells[out_column].c_str(), nullptr));
+  }
+  if (bytes > max_json_text_bytes)
+    refuse("expected a trace whose request fits " + std::to_string(max_json_text_bytes) + " bytes (16 MiB, about " +
+           std::to_string(max_json_text_bytes / std::max<std::size_t>(bytes / std::max<std::size_t>(rows, 1), 1)) +
+           " rows like these), but its " + std::to_string(rows) + " rows make about " + std::to_string(bytes) +
+           " bytes");
+  const double work = trace_work_floor(static_cast<std::int64_t>(rows), output_tokens);
+  if (work > max_simulation_work)
+    refuse("the simulation's work is bounded by at least " + std::to_string(static_cast<long long>(work)) + " units (" +
+           std::to_string(rows) + " rows and " + std::to_string(static_cast<long long>(output_tokens)) +
+           " output tokens): expected at most " + std::to_string(static_cast<long long>(max_simulation_work)) +
+           " (about 10 s of simulation); lower the trace's rows or output_tokens");
+}
+
 // A trace CSV (header arrival_s,input_tokens,output_tokens, in any order) as the request's
 // array of {arrival_s, input_tokens, output_tokens}. Values go to the core as typed, so its
 // checks and messages apply; cli_message adds the line and column.
 json trace_value(const std::string& path, const std::string& pointer) {
   const std::string text = read_file(path, pointer);
   file_origins()[pointer] = path;
+  check_trace_counts(text, path, pointer);
   trace_origin& origin = trace_lines();
   origin = {};
   static const std::vector<std::string> names = {"arrival_s", "input_tokens", "output_tokens"};

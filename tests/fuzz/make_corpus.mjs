@@ -108,11 +108,72 @@ request['good-inline-gpu'] =
   '2' +
   JSON.stringify({ model: { ...models.find(([n]) => n === 'gpt2')[1].config }, gpu: JSON.parse(hardware.minimal) });
 
+// fuzz_serving (fuzz_serving.cpp): '0' simulate, '1' plan, '2' report, '3' providers (a model name).
+const servingEntry = { simulate: '0', plan: '1', report: '2', providers: '3' };
+const serving = {};
+for (const c of cases)
+  if (c.entry in servingEntry)
+    serving[`bad-${c.entry}-${slug(c.name)}`] = servingEntry[c.entry] + JSON.stringify(c.request);
+const servingGood = {
+  'simulate-batch': {
+    model: 'llama-3.2-1b',
+    gpu: 'H100',
+    simulation: { num_requests: 8, input_tokens: 64, output_tokens: 8 },
+  },
+  'simulate-sweep': {
+    model: 'llama-3.2-1b',
+    gpu: 'H100',
+    simulation: {
+      concurrency: [1, 4],
+      num_requests: 8,
+      input_tokens: 32,
+      output_tokens: 4,
+      max_num_batched_tokens: 16,
+    },
+  },
+  'simulate-poisson-spec': {
+    model: 'llama-3-8b',
+    gpu: 'H100',
+    simulation: { request_rate: 5, num_requests: 6, input_tokens: 128, output_tokens: 8, speculative: 'eagle3' },
+  },
+  'simulate-trace-cache': {
+    model: 'llama-3.2-1b',
+    gpu: 'A100',
+    simulation: {
+      prefix_tokens: 32,
+      prefix_caching: true,
+      trace: [
+        { arrival_s: 0, input_tokens: 64, output_tokens: 4, prefix_id: 1 },
+        { arrival_s: 0.1, input_tokens: 80, output_tokens: 2, prefix_id: 1, session_id: 3 },
+      ],
+    },
+  },
+  'simulate-turns': {
+    model: 'llama-3.2-1b',
+    gpu: 'H100',
+    simulation: { turns: 3, num_requests: 6, input_tokens: 16, output_tokens: 4, warmup_requests: 1 },
+  },
+  'simulate-disaggregated': {
+    model: 'llama-3.2-1b',
+    gpu: 'H100',
+    simulation: { concurrency: 2, num_requests: 6, input_tokens: 64, output_tokens: 4 },
+    disaggregation: { prefill_workers: 1, decode_workers: 2 },
+  },
+  'plan-h100': { model: 'llama-3-8b', gpu: 'H100' },
+  'report-serving': { model: 'gpt2', gpu: 'A100', report: { serving: true } },
+  'report-plain': { model: 'llama-3.2-1b', gpu: 'H100', batch_size: 2 },
+};
+for (const [name, r] of Object.entries(servingGood))
+  serving[`good-${name}`] = servingEntry[name.split('-')[0]] + JSON.stringify(r);
+serving['good-providers-all'] = '3';
+serving['good-providers-model'] = '3llama-3-8b';
+
 const corpus = join(root, 'tests/fuzz/corpus');
 writeAll(join(corpus, 'fuzz_config'), config);
 writeAll(join(corpus, 'fuzz_hardware'), hardware);
 writeAll(join(corpus, 'fuzz_calibration'), calibration);
 writeAll(join(corpus, 'fuzz_request'), request);
+writeAll(join(corpus, 'fuzz_serving'), serving);
 
 // ---- Regressions: the known bugs (they fail until the core is fixed) -------------------
 const llama = models.find(([n]) => n === 'llama-3.2-1b')[1].config;

@@ -27,6 +27,7 @@
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/simulator.hpp"
+#include "flopcast/serving/work_bound.hpp"
 #include "flopcast/training/training.hpp"
 
 namespace flopcast {

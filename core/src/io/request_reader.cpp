@@ -12,6 +12,7 @@
 #include "flopcast/plan/plan.hpp"
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/harness.hpp"
+#include "flopcast/serving/work_bound.hpp"
 #include "hardware/hardware_reader.hpp"
 #include "io/request_state.hpp"
 #include "model/hf_reader.hpp"
@@ -310,6 +311,8 @@ disaggregated_result simulation_request::run_disaggregated(
   return simulate_disaggregated(*model, s, disaggregation.value_or(disaggregation_settings{}), *gpu);
 }
 
+static_assert(max_json_text_bytes == detail::k_max_text_bytes, "request_json.hpp states the JSON reader's limit");
+
 namespace {
 
 // "speculative", "draft", "speculative_tokens", "acceptance_rate" (one rate or one per position).
@@ -504,6 +507,8 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
   read_scalars(disagg, "disaggregation", command_simulate, state, false);
   if (j.contains("disaggregation") && !j.at("disaggregation").is_null() && state.disaggregation.enabled)
     q.disaggregation = state.disaggregation.layout;
+  // Every run the request asks for, bounded before any runs (work_bound.hpp).
+  check_simulation_work(q.at(0), q.points.size(), q.disaggregation ? &*q.disaggregation : nullptr);
   return q;
 }
 

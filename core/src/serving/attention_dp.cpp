@@ -64,7 +64,11 @@ simulation_result simulate(const model_spec& m, const simulation_settings& s, co
     r.clients = share(s.clients);
   }
   r.rate_per_s = s.rate_per_s / d(adp);
-  r.warmup_requests = share(s.warmup_requests);
+  // The rank measures at least one request (validate() keeps warmup_requests below the whole
+  // count, but the two ceilings may meet: 7 of 8 requests over 4 ranks are 2 of 2).
+  const auto rank_requests =
+      s.arrivals == arrival_kind::trace ? static_cast<std::int64_t>(r.trace.size()) : r.num_requests;
+  r.warmup_requests = std::min(share(s.warmup_requests), rank_requests - 1);
 
   simulation_result out = simulate_one_rank(m, r, gpu);
   if (!others.empty()) {

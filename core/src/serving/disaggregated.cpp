@@ -11,6 +11,7 @@
 
 #include "base/detail.hpp"
 #include "flopcast/base/error.hpp"
+#include "flopcast/serving/work_bound.hpp"
 #include "serving/simulator_parts.hpp"
 
 namespace flopcast {
@@ -29,7 +30,7 @@ constexpr double scale_out_bytes_per_s = 50e9;
 // The closed loop's fixed point: arrivals that move by at most this between passes repeat (the
 // simulator's sums of step times differ between passes only by rounding).
 constexpr double arrival_tolerance_s = 1e-9;
-constexpr std::int64_t max_passes = 200;
+constexpr std::int64_t max_passes = max_disaggregated_passes;
 // A pool is the bottleneck when one more of its workers shortens the mean E2E by at least this.
 constexpr double bottleneck_gain = 0.01;
 constexpr std::int64_t max_workers = 65536;
@@ -368,7 +369,12 @@ disaggregated_result run(const model_spec& m, const simulation_settings& s, cons
     }
     for (std::size_t j = clients; j < n; ++j) reqs[j].arrival = reqs[j - clients].arrival + alone;
     out.converged = false;
-    for (out.passes = 1; out.passes <= max_passes; ++out.passes) {
+    // The passes stop at the work cap too (work_bound.hpp counts 3 passes up front): a loop that
+    // has not converged by then says so (converged false), as at max_passes.
+    const double per_pass = simulation_work_bound(s, 1, &dz).units / 3;
+    const std::int64_t passes = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(max_simulation_work / std::max(per_pass, 1.0)) - 2, 1, max_passes);
+    for (out.passes = 1; out.passes <= passes; ++out.passes) {
       mark();
       c.pass(pre, dec);
       double moved = 0;
@@ -378,10 +384,10 @@ disaggregated_result run(const model_spec& m, const simulation_settings& s, cons
         out.converged = true;
         break;
       }
-      if (out.passes == max_passes) break;
+      if (out.passes == passes) break;
       for (std::size_t j = clients; j < n; ++j) reqs[j].arrival = reqs[j - clients].finish;
     }
-    out.passes = std::min(out.passes, max_passes);
+    out.passes = std::min(out.passes, passes);
   }
 
   // ---- end to end ----

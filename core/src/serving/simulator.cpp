@@ -27,6 +27,7 @@
 #include "base/detail.hpp"
 #include "estimate/estimate_parts.hpp"
 #include "flopcast/base/error.hpp"
+#include "flopcast/serving/work_bound.hpp"
 #include "serving/attention_dp.hpp"
 #include "serving/prefix_cache.hpp"
 #include "serving/simulator_parts.hpp"
@@ -42,7 +43,7 @@ using detail::format_number;
   throw error(error_code::invalid_argument, field, message);
 }
 
-constexpr std::int64_t max_requests = 1000000;
+constexpr std::int64_t max_requests = max_simulation_requests;
 constexpr std::int64_t max_tokens = 10000000;                     // input or output tokens of one request
 constexpr double max_generated = 1e9;                             // output tokens of a whole simulation
 constexpr std::int64_t unbounded_blocks = std::int64_t{1} << 40;  // models without a growing KV cache
@@ -194,18 +195,6 @@ std::int64_t default_blocks(const simulation_settings& s, const step_model& sm, 
   return static_cast<std::int64_t>(std::min(std::floor(budget / block_bytes), d(unbounded_blocks)));
 }
 
-// The longest prompt and the longest request (prompt + output) of a generated workload.
-std::pair<std::int64_t, std::int64_t> longest_request(const simulation_settings& s) {
-  const workload_settings& w = s.workload;
-  const length_preset* preset = w.dataset.empty() ? nullptr : find_length_preset(w.dataset);
-  const std::int64_t in = preset ? preset->input.max : s.input_tokens.max;
-  const std::int64_t out = preset ? preset->output.max : s.output_tokens.max;
-  const std::int64_t turn = preset && preset->max_total > 0 ? std::min(preset->max_total, in + out) : in + out;
-  // A session's last turn: every earlier turn (prompt and output) and its own.
-  const std::int64_t before = (w.turns - 1) * turn;
-  return {before + in, before + turn};
-}
-
 void validate_workload(const simulation_settings& s) {
   const workload_settings& w = s.workload;
   check_int(w.prefix_tokens, 0, max_tokens, "/simulation/prefix_tokens");
@@ -235,10 +224,13 @@ void validate_workload(const simulation_settings& s) {
     }
     return;
   }
-  const auto [prompt, total] = longest_request(s);
+  const auto [prompt, total] = detail::longest_request(s);
   if (prompt > max_tokens || total > max_tokens)
-    bad(w.sessions() ? "/simulation/turns" : "/simulation/dataset",
-        "expected requests of at most " + std::to_string(max_tokens) + " tokens, but a session's last turn reaches " +
+    bad(w.sessions()         ? "/simulation/turns"
+        : !w.dataset.empty() ? "/simulation/dataset"
+                             : "/simulation/output_tokens",
+        "expected requests of at most " + std::to_string(max_tokens) + " tokens, but " +
+            (w.sessions() ? "a session's last turn" : "the longest request (input + output tokens)") + " reaches " +
             std::to_string(total));
   if (!w.dataset.empty() && d(s.num_requests) * d(find_length_preset(w.dataset)->output.max) > max_generated)
     bad("/simulation/num_requests",
@@ -248,6 +240,21 @@ void validate_workload(const simulation_settings& s) {
 }
 
 }  // namespace
+
+namespace detail {
+
+// The longest prompt and the longest request (prompt + output) of a generated workload.
+std::pair<std::int64_t, std::int64_t> longest_request(const simulation_settings& s) {
+  const workload_settings& w = s.workload;
+  const length_preset* preset = w.dataset.empty() ? nullptr : find_length_preset(w.dataset);
+  const std::int64_t in = preset ? preset->input.max : s.input_tokens.max;
+  const std::int64_t out = preset ? preset->output.max : s.output_tokens.max;
+  const std::int64_t turn = preset && preset->max_total > 0 ? std::min(preset->max_total, in + out) : in + out;
+  // A session's last turn: every earlier turn (prompt and output) and its own.
+  const std::int64_t before = (w.turns - 1) * turn;
+  return {before + in, before + turn};
+}
+}  // namespace detail
 
 void validate(const model_spec& m, const simulation_settings& s) {
   if (m.arch != architecture::decoder)
@@ -313,12 +320,19 @@ void validate(const model_spec& m, const simulation_settings& s) {
         trace ? to_prefill(*std::max_element(
                     s.trace.begin(), s.trace.end(),
                     [&](const trace_request& a, const trace_request& b) { return to_prefill(a) < to_prefill(b); }))
-              : longest_request(s).first;
+              : detail::longest_request(s).first;
     if (longest > s.max_num_batched_tokens)
       bad("/simulation/max_num_batched_tokens",
           "without chunked prefill a prompt runs in one step: expected at least the longest prompt (" +
               std::to_string(longest) + " tokens), but got " + std::to_string(s.max_num_batched_tokens));
   }
+  // Warm-up requests are left out of the statistics: at least one request must be measured.
+  const std::int64_t n = trace ? static_cast<std::int64_t>(s.trace.size()) : s.num_requests;
+  if (s.warmup_requests >= n)
+    bad("/simulation/warmup_requests", "expected fewer warm-up requests than the " + std::to_string(n) +
+                                           (trace ? " requests of the trace" : " requests (num_requests)") +
+                                           " so that some are measured, but got " + std::to_string(s.warmup_requests));
+  check_simulation_work(s, 1, nullptr);  // one run's bound (a request's: read_simulation_request)
 }
 
 simulation_result simulate_one_rank(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu) {
@@ -354,7 +368,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
     for (std::size_t i = 0; i < s.trace.size(); ++i)
       check_fits(s.trace[i].input_tokens, s.trace[i].output_tokens, "/simulation/trace/" + std::to_string(i));
   } else if (s.workload.sessions() || !s.workload.dataset.empty()) {
-    const auto [prompt, total] = longest_request(s);
+    const auto [prompt, total] = detail::longest_request(s);
     check_fits(prompt, total - prompt, s.workload.sessions() ? "/simulation/turns" : "/simulation/dataset");
   } else {
     check_fits(s.input_tokens.max, s.output_tokens.max, "/simulation/input_tokens");
@@ -736,6 +750,13 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
       s.on_step(rec);
     }
     ++out.steps;
+    // Preemptions (recomputed prompts) are the work no bound before running knows: a hard stop.
+    if (d(out.steps) > max_simulation_work)
+      throw error(error_code::limit, "/simulation",
+                  "the simulation passed " + format_number(max_simulation_work) + " engine steps after " +
+                      std::to_string(out.preemptions) +
+                      " preemptions (each recomputes a prompt): expected fewer; give the KV cache more blocks "
+                      "(kv_blocks) or lower max_num_seqs");
 
     // ---- results of the step ----
     const std::size_t dt_bin = itl.bin_of(dt);

@@ -7,12 +7,17 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "base/detail.hpp"
 #include "flopcast/serving/simulator.hpp"
 
 namespace flopcast::detail {
+
+// The longest prompt and the longest request (prompt + output) of a generated workload
+// (simulator.cpp; the work bound takes every request at these).
+std::pair<std::int64_t, std::int64_t> longest_request(const simulation_settings& s);
 
 // Deterministic on every platform: the raw 64-bit stream of mt19937_64 (fixed by the standard)
 // mapped by our own arithmetic (the standard distributions are implementation-defined).

@@ -22,6 +22,9 @@
 
 namespace flopcast {
 
+// The most passes a closed loop runs both pools for (until the arrivals repeat).
+inline constexpr std::int64_t max_disaggregated_passes = 200;
+
 // The layout; unset values take the simulation's own (its tensor parallelism and scheduler).
 struct disaggregation_settings {
   std::int64_t prefill_workers = 1, decode_workers = 1;
