@@ -69,7 +69,8 @@ void name_flag(const std::string& pointer, const std::string& flag);
 
 // The calibration store: --calibration FILE, else $FLOPCAST_CALIBRATION_FILE, else
 // $XDG_CONFIG_HOME/flopcast/calibration.json, else ~/.config/flopcast/calibration.json.
-// A store that is a symbolic link is followed (the link stays); writes keep its permissions.
+// A store that is a symbolic link is followed (the link stays); writes keep its permissions. A link
+// loop and a read-only store are refused, never replaced; a new store gets 0666 less the umask.
 void set_calibration_file(const std::string& path);
 // Where the request's weight_bytes came from ("exact bytes from model.gguf (Q4_K_M mix: ...)",
 // "--weight-bytes"), set by build_request; empty when it set none.

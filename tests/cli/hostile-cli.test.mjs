@@ -268,14 +268,16 @@ test('control characters from a file are escaped in text output, and JSON stays 
   assert.doesNotMatch(all, /[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/, 'no raw control character');
   assert.match(all, /x\\x1b\[2J\\x07\\x7f\\x9b31m/);
   // A GGUF-free check of stdout: a text estimate whose label (the folder) carries ESC.
-  const dir2 = join(tmp, 'name\u001b]0;pwned\u0007');
+  const dir2 = join(tmp, 'name\u001b]0;pwned\u0007\u007f\u009b');
   fs.mkdirSync(dir2, { recursive: true });
   fs.writeFileSync(join(dir2, 'config.json'), JSON.stringify(llama.config));
   const t = ok(['estimate', join(dir2, 'config.json')]);
   assert.doesNotMatch(t.stdout, /[\u0000-\u0008\u000b-\u001f\u007f]/);
-  assert.match(t.stdout, /name\\x1b\]0;pwned\\x07/);
+  assert.match(t.stdout, /name\\x1b\]0;pwned\\x07\\x7f\\x9b/);
   const j = ok(['estimate', join(dir2, 'config.json'), '--json']);
-  assert.ok(JSON.parse(j.stdout).model.includes('\u001b]0;pwned'), 'JSON keeps the text, escaped as JSON');
+  // JSON keeps the text, every control character escaped as JSON (\u007f, \u009b: valid escapes).
+  assert.doesNotMatch(j.stdout, /[\u0000-\u0009\u000b-\u001f\u007f\u0080-\u009f]/);
+  assert.ok(JSON.parse(j.stdout).model.includes('\u001b]0;pwned\u0007\u007f\u009b'));
 });
 
 // ---- h. the calibration store -------------------------------------------------------------------
