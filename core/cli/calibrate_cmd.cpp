@@ -124,8 +124,10 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   a.require_subcommand(0, 1);
   a.add_option("MODEL", st->o.models, "The measured model (registry name or config.json path)")->expected(0, 1);
   add_request_options(a, st->o);
-  a.add_option("--calibration", st->o.calibration_file,
-               "The calibration store [$FLOPCAST_CALIBRATION_FILE, else ~/.config/flopcast/calibration.json]");
+  note_given(
+      a.add_option("--calibration", st->o.calibration_file,
+                   "The calibration store [$FLOPCAST_CALIBRATION_FILE, else ~/.config/flopcast/calibration.json]"),
+      st->o, "--calibration");
   a.add_option("--file", st->file,
                "CSV of measured rows "
                "(model,gpu,precision,batch_size,sequence_length,num_generated_tokens,decode_tokens_per_second,ttft_s)");
@@ -140,10 +142,10 @@ calibrate_command add_calibrate_command(CLI::App& parent) {
   auto* reset = a.add_subcommand("reset", "Delete the stored calibration");
 
   cmd.run = [st, show, reset] {
-    if (!st->o.calibration_file.empty()) set_calibration_file(st->o.calibration_file);
+    use_calibration_option(st->o);
     const bool all_models = st->o.flags["/all_models"];
     const std::string model = st->o.models.empty() ? std::string() : st->o.models.front();
-    const auto given = [&](const char* ptr) { return !st->o.text[ptr].empty(); };
+    const auto given = [&](const char* ptr) { return st->o.given.count(ptr) > 0; };
     if (*show) {
       const auto entries = load_calibration(true);
       if (st->show_json)

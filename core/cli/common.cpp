@@ -69,9 +69,35 @@ std::vector<std::string> split(const std::string& s) {
   throw error(error_code::invalid_argument, option, message);
 }
 
+bool is_json_number(const std::string& s, bool integer_only) {
+  // RFC 8259 section 6: [ "-" ] ( "0" / [1-9] *DIGIT ) [ "." 1*DIGIT ] [ ( "e" / "E" ) [ "+" / "-" ] 1*DIGIT ]
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0')
+    ++i;
+  else if (!digits())
+    return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (integer_only || !digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (integer_only || !digits()) return false;
+  }
+  return i == s.size();
+}
+
 std::int64_t parse_int(const std::string& text, const std::string& option) {
   std::size_t used = 0;
   long long v = 0;
+  if (!is_json_number(text, true)) bad(option, "expected an integer, but got \"" + text + "\"");
   try {
     v = std::stoll(text, &used);
   } catch (const std::out_of_range&) {
@@ -101,11 +127,35 @@ std::string read_file(const std::string& path, const std::string& option) {
   return text;
 }
 
+json json_number_or_text(const std::string& text) {
+  if (!is_json_number(text)) return text;
+  if (is_json_number(text, true)) {
+    char* end = nullptr;
+    errno = 0;
+    const long long i = std::strtoll(text.c_str(), &end, 10);
+    if (errno == 0) return i;
+  }
+  const double x = std::strtod(text.c_str(), nullptr);
+  return std::isfinite(x) ? json(x) : json(text);
+}
+
+namespace {
+std::map<std::string, std::string>& flag_names() {
+  static std::map<std::string, std::string> k;
+  return k;
+}
+}  // namespace
+
+void name_flag(const std::string& pointer, const std::string& flag) { flag_names()[pointer] = flag; }
+
 json typed_value(const request_field& f, const std::string& text) {
   switch (f.type) {
     case field_type::integer:
     case field_type::number:
     case field_type::tokens: {
+      // Only JSON's number syntax is a number ("0x10", "0x1p3", " 8", "inf" stay text, which the
+      // core refuses as JSON refuses "0x10").
+      if (!is_json_number(text, false)) return text;
       char* end = nullptr;
       errno = 0;
       const long long i = std::strtoll(text.c_str(), &end, 10);
@@ -346,15 +396,20 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags) {
       cmd.add_flag(names, given, help);
     } else {
       std::string& text = o.text[std::string(f.pointer)];
-      cmd.add_option(names, text, help);
+      note_given(cmd.add_option(names, text, help), o, std::string(f.pointer));
       if (f.type == field_type::gpu)
-        cmd.add_option("--gpu-file", o.gpu_file, "Custom accelerator JSON (data/gpus.json record format)");
+        note_given(cmd.add_option("--gpu-file", o.gpu_file, "Custom accelerator JSON (data/gpus.json record format)"),
+                   o, "--gpu-file");
     }
   }
-  cmd.add_option("--revision", o.revision, "Hub branch, tag or commit of an org/name MODEL that is not bundled [main]");
+  note_given(cmd.add_option("--revision", o.revision,
+                            "Hub branch, tag or commit of an org/name MODEL that is not bundled [main]"),
+             o, "--revision");
   if (o.command != command_calibrate) {
-    cmd.add_option("--calibration", o.calibration_file,
-                   "Calibration store to apply [$FLOPCAST_CALIBRATION_FILE, else ~/.config/flopcast/calibration.json]");
+    note_given(cmd.add_option(
+                   "--calibration", o.calibration_file,
+                   "Calibration store to apply [$FLOPCAST_CALIBRATION_FILE, else ~/.config/flopcast/calibration.json]"),
+               o, "--calibration");
     cmd.add_flag("--no-calibration", o.no_calibration, "Apply no stored calibration");
   }
   if (output_flags) {
@@ -366,8 +421,32 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags) {
   }
 }
 
+CLI::Option* note_given(CLI::Option* opt, request_options& o, const std::string& key) {
+  request_options* at = &o;
+  opt->each([at, key](const std::string&) { at->given.insert(key); });
+  return opt;
+}
+
+namespace {
+
+// An empty value given for a file-path option: refused, never read as "not given".
+void refuse_empty_path(const request_options& o, const std::string& flag, const std::string& value,
+                       const std::string& what) {
+  if (value.empty() && o.given.count(flag))
+    throw error(error_code::invalid_argument, flag, "expected " + what + ", but got \"\"");
+}
+
+}  // namespace
+
+void use_calibration_option(const request_options& o) {
+  refuse_empty_path(o, "--calibration", o.calibration_file, "the path of a calibration store");
+  if (!o.calibration_file.empty()) set_calibration_file(o.calibration_file);
+}
+
 json build_request(const request_options& o) {
   json req = json::object();
+  refuse_empty_path(o, "--gpu-file", o.gpu_file, "the path of a GPU JSON file");
+  refuse_empty_path(o, "--revision", o.revision, "a Hub branch, tag or commit");
   set_hub_revision(o.revision);
   const auto slot = [&](const request_field& f) -> json& {
     return f.part.empty() ? req[std::string(f.key)] : req[std::string(f.part)][std::string(f.key)];
@@ -399,7 +478,8 @@ json build_request(const request_options& o) {
       continue;
     }
     const auto it = o.text.find(ptr);
-    if (it == o.text.end() || it->second.empty()) continue;
+    // Not given: the default. Given empty: "" goes to the core, which refuses it as in JSON.
+    if (it == o.text.end() || (it->second.empty() && !o.given.count(ptr))) continue;
     const std::string& text = it->second;
     if (ptr == "/weight_bytes") weight_bytes_source() = "--weight-bytes";
     const auto one = [&](const std::string& item) -> json {
@@ -437,7 +517,7 @@ json build_request(const request_options& o) {
     }
     file_origins()["/gpu"] = o.gpu_file;
   }
-  if (!o.calibration_file.empty()) set_calibration_file(o.calibration_file);
+  use_calibration_option(o);
   if (!o.no_calibration && o.command != command_calibrate) {
     const std::vector<calibration_entry> entries = load_calibration();
     if (!entries.empty()) {
@@ -472,6 +552,7 @@ std::string cli_message(const error& e) {
     if (f && !f->flag.empty()) flag = std::string(f->flag);
     if (f && f->type == field_type::model && f->part.empty()) flag = "MODEL";
     if (f && f->type == field_type::gpu && file_origins().count("/gpu")) flag = "--gpu-file";
+    if (flag_names().count(e.pointer())) flag = flag_names().at(e.pointer());
     // A value in a trace CSV: its line and column.
     const auto trace_file = file_origins().find("/simulation/trace");
     if (trace_file != file_origins().end() &&
@@ -513,7 +594,10 @@ std::string calibration_path() {
 std::vector<calibration_entry> load_calibration(bool missing_ok) {
   const std::string path = calibration_path();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  const bool exists = std::filesystem::exists(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)  // a link loop, a folder that cannot be searched
+    throw error(error_code::io, "--calibration", "cannot read \"" + path + "\": " + ec.message());
+  if (!exists) {
     if (!calibration_override().empty() && !missing_ok)
       throw error(error_code::io, "--calibration", "cannot read \"" + path + "\": no such file");
     return {};
@@ -537,15 +621,49 @@ namespace {
 
 // The file a write must replace: the store, or what a symbolic link at its path points to (the
 // link stays a link).
+// A link that does not end in a file within 16 hops (a loop) is an error, never replaced by a file.
 std::filesystem::path store_target() {
   std::filesystem::path path = calibration_path();
   std::error_code ec;
-  for (int hops = 0; hops < 16 && std::filesystem::is_symlink(path, ec); ++hops) {
+  int hops = 0;
+  for (; hops < 16 && std::filesystem::is_symlink(path, ec); ++hops) {
     std::filesystem::path to = std::filesystem::read_symlink(path, ec);
-    if (ec) break;
+    if (ec) store_error("cannot read the symbolic link", path.string(), ec.value());
     path = to.is_absolute() ? to : path.parent_path() / to;
   }
+  if (std::filesystem::is_symlink(path, ec))
+    throw error(error_code::io, "--calibration",
+                "the calibration store \"" + calibration_path() +
+                    "\" is a symbolic link that does not end in a file within 16 links (a loop?): expected a JSON "
+                    "file or a link to one");
   return path;
+}
+
+// A store the user made read-only (no write permission bit, or not writable by this user) is
+// never replaced or removed.
+void check_writable(const std::filesystem::path& target) {
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) return;  // none yet
+  if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0)
+    throw error(error_code::io, "--calibration",
+                "the calibration store \"" + target.string() +
+                    "\" is read-only: make it writable (chmod u+w) to change it, or name another with --calibration");
+}
+
+// Creates a new file beside `target` that only this process knows, with the permissions open()
+// gives (0666 less the umask).
+int create_temporary(const std::filesystem::path& target, std::string& tmp) {
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  static unsigned counter = 0;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = (dir / ("." + target.filename().string() + "." + std::to_string(::getpid()) + "." +
+                  std::to_string(++counter) + ".tmp"))
+              .string();
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
 }
 
 // Writes every byte or fails with errno (a full disk or a file-size limit fails here).
@@ -566,13 +684,16 @@ void write_all(int fd, const std::string& text, const std::string& path) {
 calibration_lock::calibration_lock() {
   const std::filesystem::path target = store_target();
   std::error_code ec;
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+  if (target.has_parent_path()) {
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) store_error("cannot create the folder", target.parent_path().string(), ec.value());
+  }
   if (std::filesystem::is_directory(target, ec))
     throw error(error_code::io, "--calibration",
                 "the calibration store \"" + target.string() + "\" is a directory: expected a JSON file");
   const std::string lock = target.string() + ".lock";
-  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) store_error("cannot lock the calibration store with", lock, errno);
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0) store_error(errno == ENOENT ? "cannot lock the calibration store with" : "cannot create", lock, errno);
   while (::flock(fd_, LOCK_EX) != 0)
     if (errno != EINTR) store_error("cannot lock", lock, errno);
 }
@@ -583,15 +704,16 @@ calibration_lock::~calibration_lock() {
 
 void save_calibration(const std::vector<calibration_entry>& entries) {
   const std::filesystem::path target = store_target();
+  check_writable(target);
   const std::string dir = target.has_parent_path() ? target.parent_path().string() : std::string(".");
-  std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".XXXXXX")).string();
-  const int fd = ::mkstemp(tmp.data());
+  std::string tmp;
+  const int fd = create_temporary(target, tmp);
   if (fd < 0) store_error("cannot write in the folder", dir, errno);
   try {
     struct stat st {};
-    mode_t mode = 0644;
-    if (::stat(target.c_str(), &st) == 0) mode = st.st_mode & 07777;  // keep the store's permissions
-    if (::fchmod(fd, mode) != 0) store_error("cannot set the permissions of", tmp, errno);
+    // Keep an existing store's permissions; a new one has open()'s (0666 less the umask).
+    if (::stat(target.c_str(), &st) == 0 && ::fchmod(fd, st.st_mode & 07777) != 0)
+      store_error("cannot set the permissions of", tmp, errno);
     write_all(fd, calibration_to_json(entries) + "\n", tmp);
     if (::fsync(fd) != 0) store_error("cannot write", tmp, errno);
     if (::close(fd) != 0) store_error("cannot write", tmp, errno);
@@ -615,6 +737,7 @@ void save_calibration(const std::vector<calibration_entry>& entries) {
 
 bool remove_calibration() {
   const std::filesystem::path target = store_target();
+  check_writable(target);
   if (::unlink(target.c_str()) == 0) return true;
   if (errno == ENOENT) return false;
   store_error("cannot remove", target.string(), errno);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,15 @@ struct request_options {
   std::string gpu_file, calibration_file;
   std::string revision;  // --revision: of a MODEL fetched from the Hugging Face Hub
   bool no_calibration = false, json = false, csv = false;
+  // The value options given on the command line (a field's pointer, or "--calibration",
+  // "--gpu-file", "--revision"): an empty value given is refused as JSON refuses "".
+  std::set<std::string> given;
 };
+
+// Records in o.given that `opt` was given (under `key`).
+CLI::Option* note_given(CLI::Option* opt, request_options& o, const std::string& key);
+// Applies --calibration FILE (refusing an empty FILE that was given).
+void use_calibration_option(const request_options& o);
 
 // Adds the table's fields for `o.command` (except MODEL, which each command names itself).
 void add_request_options(CLI::App& cmd, request_options& o, bool output_flags = true);
@@ -37,11 +46,19 @@ void add_request_options(CLI::App& cmd, request_options& o, bool output_flags = 
 
 std::vector<std::string> split(const std::string& s);
 [[noreturn]] void bad(const std::string& option, const std::string& message);
+// Whether `s` is a number in JSON's syntax (RFC 8259; with integer_only, no fraction or exponent).
+[[nodiscard]] bool is_json_number(const std::string& s, bool integer_only = false);
 std::int64_t parse_int(const std::string& text, const std::string& option);
 std::string read_file(const std::string& path, const std::string& option);
 // A typed CLI text as the JSON value of a field of `type` (a number where it reads as one,
 // else the string, so the core reports the type error as JSON would).
 [[nodiscard]] nlohmann::json typed_value(const request_field& f, const std::string& text);
+// A typed CLI text as a JSON value: a number where it is in JSON's number syntax (an integer
+// where it fits one), else the text (the core then refuses it as JSON refuses "0x10").
+[[nodiscard]] nlohmann::json json_number_or_text(const std::string& text);
+// Names the flag of a pointer outside the request table ("/utilization" -> "--utilization") for
+// cli_message.
+void name_flag(const std::string& pointer, const std::string& flag);
 // A model argument as a request value: a registry name, or a config.json path read into an object.
 [[nodiscard]] nlohmann::json model_value(const std::string& name, const std::string& pointer);
 
@@ -52,7 +69,8 @@ std::string read_file(const std::string& path, const std::string& option);
 
 // The calibration store: --calibration FILE, else $FLOPCAST_CALIBRATION_FILE, else
 // $XDG_CONFIG_HOME/flopcast/calibration.json, else ~/.config/flopcast/calibration.json.
-// A store that is a symbolic link is followed (the link stays); writes keep its permissions.
+// A store that is a symbolic link is followed (the link stays); writes keep its permissions. A link
+// loop and a read-only store are refused, never replaced; a new store gets 0666 less the umask.
 void set_calibration_file(const std::string& path);
 // Where the request's weight_bytes came from ("exact bytes from model.gguf (Q4_K_M mix: ...)",
 // "--weight-bytes"), set by build_request; empty when it set none.

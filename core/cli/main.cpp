@@ -38,6 +38,7 @@
 #include "serving/providers_cmd.hpp"
 #include "serving/serve_cmd.hpp"
 #include "serving/throughput_cmd.hpp"
+#include "terminal_text.hpp"
 #include "train_cmd.hpp"
 
 namespace {
@@ -71,7 +72,7 @@ double parse_count(const std::string& text, const char* option) {
   }
   char* end = nullptr;
   const double v = std::strtod(digits.c_str(), &end);
-  if (digits.empty() || end != digits.c_str() + digits.size() || !std::isfinite(v) || v < 0)
+  if (!is_json_number(digits) || end != digits.c_str() + digits.size() || !std::isfinite(v) || v < 0)
     throw error(error_code::invalid_argument, option,
                 "expected a number of parameters (e.g. 7e9 or 7B), but got \"" + text + "\"");
   return v * scale;
@@ -196,7 +197,9 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "flopcast: error: " << e.what() << " (see flopcast --help)\n";
+    // An unknown option, a missing or extra value, excluded options...: coded like every other error.
+    std::cerr << "flopcast: error: [flopcast." << to_string(error_code::invalid_argument) << "] " << e.what()
+              << " (see flopcast --help)\n";
     return 2;
   }
 
@@ -311,6 +314,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Control characters in any output are escaped (terminal_text.hpp); as \u00XX in JSON output.
+  bool json_output = false;
+  for (int i = 1; i < argc; ++i)
+    json_output = json_output || std::string(argv[i]) == "--json" || std::string(argv[i]) == "--graph";
+  const flopcast::cli::terminal_filter filter(json_output);
   try {
     return run(argc, argv);
   } catch (const flopcast::error& e) {

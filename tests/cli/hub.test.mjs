@@ -1,13 +1,14 @@
 // The Hugging Face Hub fetch of the native CLI (core/cli/inputs/hub.cpp) against a local server on
 // 127.0.0.1 with the Hub's path layout: <org>/<name>/resolve/<revision>/<file>. The real binary
 // runs asynchronously (the server lives in this process), each test with its own HF_HOME.
-import { test, before, after, beforeEach } from 'node:test';
+import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { hubServer } from './hub-server.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
@@ -70,22 +71,9 @@ const routes = {
     res.end();
   },
 };
-const server = createServer((req, res) => {
-  requests.push({ url: req.url, authorization: req.headers.authorization, agent: req.headers['user-agent'] });
-  const route = routes[req.url];
-  if (route) return route(req, res);
-  res.writeHead(404, { 'X-Error-Code': 'EntryNotFound' });
-  res.end('{"error":"Entry not found"}');
-});
-let endpoint = '';
-before(async () => {
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  endpoint = `http://127.0.0.1:${server.address().port}`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const hub = hubServer(routes, (req) =>
+  requests.push({ url: req.url, authorization: req.headers.authorization, agent: req.headers['user-agent'] }),
+);
 beforeEach(() => {
   requests = [];
 });
@@ -99,7 +87,7 @@ function flopcast(args, env = {}) {
   const full = {
     ...base,
     FLOPCAST_CALIBRATION_FILE: join(tmp, 'calibration.json'),
-    HF_ENDPOINT: endpoint,
+    HF_ENDPOINT: hub.endpoint,
     HF_HOME: env.HF_HOME ?? freshHome(),
     ...env,
   };

@@ -190,9 +190,11 @@ test('bad input exits 2 with one clear line', () => {
     [['profile', join(dir, 'nothing.onnx')], /\[flopcast\.io\] \(MODEL\) cannot open/],
     [['profile', fx('llama_block.onnx')], /\(--dim\) unbound symbolic dimension "batch" of graph input "x"/],
     [['profile', fx('llama_block.onnx'), '--dim', 'batch=1,seq=8,heads=3'], /no tensor .* named "heads"/],
-    [['profile', fx('llama_block.onnx'), '--dim', 'batch=0'], /\(--dim\) expected NAME=SIZE/],
+    // The profile options' own checks (as WASM's profile): profile_json.cpp read_options_json.
+    [['profile', fx('llama_block.onnx'), '--dim', 'batch=0'], /\(--dim, \/dims\/batch\) expected a positive size/],
+    [['profile', fx('llama_block.onnx'), '--dim', 'batch'], /\(--dim\) expected NAME=SIZE/],
     [['profile', fx('convnet.onnx'), '-g', 'NoSuchGPU'], /flopcast\.unknown_gpu/],
-    [['profile', fx('convnet.onnx'), '--depth', '0'], /\(--depth\)/],
+    [['profile', fx('convnet.onnx'), '--depth', '0'], /\[flopcast\.config\.range\] \(--depth, \/depth\) /],
   ];
   for (const [args, pattern] of cases) {
     const r = run(args);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +26,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t max_bytes = std::size_t{16} << 20;
 constexpr long default_total_ms = 30000;
 constexpr long default_connect_ms = 10000;
+constexpr long min_index_ms = 1000;  // the optional index is not asked for with less of the deadline left
 constexpr const char* token_hint =
     "gated or private repository: accept its license on the Hub and set HF_TOKEN=<token>";
 
@@ -61,15 +63,21 @@ std::string encode(const std::string& s) {
   return out;
 }
 
+// A git ref name as the Hub takes it (git check-ref-format: no component begins with "." and so
+// none is "." or ".."; no "..", no empty component): "refs/pr/1" is one, "." and "a/../b" are
+// not. The cache folder is the percent-encoded revision, so a valid one is never a path of its own.
 void check_revision(const std::string& r) {
   const bool chars = std::all_of(r.begin(), r.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '/';
   });
+  bool dot_segment = !r.empty() && r.front() == '.';
+  for (std::size_t i = 1; i < r.size(); ++i) dot_segment = dot_segment || (r[i - 1] == '/' && r[i] == '.');
   if (r.empty() || r.size() > 256 || !chars || r.find("..") != std::string::npos || r.front() == '/' ||
-      r.back() == '/' || r.find("//") != std::string::npos)
-    throw error(
-        error_code::invalid_argument, "--revision",
-        "expected a branch, tag or commit of at most 256 of [A-Za-z0-9._/-] without \"..\", but got \"" + r + "\"");
+      r.back() == '/' || r.find("//") != std::string::npos || dot_segment)
+    throw error(error_code::invalid_argument, "--revision",
+                "expected a branch, tag or commit of at most 256 of [A-Za-z0-9._/-], no part starting with \".\", "
+                "without \"..\" or \"//\", but got \"" +
+                    r + "\"");
 }
 
 std::string endpoint(const std::string& pointer) {
@@ -182,10 +190,11 @@ struct slist_deleter {
   void operator()(curl_slist* s) const { free_all(s); }
 };
 
-// One GET of `url`. Transport failures throw at `pointer`; any HTTP status comes back.
-response get(const std::string& url, const std::string& base, const std::string& pointer) {
+// One GET of `url` within `total` ms (what is left of the fetch's one deadline). Transport
+// failures throw at `pointer`; any HTTP status comes back.
+response get(const std::string& url, const std::string& base, const std::string& pointer, long total) {
   const curl_library& lib = load_curl(pointer);
-  const long total = timeout_ms(pointer);
+  const long all = timeout_ms(pointer);
   const long connect = std::min(total, default_connect_ms);
   std::unique_ptr<CURL, curl_deleter> curl(lib.easy_init(), curl_deleter{lib.easy_cleanup});
   if (!curl) throw error(error_code::io, pointer, "cannot start libcurl");
@@ -242,8 +251,8 @@ response get(const std::string& url, const std::string& base, const std::string&
       break;
     case CURLE_OPERATION_TIMEDOUT:
       throw error(error_code::io, pointer,
-                  url + ": timed out (" + std::to_string(connect) + " ms to connect, " + std::to_string(total) +
-                      " ms in all; FLOPCAST_HUB_TIMEOUT_MS sets the total)");
+                  url + ": timed out (" + std::to_string(std::min(all, default_connect_ms)) + " ms to connect, " +
+                      std::to_string(all) + " ms in all; FLOPCAST_HUB_TIMEOUT_MS sets the total)");
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
       throw error(error_code::io, pointer,
@@ -293,6 +302,13 @@ nlohmann::json parse(const std::string& text, const std::string& origin, const s
   }
 }
 
+void check_config_object(const nlohmann::json& config, const std::string& origin, const std::string& pointer) {
+  if (!config.is_object())
+    throw error(
+        error_code::config_type, pointer,
+        "expected config.json to be a JSON object, but got " + std::string(config.type_name()) + " in " + origin);
+}
+
 }  // namespace
 
 bool looks_like_hub_id(const std::string& name) {
@@ -327,6 +343,12 @@ hub_files hub_fetch(const std::string& repo_id, const hub_options& o, const std:
   const fs::path index_path = dir / "model.safetensors.index.json";
   const fs::path absent_path = dir / "model.safetensors.index.json.absent";
   const bool off = offline();
+  // One deadline for every request of this fetch: what is left of it bounds each request.
+  using clock = std::chrono::steady_clock;
+  const clock::time_point deadline = clock::now() + std::chrono::milliseconds(timeout_ms(pointer));
+  const auto left_ms = [&] {
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count());
+  };
 
   hub_files files;
   bool cached = false;
@@ -347,9 +369,10 @@ hub_files hub_fetch(const std::string& repo_id, const hub_options& o, const std:
   };
   if (!cached) {
     const std::string url = url_of("config.json");
-    response r = get(url, endpoint(pointer), pointer);
+    response r = get(url, endpoint(pointer), pointer, std::max(1L, left_ms()));
     if (r.status != 200) http_error(r, url, pointer);
-    (void)parse(r.body, url, pointer);
+    // Checked before it is cached: what would be refused is never cached.
+    check_config_object(parse(r.body, url, pointer), url, pointer);
     files.config = std::move(r.body);
     files.origin = url;
   }
@@ -360,13 +383,13 @@ hub_files hub_fetch(const std::string& repo_id, const hub_options& o, const std:
       } catch (const error&) {
         files.index.reset();  // optional: an unreadable cached index is as good as none
       }
-    } else if (!off && !is_file(absent_path)) {
-      // Optional: only a 200 with JSON counts; a 404 is remembered, any other failure is not.
+    } else if (!off && !is_file(absent_path) && left_ms() >= min_index_ms) {
+      // Optional: only a 200 with a JSON object counts; a 404 is remembered, any other failure is
+      // not. It gets what is left of the deadline, and is skipped when little is left.
       const std::string url = url_of("model.safetensors.index.json");
       try {
-        response r = get(url, endpoint(pointer), pointer);
-        if (r.status == 200) {
-          (void)parse_json_text(r.body, "model.safetensors.index.json");
+        response r = get(url, endpoint(pointer), pointer, left_ms());
+        if (r.status == 200 && parse_json_text(r.body, "model.safetensors.index.json").is_object()) {
           cache_write(index_path, r.body);
           files.index = std::move(r.body);
         } else if (r.status == 404) {
@@ -385,10 +408,7 @@ hub_files hub_fetch(const std::string& repo_id, const hub_options& o, const std:
 nlohmann::json hub_config(const std::string& repo_id, const hub_options& o, const std::string& pointer) {
   const hub_files files = hub_fetch(repo_id, o, pointer);
   nlohmann::json config = parse(files.config, files.origin, pointer);
-  if (!config.is_object())
-    throw error(
-        error_code::config_type, pointer,
-        "expected config.json to be a JSON object, but got " + std::string(config.type_name()) + " in " + files.origin);
+  check_config_object(config, files.origin, pointer);
   config["_name_or_path"] = repo_id;
   return config;
 }

@@ -7,14 +7,17 @@
 //             $HF_ENDPOINT defaults to https://huggingface.co and must be http(s).
 //   token     Authorization: Bearer $HF_TOKEN when set (never sent to another host on a redirect).
 //   offline   HF_HUB_OFFLINE=1 (or true/yes/on): the cache only, no request.
-//   limits    10 s to connect, 30 s in all (FLOPCAST_HUB_TIMEOUT_MS sets the total, in ms), at most
+//   limits    10 s to connect, 30 s in all: one deadline for every request of a fetch (the optional
+//             index gets what is left, and is skipped with under 1 s left; FLOPCAST_HUB_TIMEOUT_MS
+//             sets the total, in ms); a config.json that is not a JSON object is never cached; at most
 //             16 MiB per file (the transfer stops there), at most 10 redirects, http(s) only.
 //   cache     $HF_HOME/flopcast/<org>--<name>/<revision>/config.json ($HF_HOME defaults to
 //             $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface; a revision with "/" is
 //             stored percent-encoded, "refs%2Fpr%2F1"). Files are written atomically (temporary
 //             file, rename); a repository without an index gets an empty
-//             "model.safetensors.index.json.absent" marker. A cached revision is used as is, with
-//             no request: delete its folder to fetch it again.
+//             "model.safetensors.index.json.absent" marker. No "/"-separated part of a revision
+//             may start with "." ("." and ".." are refused), so it is never a path of its own. A
+//             cached revision is used as is, with no request: delete its folder to fetch it again.
 // Every failure is a flopcast::error at the caller's pointer ("/model": "(MODEL, /model)").
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -19,33 +19,39 @@ namespace {
 struct profile_options {
   std::string model, gpu = "H100", precision;
   std::vector<std::string> dims;
-  int depth = 1;
+  std::string depth = "1";
   bool json = false, csv = false, graph = false;
 };
 
 }  // namespace
 
-// "batch=8,seq=2048" (the option may repeat).
-std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& items) {
-  std::map<std::string, std::int64_t> out;
+namespace {
+
+// "batch=8,seq=2048" (the option may repeat) as the profile options' "dims" object: each size as
+// typed (a JSON number where it is one), for the core to check.
+nlohmann::json dims_json(const std::vector<std::string>& items) {
+  nlohmann::json out = nlohmann::json::object();
   for (const auto& item : items) {
     std::size_t pos = 0;
     while (pos <= item.size()) {
       const std::size_t comma = std::min(item.find(',', pos), item.size());
       const std::string kv = item.substr(pos, comma - pos);
       pos = comma + 1;
-      if (kv.empty()) continue;
       const std::size_t eq = kv.find('=');
-      char* end = nullptr;
-      const std::string v = eq == std::string::npos ? "" : kv.substr(eq + 1);
-      const long long n = std::strtoll(v.c_str(), &end, 10);
-      if (eq == 0 || eq == std::string::npos || v.empty() || *end || n <= 0 || n > (1LL << 40))
+      if (eq == 0 || eq == std::string::npos)
         throw error(error_code::invalid_argument, "--dim",
-                    "expected NAME=SIZE with a positive size (e.g. --dim batch=8,seq=2048), got \"" + kv + "\"");
-      out[kv.substr(0, eq)] = n;
+                    "expected NAME=SIZE (e.g. --dim batch=8,seq=2048), but got \"" + kv + "\"");
+      out[kv.substr(0, eq)] = json_number_or_text(kv.substr(eq + 1));
+      name_flag("/dims/" + kv.substr(0, eq), "--dim");
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& items) {
+  return profile::read_options_json(nlohmann::json{{"dims", dims_json(items)}}.dump()).dims;
 }
 
 namespace {
@@ -103,9 +109,12 @@ profile_command add_profile_command(CLI::App& parent) {
   a.add_flag("--graph", o->graph, "Print the neutral graph JSON the profiler reads (what the page sends) and exit");
 
   cmd.run = [o] {
-    profile::options opt;
-    opt.dims = parse_dims(o->dims);
-    opt.depth = o->depth;
+    // --dim and --depth become the profile options JSON the page sends (WASM's profile), which
+    // the core reads and checks, so both refuse a bad size or depth with the same code and message.
+    nlohmann::json options_json = {{"depth", json_number_or_text(o->depth)}};
+    name_flag("/depth", "--depth");
+    if (!o->dims.empty()) options_json["dims"] = dims_json(o->dims);
+    profile::options opt = profile::read_options_json(options_json.dump());
     opt.gpu = &find_gpu(o->gpu);
     if (!o->precision.empty()) {
       profile::set_precision(opt, parse_precision(o->precision, "--precision"));
@@ -140,7 +149,7 @@ profile_command add_profile_command(CLI::App& parent) {
         t.nodes, t.not_costed, format_flops(t.c.flops), format_macs(t.c.macs), format_count(t.c.parameters),
         format_bytes(t.c.weight_bytes), format_bytes(t.c.activation_bytes), format_seconds(t.c.time_s));
     std::cout << group_table(r.by_op, "op type", t.c.time_s) << "\n";
-    std::cout << group_table(r.by_scope, fmt::format("scope (depth {})", o->depth).c_str(), t.c.time_s);
+    std::cout << group_table(r.by_scope, fmt::format("scope (depth {})", opt.depth).c_str(), t.c.time_s);
     if (!r.unknown_ops.empty()) {
       std::cout << "\nNot costed (no rule for these ops; their FLOPs are missing from the totals):\n";
       for (const auto& op : r.unknown_ops)

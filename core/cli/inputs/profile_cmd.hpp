@@ -14,7 +14,8 @@ struct profile_command {
   std::function<int()> run;
 };
 profile_command add_profile_command(CLI::App& parent);
-// --dim's NAME=SIZE[,NAME=SIZE...] items (the option may repeat); bad items throw at "--dim".
+// --dim's NAME=SIZE[,NAME=SIZE...] items (the option may repeat), checked by the core's profile
+// options reader (as WASM's profile): a malformed item throws at "--dim", a bad size at "/dims/NAME".
 std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& items);
 
 }  // namespace flopcast::cli

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string_view>
 
 #include "flopcast/base/error.hpp"
@@ -66,7 +67,19 @@ validate_command add_validate_command(CLI::App& parent) {
     std::vector<prediction> rows;
     std::map<std::string, std::int64_t> skipped;
     std::int64_t total = 0;
-    for (const validation::row& v : validation::rows_of(files)) {
+    const auto table = validation::rows_of(files);
+    if (!o->metric.empty()) {
+      // An unknown metric is an error naming the known ones, never an empty summary.
+      std::set<std::string> metrics;
+      for (const validation::row& v : table) metrics.insert(v.data.at("metric").get<std::string>());
+      if (!metrics.count(o->metric)) {
+        std::string names;
+        for (const std::string& m : metrics) names += (names.empty() ? "" : ", ") + m;
+        throw error(error_code::invalid_argument, "--metric",
+                    "unknown metric \"" + o->metric + "\": expected one of " + names);
+      }
+    }
+    for (const validation::row& v : table) {
       const json& row = v.data;
       if (!o->engine.empty() && row.at("engine") != o->engine) continue;
       if (!o->metric.empty() && row.at("metric") != o->metric) continue;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/plan/price_comparison.hpp"
 #include "format.hpp"
@@ -16,12 +17,13 @@ namespace {
 
 using nlohmann::json;
 
+// The --compare options as typed: they become a price comparison request (JSON), which the core
+// reads as it reads WASM's priceComparison, so both refuse a bad value alike.
 struct providers_options {
-  std::string model, gpu = "H100", precision = "bf16";
+  std::string model, gpu, precision;
   bool json = false, csv = false, compare = false;
-  std::int64_t tp = 0, prompt = 512, output = 256;
-  double utilization = 0.5;
-  std::optional<double> cost_per_hour;
+  std::string tp, prompt, output, utilization, cost_per_hour;
+  request_options given;  // which options were given (given.given)
 };
 
 std::string cell(const json& v, const char* unit = "") {
@@ -84,17 +86,33 @@ int list(const providers_options& o) {
   return 0;
 }
 
+// The fields of a price comparison request (price_comparison.hpp) and their flags.
+struct compare_field {
+  const char* key;
+  const char* flag;
+  std::string providers_options::*value;
+  bool number;
+};
+const compare_field compare_fields[] = {
+    {"model", "--model", &providers_options::model, false},
+    {"gpu", "--gpu", &providers_options::gpu, false},
+    {"precision", "--precision", &providers_options::precision, false},
+    {"tensor_parallel", "--tp", &providers_options::tp, true},
+    {"utilization", "--utilization", &providers_options::utilization, true},
+    {"prompt_tokens", "--prompt-tokens", &providers_options::prompt, true},
+    {"output_tokens", "--output-tokens", &providers_options::output, true},
+    {"cost_per_hour_usd", "--cost-per-hour", &providers_options::cost_per_hour, true},
+};
+
 int compare(const providers_options& o) {
-  price_comparison_request q;
-  q.model = o.model;
-  q.gpu = o.gpu;
-  q.tensor_parallel = o.tp;
-  q.precision = o.precision;
-  q.utilization = o.utilization;
-  q.prompt_tokens = o.prompt;
-  q.output_tokens = o.output;
-  q.cost_per_hour_usd = o.cost_per_hour;
-  const std::string text = price_comparison_json(q, 2);
+  json request = json::object();
+  for (const compare_field& f : compare_fields) {
+    name_flag(std::string("/") + f.key, f.flag);
+    if (!o.given.given.count(f.flag)) continue;
+    const std::string& text = o.*f.value;
+    request[f.key] = f.number ? json_number_or_text(text) : json(text);
+  }
+  const std::string text = price_comparison_json(std::string_view(request.dump()), 2);
   if (o.json) {
     std::cout << text << "\n";
     return 0;
@@ -152,25 +170,29 @@ providers_command add_providers_command(CLI::App& parent) {
       "Hosted providers' model ids, published speed and price per 1M tokens (offline catalog, data/providers/); "
       "--compare: API price vs self-hosted cost per 1M tokens");
   CLI::App& a = *cmd.app;
-  a.add_option("--model,-m", o->model,
-               "Only the entries serving this model (registry name or alias, or a provider id)");
+  note_given(a.add_option("--model,-m", o->model,
+                          "Only the entries serving this model (registry name or alias, or a provider id)"),
+             o->given, "--model");
   auto* j = a.add_flag("--json", o->json, "Print JSON");
   auto* c = a.add_flag("--csv", o->csv, "Print CSV (the listing)");
   j->excludes(c);
   a.add_flag("--compare", o->compare,
              "API price vs self-hosted cost of --model: the serving model (as `flopcast throughput`) on -g GPU, busy "
              "--utilization of the paid hours");
-  a.add_option("--gpu,-g", o->gpu, "GPU for --compare [H100]");
-  a.add_option("--tp", o->tp, "Tensor-parallel GPUs for --compare [the smallest power of two up to 8 that fits]");
-  a.add_option("--precision,-p", o->precision, "Weight precision for --compare [bf16]");
-  a.add_option("--utilization", o->utilization,
-               "Share of the paid GPU hours spent serving at full throughput, for --compare [0.5]");
-  a.add_option("--prompt-tokens", o->prompt, "Prompt tokens per request, for --compare [512]");
-  a.add_option("--output-tokens", o->output, "Output tokens per request, for --compare [256]");
-  a.add_option("--cost-per-hour", o->cost_per_hour, "USD per GPU-hour for --compare [the GPU's, data/gpus.json]");
+  const auto option = [&](const char* names, std::string& value, const char* flag, const char* help) {
+    note_given(a.add_option(names, value, help), o->given, flag);
+  };
+  option("--gpu,-g", o->gpu, "--gpu", "GPU for --compare [H100]");
+  option("--tp", o->tp, "--tp", "Tensor-parallel GPUs for --compare [the smallest power of two up to 8 that fits]");
+  option("--precision,-p", o->precision, "--precision", "Weight precision for --compare [bf16]");
+  option("--utilization", o->utilization, "--utilization",
+         "Share of the paid GPU hours spent serving at full throughput, for --compare [0.5]");
+  option("--prompt-tokens", o->prompt, "--prompt-tokens", "Prompt tokens per request, for --compare [512]");
+  option("--output-tokens", o->output, "--output-tokens", "Output tokens per request, for --compare [256]");
+  option("--cost-per-hour", o->cost_per_hour, "--cost-per-hour",
+         "USD per GPU-hour for --compare [the GPU's, data/gpus.json]");
   cmd.run = [o] {
     if (o->compare) {
-      if (o->model.empty()) throw error(error_code::invalid_argument, "--model", "--compare needs --model");
       if (o->csv) throw error(error_code::invalid_argument, "--csv", "--compare prints text or --json");
       return compare(*o);
     }
