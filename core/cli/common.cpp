@@ -620,13 +620,12 @@ namespace {
 }
 
 // The file a write must replace: the store, or what a symbolic link at its path points to (the
-// link stays a link).
-// A link that does not end in a file within 16 hops (a loop) is an error, never replaced by a file.
+// link stays a link). A link that does not end within 16 links (a loop) is an error, never replaced
+// by a file.
 std::filesystem::path store_target() {
   std::filesystem::path path = calibration_path();
   std::error_code ec;
-  int hops = 0;
-  for (; hops < 16 && std::filesystem::is_symlink(path, ec); ++hops) {
+  for (int hops = 0; hops < 16 && std::filesystem::is_symlink(path, ec); ++hops) {
     std::filesystem::path to = std::filesystem::read_symlink(path, ec);
     if (ec) store_error("cannot read the symbolic link", path.string(), ec.value());
     path = to.is_absolute() ? to : path.parent_path() / to;
