@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/registry.hpp"
+#include "flopcast/profile/limits.hpp"
 #include "flopcast/profile/profile.hpp"
 #include "format.hpp"
 #include "inputs/onnx_library.hpp"
@@ -39,7 +40,7 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& i
       char* end = nullptr;
       const std::string v = eq == std::string::npos ? "" : kv.substr(eq + 1);
       const long long n = std::strtoll(v.c_str(), &end, 10);
-      if (eq == 0 || eq == std::string::npos || v.empty() || *end || n <= 0 || n > (1LL << 40))
+      if (eq == 0 || eq == std::string::npos || v.empty() || *end || n <= 0 || n > profile::k_max_dim)
         throw error(error_code::invalid_argument, "--dim",
                     "expected NAME=SIZE with a positive size (e.g. --dim batch=8,seq=2048), got \"" + kv + "\"");
       out[kv.substr(0, eq)] = n;
