@@ -201,5 +201,38 @@ const regressions = {
     'bandwidth-1e-300': JSON.stringify({ ...JSON.parse(hardware.minimal), memory_bandwidth_bytes_per_s: 1e-300 }),
   },
 };
+// The profiler's graphs (issue 26): sizes that overflowed int64 in shape propagation, and a chain
+// of Concats whose constant values doubled at each node (2^45 values).
+const graph1 = (op, inputs, initializers, attributes, names) => ({
+  opset: 17,
+  inputs,
+  initializers,
+  nodes: [{ name: '/m/n', op_type: op, inputs: names, outputs: ['y'], attributes }],
+});
+const ints = (name, values) => ({ name, elem_type: 7, dims: [values.length], values });
+const p62 = '4611686018427387904'; // 2^62, beyond a double's exact integers: spliced in as text
+regressions.fuzz_profile = {
+  'tile-4x4-by-2p62': JSON.stringify(
+    graph1('Tile', [{ name: 'x', elem_type: 1, dims: [4, 4] }], [ints('r', [0, 0])], {}, ['x', 'r']),
+  ).replace('"values":[0,0]', `"values":[${p62},${p62}]`),
+  'conv-dilations-2p62': JSON.stringify(
+    graph1(
+      'Conv',
+      [{ name: 'x', elem_type: 1, dims: [1, 1, 8, 8] }],
+      [{ name: 'w', elem_type: 1, dims: [1, 1, 3, 3] }],
+      { dilations: { ints: [0, 1] } },
+      ['x', 'w'],
+    ),
+  ).replace('"ints":[0,1]', `"ints":[${p62},1]`),
+  'concat-doubling-45': JSON.stringify({
+    initializers: [ints('c0', [7])],
+    nodes: Array.from({ length: 45 }, (_, k) => ({
+      op_type: 'Concat',
+      inputs: [`c${k}`, `c${k}`],
+      outputs: [`c${k + 1}`],
+      attributes: { axis: { i: 0 } },
+    })),
+  }),
+};
 for (const [target, files] of Object.entries(regressions))
   writeAll(join(root, 'tests/fuzz/regressions', target), files);

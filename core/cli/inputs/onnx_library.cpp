@@ -58,6 +58,7 @@ std::string onnx_graph_json(const std::string& path, const std::string& option) 
   if (!text) throw error(error_code::io, option, "the ONNX reader ran out of memory");
   std::string out(text);
   release(text);
+  if (ok < 0) throw error(error_code::limit, option, out);  // a graph limit, checked before any work
   if (!ok) throw error(error_code::io, option, out);
   return out;
 }

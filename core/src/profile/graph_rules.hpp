@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "flopcast/base/error.hpp"
+#include "flopcast/profile/limits.hpp"
 #include "flopcast/profile/profile.hpp"
 
 namespace flopcast::profile::rules {
@@ -31,6 +32,10 @@ struct value {
   bool initializer = false;
 };
 
+// Constant int values kept through Concat (shape vectors and index lists; the readers keep int
+// tensors of at most 64 elements): a bound, so that a chain of Concats cannot double them forever.
+inline constexpr std::size_t max_values = 1024;
+
 inline double numel(const shape& s) {
   double n = 1;
   for (auto v : s) n *= static_cast<double>(v);
@@ -40,6 +45,32 @@ inline double numel(const shape& s) {
 [[noreturn]] inline void fail(std::size_t i, const node& n, const std::string& msg) {
   throw error(error_code::config_range, "/nodes/" + std::to_string(i),
               "node \"" + n.name + "\" (" + n.op_type + "): " + msg);
+}
+
+// The bound of every size, as a message's tail: "at most 1099511627776 (2^40, as --dim)".
+inline std::string size_bound() { return "at most " + std::to_string(k_max_dim) + " (2^40, as --dim)"; }
+
+// Why a tensor of shape s is beyond the profiler's sizes (flopcast/profile/limits.hpp), as
+// "a dimension of N: expected at most ...", or "" when it is within them: each dimension and the
+// element count at most k_max_dim, the rank at most k_max_rank. Negative sizes are left to the
+// callers' own messages.
+inline std::string out_of_bounds(const shape& s) {
+  if (static_cast<std::int64_t>(s.size()) > k_max_rank)
+    return "rank " + std::to_string(s.size()) + ": expected at most " + std::to_string(k_max_rank);
+  bool zero = false;
+  for (auto d : s) {
+    if (d > k_max_dim) return "a dimension of " + std::to_string(d) + ": expected " + size_bound();
+    zero = zero || d == 0;
+  }
+  if (zero) return {};
+  std::int64_t n = 1;
+  for (auto d : s)
+    if (d > 0 && (__builtin_mul_overflow(n, d, &n) || n > k_max_dim)) {
+      std::string dims;
+      for (auto x : s) dims += (dims.empty() ? "" : " x ") + std::to_string(x);
+      return "more than 2^40 elements (" + dims + "): expected " + size_bound();
+    }
+  return {};
 }
 
 // Numpy broadcasting; nullopt when the shapes do not broadcast.
@@ -66,6 +97,28 @@ struct ctx {
   std::vector<const value*> in;  // nullptr: absent optional input
   std::int64_t opset;
 
+  // Size arithmetic, checked: a result beyond int64 fails the node (sizes are at most 2^40, so
+  // only a hostile attribute or constant gets there).
+  [[nodiscard]] std::int64_t add(std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) overflow(a, "+", b);
+    return r;
+  }
+  [[nodiscard]] std::int64_t sub(std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) overflow(a, "-", b);
+    return r;
+  }
+  [[nodiscard]] std::int64_t mul(std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) overflow(a, "x", b);
+    return r;
+  }
+  [[noreturn]] void overflow(std::int64_t a, const char* op, std::int64_t b) const {
+    fail(index, n,
+         "a size overflows 64-bit integers (" + std::to_string(a) + " " + op + " " + std::to_string(b) +
+             "): expected sizes " + size_bound());
+  }
   [[nodiscard]] bool has(std::size_t k) const { return k < in.size() && in[k] && in[k]->known; }
   [[nodiscard]] const shape& s(std::size_t k) const { return in[k]->s; }
   [[nodiscard]] const attribute* attr(const char* name) const {

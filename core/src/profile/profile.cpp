@@ -23,6 +23,7 @@ using rules::fail;
 using rules::has_rule;
 using rules::numel;
 using rules::of;
+using rules::out_of_bounds;
 using rules::propagate;
 using rules::shape;
 using rules::value;
@@ -44,6 +45,13 @@ std::string scope_of(const std::string& name, int depth) {
   std::string s;
   for (std::size_t k = 0; k < parts.size() && static_cast<int>(k) < depth; ++k) s += (k ? "/" : "") + parts[k];
   return s;
+}
+
+// A graph tensor's shape within the profiler's sizes (flopcast/profile/limits.hpp), else the
+// error at its JSON pointer.
+void check_size(const shape& s, const std::string& ptr, const std::string& what) {
+  if (const std::string why = out_of_bounds(s); !why.empty())
+    throw error(error_code::config_range, ptr, what + " has " + why);
 }
 
 bool floating(int elem) { return elem == 1 || elem == 10 || elem == 11 || elem == 16 || (elem >= 17 && elem <= 20); }
@@ -135,7 +143,8 @@ result run(const graph& g, const options& o) {
     return s;
   };
 
-  for (const auto& t : g.initializers) {
+  for (std::size_t k = 0; k < g.initializers.size(); ++k) {
+    const auto& t = g.initializers[k];
     value v;
     v.known = true;
     for (const auto& d : t.dims) {
@@ -143,6 +152,7 @@ result run(const graph& g, const options& o) {
         throw error(error_code::config_range, "/initializers", "initializer \"" + t.name + "\" has an unknown size");
       v.s.push_back(d.value);
     }
+    check_size(v.s, "/initializers/" + std::to_string(k), "initializer \"" + t.name + "\"");
     v.elem = t.elem_type;
     v.has_values = t.has_values;
     v.values = t.values;
@@ -150,16 +160,23 @@ result run(const graph& g, const options& o) {
     vals[t.name] = v;
     init_names.insert(t.name);
   }
-  for (const auto& t : g.inputs) {
+  for (std::size_t k = 0; k < g.inputs.size(); ++k) {
+    const auto& t = g.inputs[k];
     if (init_names.count(t.name)) continue;
     auto s = resolve(t, true);
     if (!s) throw error(error_code::config_missing, "/inputs", "graph input \"" + t.name + "\" has no shape");
+    check_size(*s, "/inputs/" + std::to_string(k), "graph input \"" + t.name + "\"");
     vals[t.name] = of(*s, t.elem_type);
   }
   std::unordered_map<std::string, value> stored;
   for (const auto* list : {&g.value_infos, &g.outputs})
-    for (const auto& t : *list)
-      if (auto s = resolve(t, false)) stored[t.name] = of(*s, t.elem_type);
+    for (std::size_t k = 0; k < list->size(); ++k)
+      if (auto s = resolve((*list)[k], false)) {
+        const bool vi = list == &g.value_infos;
+        check_size(*s, (vi ? "/value_infos/" : "/outputs/") + std::to_string(k),
+                   (vi ? "value_info \"" : "graph output \"") + (*list)[k].name + "\"");
+        stored[(*list)[k].name] = of(*s, (*list)[k].elem_type);
+      }
   for (const auto& [k, v] : o.dims)
     if (!used.count(k))
       throw error(error_code::invalid_argument, "--dim", "no tensor of the graph has a dimension named \"" + k + "\"");
@@ -230,6 +247,8 @@ result run(const graph& g, const options& o) {
         out[k] = (*outs)[k];
       else if (auto it = stored.find(n.outputs[k]); it != stored.end())
         out[k] = it->second;
+      if (const std::string why = out_of_bounds(out[k].s); out[k].known && !why.empty())
+        fail(i, n, "output " + std::to_string(k) + " (\"" + n.outputs[k] + "\") would have " + why);
     }
     const bool outputs_known = std::all_of(out.begin(), out.end(), [](const value& v) { return v.known; });
     nc.status = !rule ? "unknown_op" : (inputs_known && outputs_known) ? "ok" : "unknown_shape";

@@ -6,6 +6,7 @@
 #include "base/json_reader.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/registry.hpp"
+#include "flopcast/profile/limits.hpp"
 #include "flopcast/profile/profile.hpp"
 
 namespace flopcast::profile {
@@ -121,6 +122,40 @@ attribute read_attribute(const json& v, const std::string& ptr) {
   return a;
 }
 
+// The graph limits (flopcast/profile/limits.hpp) on the parsed JSON, before a graph is built: the
+// same counts the native ONNX reader checks after decoding a file (the page's graphs, built by its
+// own reader, are checked here).
+void check_limits(const json& j) {
+  const auto size_of = [](const json& o, const char* key) -> std::int64_t {
+    if (!o.is_object()) return 0;
+    const auto it = o.find(key);
+    return it != o.end() && it->is_array() ? static_cast<std::int64_t>(it->size()) : 0;
+  };
+  const auto over = [](std::int64_t n, const char* ptr, const char* what, std::int64_t limit) {
+    if (n > limit)
+      throw error(error_code::limit, ptr,
+                  "the graph has " + std::to_string(n) + " " + what + ": expected at most " + std::to_string(limit) +
+                      " (the profiler's graph limit)");
+  };
+  over(size_of(j, "nodes"), "/nodes", "nodes", k_max_graph_nodes);
+  std::int64_t tensors = 0, entries = 0;
+  for (const char* key : {"inputs", "outputs", "value_infos", "initializers"}) {
+    tensors += size_of(j, key);
+    if (size_of(j, key))
+      for (const auto& t : j.at(key)) entries += size_of(t, "dims");
+  }
+  over(tensors, "", "tensors (inputs, outputs, value_infos and initializers)", k_max_graph_tensors);
+  if (size_of(j, "nodes"))
+    for (const auto& n : j.at("nodes")) {
+      entries += size_of(n, "inputs") + size_of(n, "outputs");
+      if (n.is_object() && n.contains("attributes") && n.at("attributes").is_object())
+        for (const auto& a : n.at("attributes"))
+          entries += size_of(a, "ints") + size_of(a, "floats") +
+                     (a.is_object() && a.contains("t") ? size_of(a.at("t"), "dims") : 0);
+    }
+  over(entries, "", "list entries (node inputs and outputs, attribute values, tensor dimensions)", k_max_graph_entries);
+}
+
 void write_costs(detail::json_out& w, const costs& c) {
   w.field("flops", c.flops)
       .field("macs", c.macs)
@@ -144,6 +179,7 @@ void write_groups(detail::json_out& w, std::string_view key, std::string_view na
 
 graph read_graph_json(std::string_view text_in) {
   const json j = detail::parse_object(text_in, "the graph");
+  check_limits(j);
   graph g;
   if (j.contains("opset")) g.opset = detail::to_integer(j.at("opset"), "/opset", 0, 1000, "an opset version");
   g.inputs = tensors(j, "inputs");
@@ -189,7 +225,7 @@ options read_options_json(std::string_view text_in) {
     const json& d = j.at("dims");
     if (!d.is_object()) bad("/dims", "an object of sizes", d);
     for (const auto& [k, v] : d.items())
-      o.dims[k] = detail::to_integer(v, "/dims/" + k, 1, std::int64_t{1} << 40, "a positive size");
+      o.dims[k] = detail::to_integer(v, "/dims/" + k, 1, k_max_dim, "a positive size");
   }
   if (j.contains("gpu")) o.gpu = &find_gpu(text(j, "gpu", ""));
   if (j.contains("precision")) set_precision(o, parse_precision(text(j, "precision", ""), "/precision"));

@@ -24,17 +24,22 @@ shape window_out(const ctx& c, const shape& x, const shape& kernel, std::size_t 
   const bool ceil_mode = c.i("ceil_mode", 0) != 0;
   shape out;
   for (std::size_t k = 0; k < nsp; ++k) {
-    const std::int64_t in = x[i0 + k], eff = dil[k] * (kernel[k] - 1) + 1;
     if (strides[k] <= 0 || dil[k] <= 0 || kernel[k] <= 0 || pads[k] < 0 || pads[k + nsp] < 0)
       fail(c.index, c.n, "kernel sizes, strides and dilations must be positive and pads not negative");
+    const std::int64_t in = x[i0 + k], eff = c.add(c.mul(dil[k], kernel[k] - 1), 1);
+    // Ceiling divisions written so that a huge stride cannot overflow (n >= 0, d > 0).
+    const auto ceil_div = [](std::int64_t n, std::int64_t d) { return n / d + (n % d != 0 ? 1 : 0); };
     std::int64_t o = 0;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER")
-      o = (in + strides[k] - 1) / strides[k];
+      o = ceil_div(in, strides[k]);
     else if (ap == "VALID")
       o = (in - eff) / strides[k] + 1;
     else {
-      const std::int64_t span = in + pads[k] + pads[k + nsp] - eff;
-      o = (ceil_mode ? (span + strides[k] - 1) / strides[k] : span / strides[k]) + 1;
+      const std::int64_t span = c.sub(c.add(c.add(in, pads[k]), pads[k + nsp]), eff);
+      o = (!ceil_mode ? span / strides[k]
+           : span > 0 ? ceil_div(span, strides[k])
+                      : (span + strides[k] - 1) / strides[k]) +
+          1;
     }
     if (o <= 0) fail(c.index, c.n, "the window is larger than the padded input");
     out.push_back(o);
@@ -177,7 +182,12 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
         v.has_values = true;
         for (std::size_t k = 0; k < len; ++k) {
           const std::int64_t x = a[a.size() == 1 ? 0 : k], y = b[b.size() == 1 ? 0 : k];
-          v.values.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : (y ? x / y : 0));
+          v.values.push_back(op == "Add"   ? c.add(x, y)
+                             : op == "Sub" ? c.sub(x, y)
+                             : op == "Mul" ? c.mul(x, y)
+                             : y == -1     ? c.sub(0, x)  // INT64_MIN / -1 overflows
+                             : y           ? x / y
+                                           : 0);
         }
       }
     }
@@ -202,7 +212,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     if (x.size() < 3 || w.size() != x.size()) fail(c.index, c.n, "expected X [N, C, ...] and W [C, M/group, ...]");
     const std::size_t nsp = x.size() - 2;
     const std::int64_t group = c.i("group", 1);
-    shape out{x[0], w[1] * group};
+    shape out{x[0], c.mul(w[1], group)};
     auto os = c.ints("output_shape");
     if (!os.empty()) {
       if (os.size() < nsp) fail(c.index, c.n, "output_shape is shorter than the spatial rank");
@@ -220,9 +230,12 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     const std::string ap = c.str("auto_pad", "NOTSET");
     for (std::size_t k = 0; k < nsp; ++k) {
       if (ap == "SAME_UPPER" || ap == "SAME_LOWER")
-        out.push_back(x[2 + k] * strides[k]);
-      else
-        out.push_back(strides[k] * (x[2 + k] - 1) + op_[k] + (kernel[k] - 1) * dil[k] + 1 - pads[k] - pads[k + nsp]);
+        out.push_back(c.mul(x[2 + k], strides[k]));
+      else  // strides (x - 1) + output_padding + (kernel - 1) dilation + 1 - pads, each step checked
+        out.push_back(c.sub(
+            c.sub(c.add(c.add(c.add(c.mul(strides[k], x[2 + k] - 1), op_[k]), c.mul(c.sub(kernel[k], 1), dil[k])), 1),
+                  pads[k]),
+            pads[k + nsp]));
     }
     return std::vector<value>{of(out, e0)};
   }
@@ -293,6 +306,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
         c.s(0).begin() + static_cast<std::ptrdiff_t>(start), c.s(0).begin() + static_cast<std::ptrdiff_t>(end)))};
   }
   if (op == "Size") {
+    if (!c.has(0)) return std::nullopt;
     value v = of({}, 7);
     v.has_values = true;
     v.values = {static_cast<std::int64_t>(numel(c.s(0)))};
@@ -389,8 +403,8 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     for (std::size_t k = 0; k < c.in.size(); ++k) {
       if (!c.has(k)) continue;
       if (c.s(k).size() != out.size()) fail(c.index, c.n, "inputs differ in rank");
-      out[axis] += c.s(k)[axis];
-      vals = vals && c.in[k]->has_values;
+      out[axis] = c.add(out[axis], c.s(k)[axis]);
+      vals = vals && c.in[k]->has_values && v.size() + c.in[k]->values.size() <= max_values;
       if (vals) v.insert(v.end(), c.in[k]->values.begin(), c.in[k]->values.end());
     }
     value r = of(out, e0);
@@ -435,8 +449,10 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
                         : std::clamp<std::int64_t>(v, -1, dimv - 1 + (is_end ? 0 : 0));
       };
       const std::int64_t s = clampi((*starts)[k], false), e = clampi(ends->at(k), true);
-      const std::int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
-      out[ax] = std::max<std::int64_t>(0, len);
+      // ceil(span / |step|) for a positive span, with no arithmetic on the step itself (it may be
+      // any int64; s and e are clamped to [-1, dim]).
+      const std::int64_t span = step > 0 ? e - s : s - e;
+      out[ax] = span <= 0 ? 0 : step > 0 ? (span - 1) / step + 1 : 1 - (span - 1) / step;
     }
     return std::vector<value>{of(out, e0)};
   }
@@ -455,7 +471,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     if (!c.has(0) || !c.has(1) || !c.in[1]->has_values) return std::nullopt;
     shape out = c.s(0);
     if (c.in[1]->values.size() != out.size()) fail(c.index, c.n, "repeats do not match the input's rank");
-    for (std::size_t k = 0; k < out.size(); ++k) out[k] *= c.in[1]->values[k];
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = c.mul(out[k], c.in[1]->values[k]);
     return std::vector<value>{of(out, e0)};
   }
   if (op == "Split") {
@@ -484,7 +500,7 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
     auto pads = c.list("pads", 1);
     if (!pads || pads->size() != 2 * c.s(0).size()) return std::nullopt;
     shape out = c.s(0);
-    for (std::size_t k = 0; k < out.size(); ++k) out[k] += (*pads)[k] + (*pads)[k + out.size()];
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = c.add(c.add(out[k], (*pads)[k]), (*pads)[k + out.size()]);
     return std::vector<value>{of(out, e0)};
   }
   if (op == "Trilu") return same();
@@ -493,7 +509,9 @@ std::optional<std::vector<value>> propagate(const ctx& c) {
       return std::nullopt;
     const std::int64_t s = c.in[0]->values.at(0), e = c.in[1]->values.at(0), d = c.in[2]->values.at(0);
     if (d == 0) fail(c.index, c.n, "delta is 0");
-    const double n = std::max(0.0, std::ceil(static_cast<double>(e - s) / static_cast<double>(d)));
+    const double n = std::max(0.0, std::ceil(static_cast<double>(c.sub(e, s)) / static_cast<double>(d)));
+    if (n > static_cast<double>(k_max_dim))
+      fail(c.index, c.n, "the range would have more than 2^40 elements: expected " + size_bound());
     return std::vector<value>{of({static_cast<std::int64_t>(n)}, e0)};
   }
   if (op == "Resize" || op == "Upsample") {

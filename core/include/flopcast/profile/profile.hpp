@@ -43,6 +43,7 @@
 
 #include "flopcast/formats/precision.hpp"
 #include "flopcast/hardware/hardware.hpp"
+#include "flopcast/profile/limits.hpp"
 
 namespace flopcast::profile {
 
