@@ -9,7 +9,6 @@
 #include "common.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/registry.hpp"
-#include "flopcast/profile/limits.hpp"
 #include "flopcast/profile/profile.hpp"
 #include "format.hpp"
 #include "inputs/onnx_library.hpp"
