@@ -33,6 +33,7 @@ import { initResults, lastGood, render, setLastGood } from './app/results.js';
 import { applyQuery, initUrlState, scheduleUrl } from './app/url-state.js';
 import { initShare } from './app/share.js';
 import { initConfigSource } from './app/config-source.js';
+import { initConfigVet } from './app/config-vet.js';
 import { initPanels } from './app/panels.js';
 
 const statusEl = $('status');
@@ -138,6 +139,7 @@ let ready = false;
 initUrlState({ form, formats, trainingCard, update });
 initShare({ fc, work });
 const configSource = initConfigSource({ query: q, update, setStatus });
+initConfigVet({ work, update });
 
 form.addEventListener('submit', (e) => e.preventDefault());
 form.addEventListener('input', (e) => {

@@ -56,6 +56,23 @@ self.onmessage = async ({ data: msg }) => {
       const t0 = performance.now();
       const result = await fc.inspectCheckpointFile(msg.file, msg.config);
       postMessage({ type: 'done', id, result, ms: performance.now() - t0 });
+    } else if (msg.type === 'vet-config') {
+      // A long config text (app/config-vet.js), judged here: JSON, an object, and the core's
+      // reading of it as a model; the page parses it only after this found nothing wrong.
+      let config;
+      try {
+        config = JSON.parse(msg.text);
+      } catch (e) {
+        throw new Error(`Not valid JSON: ${e.message}`);
+      }
+      if (config === null || typeof config !== 'object' || Array.isArray(config))
+        throw new Error('Not a JSON object: a config.json is {"model_type": …}.');
+      try {
+        fc.estimate({ model: config });
+      } catch (e) {
+        if ((e.pointer ?? '').startsWith('/model')) throw e; // the config's own error
+      }
+      postMessage({ type: 'done', id });
     } else if (msg.type === 'onnx-read') {
       // An .onnx file read without its weights; the graph stays here, the page gets its key.
       const { readOnnx, symbols } = await import('./app/onnx-reader.js');

@@ -6,6 +6,7 @@ import { isOnnx, onFileDrop } from './drop.js';
 import { formatNumber } from '../format.js';
 import { show } from './fmt.js';
 import { CONFIG_MAX_BYTES } from './hub.js';
+import { VET_CHARS } from './config-vet.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -111,10 +112,11 @@ export function initCheckpoint({ work, onLoaded, onOnnx }) {
     }
   }
 
-  // Whether `t` is a JSON object's text (a config the core can check the header against); text
-  // over the page's config limit is not parsed here (the estimate refuses it with its size).
+  // Whether `t` is a JSON object's text (a config the core can check the header against). A long
+  // text is not parsed here: the worker's core judges it (over the page's limit: not sent at all).
   const isObjectText = (t) => {
     if (t.length > CONFIG_MAX_BYTES) return false;
+    if (t.length > VET_CHARS) return t.trimStart().startsWith('{');
     try {
       const v = JSON.parse(t);
       return v !== null && typeof v === 'object' && !Array.isArray(v);

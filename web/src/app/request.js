@@ -6,6 +6,7 @@ import { loadCalibration } from './system.js';
 import { coreError, fieldError } from './errors.js';
 import { $ } from './dom.js';
 import { CONFIG_MAX_BYTES } from './hub.js';
+import { configVerdict } from './config-vet.js';
 
 export const EXAMPLE_MODEL = 'llama-3-8b'; // the first model shown; any registry name works
 
@@ -104,12 +105,23 @@ function parseJson(text, id, errors, what) {
     return undefined;
   }
   // Checked before parsing: a text this long is no config (and parsing it would hold the page).
+  // A long one is judged in the worker first (app/config-vet.js).
   const bytes = text.length > CONFIG_MAX_BYTES / 3 ? new Blob([text]).size : text.length;
   if (bytes > CONFIG_MAX_BYTES) {
     errors.set(
       id,
       `${what} is ${bytes} bytes: the page takes at most ${CONFIG_MAX_BYTES / 1024 / 1024} MiB (real ones are a few KiB; the CLI reads up to 16 MiB).`,
     );
+    return undefined;
+  }
+  const verdict = id === 'config' ? configVerdict(text) : null;
+  if (verdict?.state === 'pending') {
+    errors.set(id, `Checking the ${Math.round(text.length / 1024)} KiB ${what} in the background…`);
+    return undefined;
+  }
+  if (verdict?.state === 'error') {
+    const e = verdict.error;
+    errors.set(id, e instanceof FlopcastError ? coreError(e, id) : e.message);
     return undefined;
   }
   try {
