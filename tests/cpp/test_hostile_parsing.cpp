@@ -80,12 +80,44 @@ TEST_CASE("GGUF: a block_count of 2^40 is refused before any loop, naming the ke
   CHECK(e2.message() == "expected a positive integer (at most 2^16), but got 65537");
 }
 
-TEST_CASE("GGUF: 65,536 layers x 200k tensors is answered, with its dense layers from the routers", "[hostile]") {
-  // Routers (blk.N.ffn_gate_inp.weight, [hidden 64, 4 experts]) on the even layers only: the odd
-  // ones, 65,536 / 2 = 32,768 of them, are dense (mlp_only_layers). The other tensors pad the
-  // header to 200,000 tensors: 200,000 - 32,768 routers = 167,232 one-row F32 tensors.
+TEST_CASE("GGUF: 200k tensors are refused at /tensor_count before any is read", "[hostile]") {
+  // The issue's 65,536 layers x 200k tensors (12.8 MB of header): past max_gguf_tensors (2^16), so
+  // refused when the count is read, whatever follows it.
   constexpr std::int64_t layers = std::int64_t{1} << 16;
   constexpr std::int64_t tensors = 200000;
+  gguf_writer w = qwen3moe(static_cast<std::uint64_t>(layers));
+  for (std::int64_t i = 0; i < tensors; ++i)
+    w.tensor("blk." + std::to_string(i % layers) + ".x_" + std::to_string(i) + ".weight", {8}, F32, 8 * 4);
+  const std::string bytes = w.bytes();
+  WARN("header: " << bytes.size() << " bytes");
+  flopcast::error e(flopcast::error_code::io, "", "not set"), inspect(e);
+  const double cpu = seconds_of("65,536 layers x 200k tensors (refused)", [&] {
+    e = error_of([&] { (void)flopcast::read_gguf(bytes); });
+    inspect = error_of([&] { (void)flopcast::inspect_checkpoint_json(bytes); });
+  });
+  CHECK(e.code() == flopcast::error_code::limit);
+  CHECK(e.pointer() == "/tensor_count");
+  CHECK(e.message() == "200000 tensors: expected at most 65536 (2^16)");
+  CHECK(inspect.code() == e.code());
+  CHECK(inspect.pointer() == e.pointer());
+  CHECK(inspect.message() == e.message());
+  CHECK(cpu < k_cap_cpu_seconds);
+  // One tensor more than the limit is refused the same way.
+  gguf_writer past = qwen3moe(1);
+  for (std::int64_t i = 0; i <= layers; ++i) past.tensor("x_" + std::to_string(i) + ".weight", {8}, F32, 8 * 4);
+  const auto e2 = error_of([&] { (void)flopcast::read_gguf(past.bytes()); });
+  CHECK(e2.pointer() == "/tensor_count");
+  CHECK(e2.message() == "65537 tensors: expected at most 65536 (2^16)");
+}
+
+TEST_CASE("GGUF: 65,536 layers x 65,536 tensors (the limit) is answered, with its dense layers from the routers",
+          "[hostile]") {
+  // Routers (blk.N.ffn_gate_inp.weight, [hidden 64, 4 experts]) on the even layers only: the odd
+  // ones, 65,536 / 2 = 32,768 of them, are dense (mlp_only_layers). The other tensors fill the
+  // header to max_gguf_tensors: 65,536 - 32,768 routers = 32,768 one-row F32 tensors.
+  constexpr std::int64_t layers = std::int64_t{1} << 16;
+  constexpr std::int64_t tensors = std::int64_t{1} << 16;
+  static_assert(static_cast<std::uint64_t>(tensors) == flopcast::max_gguf_tensors);
   gguf_writer w = qwen3moe(static_cast<std::uint64_t>(layers));
   for (std::int64_t l = 0; l < layers; l += 2)
     w.tensor("blk." + std::to_string(l) + ".ffn_gate_inp.weight", {64, 4}, F32, 64 * 4 * 4);
@@ -95,7 +127,7 @@ TEST_CASE("GGUF: 65,536 layers x 200k tensors is answered, with its dense layers
   WARN("header: " << bytes.size() << " bytes");
   flopcast::model_spec m;
   std::string summary;
-  const double cpu = seconds_of("65,536 layers x 200k tensors", [&] {
+  const double cpu = seconds_of("65,536 layers x 65,536 tensors", [&] {
     const flopcast::checkpoint_info c = flopcast::read_gguf(bytes);
     m = flopcast::gguf_model_spec(c);
     summary = flopcast::inspect_checkpoint_json(bytes);
@@ -196,4 +228,72 @@ TEST_CASE("safetensors: a header with 150k tensors is read in linear time", "[ho
   CHECK(c.total_elements == n);
   CHECK(json::parse(summary)["tensor_count"] == n);
   CHECK(cpu < k_cap_cpu_seconds);
+}
+
+TEST_CASE("safetensors: the streaming reader reports what the whole-header reader did", "[hostile][safetensors]") {
+  // The header is read entry by entry without a DOM of it. The reader it replaced parsed the whole
+  // header first (so JSON errors, a key twice and the depth limit come before any entry's error),
+  // then read the entries in name order (a std::map), stopping at the first error.
+  const auto le64 = [](std::size_t v) {
+    std::string s(8, '\0');
+    for (int i = 0; i < 8; ++i) s[static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+    return s;
+  };
+  const auto bad = [&](const std::string& text) {
+    return error_of([&] { (void)flopcast::read_safetensors(le64(text.size()) + text); });
+  };
+  const std::string bad_dtype = R"({"dtype":"Q4","shape":[2],"data_offsets":[0,2]})";
+  const std::string bad_shape = R"({"dtype":"U8","shape":[-1],"data_offsets":[0,2]})";
+  // Two bad entries: the one whose name sorts first is named, wherever it is in the text.
+  auto e = bad(R"({"b":)" + bad_dtype + R"(,"a":)" + bad_shape + "}");
+  CHECK(e.pointer() == "/tensors/a/shape/0");
+  e = bad(R"({"a":)" + bad_shape + R"(,"b":)" + bad_dtype + "}");
+  CHECK(e.pointer() == "/tensors/a/shape/0");
+  // "__metadata__" sorts between upper- and lower-case names ('_' is 0x5F).
+  e = bad(R"({"b":)" + bad_dtype + R"(,"__metadata__":{"k":1},"Z":)" + bad_shape + "}");
+  CHECK(e.pointer() == "/tensors/Z/shape/0");
+  e = bad(R"({"b":)" + bad_dtype + R"(,"__metadata__":{"k":1}})");
+  CHECK(e.pointer() == "/__metadata__/k");
+  CHECK(e.message() == "expected a string, but got number 1");
+  // A bad entry, then invalid JSON, a key twice or nesting past 128: those are reported.
+  e = bad(R"({"a":)" + bad_shape + R"(,"b":})");
+  CHECK(e.code() == flopcast::error_code::config_parse);
+  CHECK(e.pointer().empty());
+  CHECK_THAT(e.message(), Catch::StartsWith("the safetensors header is not valid JSON: "));
+  e = bad(R"({"a":)" + bad_shape + R"(,"c":1,"c":2})");
+  CHECK(e.message() == "the safetensors header has the key \"c\" twice in one object: expected each key once");
+  e = bad(R"({"a":)" + bad_shape + R"(,"c":{"x":1,"x":[}})");
+  CHECK(e.message() == "the safetensors header has the key \"x\" twice in one object: expected each key once");
+  // Depth: the header object is level 0, so 127 arrays inside an entry are accepted by the JSON
+  // limit (the entry is then refused as not a tensor) and 128 are not.
+  e = bad(R"({"a":)" + std::string(127, '[') + std::string(127, ']') + "}");
+  CHECK(e.pointer() == "/tensors/a");
+  e = bad(R"({"a":)" + bad_shape + R"(,"b":)" + std::string(128, '[') + std::string(128, ']') + "}");
+  CHECK(e.code() == flopcast::error_code::limit);
+  CHECK(e.message() == "the safetensors header is nested deeper than 128 levels");
+  // Zero-byte tensors at one offset keep name order among themselves: "a" (2 bytes at 0) sorts
+  // before "b" (0 bytes at 0), so "b" is found to begin at 0 where 2 was expected (an overlap),
+  // whichever comes first in the text.
+  const std::string a = R"("a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]})";
+  const std::string b = R"("b":{"dtype":"U8","shape":[0],"data_offsets":[0,0]})";
+  for (const std::string& text : {"{" + a + "," + b + "}", "{" + b + "," + a + "}"}) {
+    e = bad(text);
+    CHECK(e.pointer() == "/tensors/b/data_offsets");
+    CHECK(e.message() ==
+          "expected the tensor to begin at byte 2 of the data (where the previous one ends), but it begins at 0 "
+          "(overlap)");
+  }
+  // And the reader that works: metadata by key, tensors by offset, then name.
+  const std::string ok = R"({"__metadata__":{"z":"1","a":"2"},"c":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                         R"("b":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})";
+  const flopcast::checkpoint_info c = flopcast::read_safetensors(le64(ok.size()) + ok);
+  REQUIRE(c.tensors.size() == 2);
+  CHECK(c.tensors[0].name == "b");
+  CHECK(c.tensors[1].name == "c");
+  CHECK(c.tensors[1].shape == std::vector<std::int64_t>{1});
+  CHECK(c.tensors[1].dtype == "F32");
+  CHECK(c.tensors[1].bytes == 4);
+  REQUIRE(c.metadata.size() == 2);
+  CHECK(c.metadata[0].key == "a");
+  CHECK(c.metadata[1].text == "1");
 }

@@ -5,7 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from './load.mjs';
-import { hugeBlockCountGguf, manyKeysConfig, manyTensorsGguf } from '../fixtures/hostile_files.mjs';
+import {
+  hugeBlockCountGguf,
+  manyKeysConfig,
+  manyTensorsGguf,
+  manyTensorsSafetensors,
+} from '../fixtures/hostile_files.mjs';
 
 const { fc, FlopcastError } = await load();
 
@@ -36,13 +41,33 @@ test('a GGUF block_count of 2^40: the header is summarised and the architecture 
   assert.ok(!s.architecture_error.includes('internal'), s.architecture_error);
 });
 
-test('65,536 layers x 200k tensors: the implied config has every layer dense (no routers)', () => {
+test('65,536 layers x 200k tensors: refused at /tensor_count (at most 2^16) before any is read', () => {
   const file = manyTensorsGguf(65_536, 200_000);
-  const s = timed('inspectCheckpoint, 65,536 layers x 200k tensors', () => fc.inspectCheckpoint(file, file.length));
-  assert.equal(s.tensor_count, 200_000);
+  assert.throws(
+    () => timed('inspectCheckpoint, 65,536 layers x 200k tensors', () => fc.inspectCheckpoint(file, file.length)),
+    (e) =>
+      e instanceof FlopcastError &&
+      e.code === 'limit' &&
+      e.pointer === '/tensor_count' &&
+      e.message === '[flopcast.limit] (/tensor_count) 200000 tensors: expected at most 65536 (2^16)',
+  );
+});
+
+test('65,536 layers x 65,536 tensors (the limit): the implied config has every layer dense (no routers)', () => {
+  const file = manyTensorsGguf(65_536, 65_536);
+  const s = timed('inspectCheckpoint, 65,536 layers x 65,536 tensors', () => fc.inspectCheckpoint(file, file.length));
+  assert.equal(s.tensor_count, 65_536);
   assert.equal(s.architecture_error, null);
   assert.equal(s.config.num_hidden_layers, 65_536);
   assert.equal(s.config.mlp_only_layers.length, 65_536);
+});
+
+test('a safetensors header of 150k tensors: summarised', () => {
+  // 150,000 one-element F32 tensors: 600,000 bytes of data.
+  const file = manyTensorsSafetensors(150_000);
+  const s = timed('inspectCheckpoint, safetensors of 150k tensors', () => fc.inspectCheckpoint(file, file.length));
+  assert.equal(s.tensor_count, 150_000);
+  assert.equal(s.total_bytes, 600_000);
 });
 
 test('a config of 100k keys: estimated as without them; a repeated key and deep nesting refused', () => {

@@ -16,8 +16,6 @@ std::string describe(const json& v) {
   return std::string(v.type_name()) + " " + text;
 }
 
-namespace {
-
 // The message for text nlohmann's parser refuses; it carries line and column. Its
 // "[json.exception...] " prefix is dropped.
 error invalid_json(const char* what, const json::exception& e) {
@@ -27,28 +25,17 @@ error invalid_json(const char* what, const json::exception& e) {
                std::string(what) + " is not valid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos + 2)));
 }
 
+namespace {
+
 // Builds the parsed value from nlohmann's SAX events in time linear in the text: each value is
 // put once into its parent, and each key is inserted once into its object's map, whose insert
 // also tells a duplicate key (no search over the keys seen; nlohmann's callback parser, which
 // the depth limit used before, rescans the parent after every nested value). The depth limit is
 // checked when an array or object opens: the outermost one is at depth 0, as the callback
 // parser counted.
-class dom_builder {
+class dom_builder : public sax_events<dom_builder> {
  public:
   dom_builder(json& root, const char* what) : root_(root), what_(what) {}
-
-  bool null() { return put(nullptr); }
-  bool boolean(bool v) { return put(v); }
-  bool number_integer(json::number_integer_t v) { return put(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return put(v); }
-  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return put(v); }
-  bool string(json::string_t& v) { return put(std::move(v)); }
-  bool binary(json::binary_t& v) { return put(json::binary(std::move(v))); }
-
-  bool start_object(std::size_t /*elements*/) { return open(json::value_t::object); }
-  bool start_array(std::size_t /*elements*/) { return open(json::value_t::array); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
 
   bool key(json::string_t& k) {
     auto& object = open_.back()->get_ref<json::object_t&>();
@@ -67,6 +54,7 @@ class dom_builder {
   }
 
  private:
+  friend class sax_events<dom_builder>;
   template <class V>
   json* place(V&& v) {
     if (open_.empty()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flopcast/base/error.hpp"
@@ -27,6 +28,32 @@ inline constexpr std::size_t k_max_depth = 128;
 [[nodiscard]] json parse_object(std::string_view text, const char* what);
 // Parses `text` as any JSON value.
 [[nodiscard]] json parse_json(std::string_view text, const char* what);
+// nlohmann's SAX events (json::sax_parse) as three calls on Handler: put(value) for a scalar,
+// open(json::value_t::object or array) and close() for an object or array; Handler adds key()
+// and parse_error() and befriends this class.
+template <class Handler>
+class sax_events {
+ public:
+  bool null() { return self().put(nullptr); }
+  bool boolean(bool v) { return self().put(v); }
+  bool number_integer(json::number_integer_t v) { return self().put(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return self().put(v); }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return self().put(v); }
+  bool string(json::string_t& v) { return self().put(std::move(v)); }
+  bool binary(json::binary_t& v) { return self().put(json::binary(std::move(v))); }
+
+  bool start_object(std::size_t /*elements*/) { return self().open(json::value_t::object); }
+  bool start_array(std::size_t /*elements*/) { return self().open(json::value_t::array); }
+  bool end_object() { return self().close(); }
+  bool end_array() { return self().close(); }
+
+ private:
+  Handler& self() { return static_cast<Handler&>(*this); }
+};
+
+// The error for text nlohmann's parser refuses ("<what> is not valid JSON: ..."), for readers
+// with their own SAX handler.
+[[nodiscard]] error invalid_json(const char* what, const json::exception& e);
 
 // An integer in [min, max]; integral floats (4096.0) are accepted. `expected` completes
 // "expected ..." in the message.

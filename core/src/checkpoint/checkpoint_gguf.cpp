@@ -222,7 +222,7 @@ void parse(cursor& c, checkpoint_info& out) {
   if (n_tensors > max_gguf_tensors)
     throw error(
         error_code::limit, "/tensor_count",
-        std::to_string(n_tensors) + " tensors: expected at most " + std::to_string(max_gguf_tensors) + " (2^20)");
+        std::to_string(n_tensors) + " tensors: expected at most " + std::to_string(max_gguf_tensors) + " (2^16)");
   c.where = "/metadata_kv_count";
   const std::uint64_t n_kv = c.u64();
   if (n_kv > max_gguf_metadata)

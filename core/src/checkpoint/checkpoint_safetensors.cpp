@@ -7,10 +7,15 @@
 // the tensors cover it exactly, without gaps or overlaps.
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_set>
+#include <utility>
 
 #include "base/detail.hpp"
 #include "base/json_reader.hpp"
@@ -176,16 +181,23 @@ std::uint64_t le64(std::string_view b) {
   return v;
 }
 
-// Bits of one element (sub-byte formats: F4, F6).
+// The dtypes and the bits of one element (sub-byte formats: F4, F6).
+constexpr std::pair<std::string_view, int> k_dtypes[] = {
+    {"BOOL", 8}, {"U8", 8},   {"I8", 8},    {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16},
+    {"U16", 16}, {"F16", 16}, {"BF16", 16}, {"I32", 32},    {"U32", 32},    {"F32", 32},    {"F64", 64},
+    {"I64", 64}, {"U64", 64}, {"F4", 4},    {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"C64", 64},
+};
+
+// The index of `dt` in k_dtypes, or -1.
+int dtype_index(std::string_view dt) {
+  for (std::size_t i = 0; i < std::size(k_dtypes); ++i)
+    if (k_dtypes[i].first == dt) return static_cast<int>(i);
+  return -1;
+}
+
 int dtype_bits(std::string_view dt) {
-  static const std::pair<std::string_view, int> k[] = {
-      {"BOOL", 8}, {"U8", 8},   {"I8", 8},    {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16},
-      {"U16", 16}, {"F16", 16}, {"BF16", 16}, {"I32", 32},    {"U32", 32},    {"F32", 32},    {"F64", 64},
-      {"I64", 64}, {"U64", 64}, {"F4", 4},    {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"C64", 64},
-  };
-  for (const auto& [name, bits] : k)
-    if (name == dt) return bits;
-  return 0;
+  const int i = dtype_index(dt);
+  return i < 0 ? 0 : k_dtypes[i].second;
 }
 
 const char* known_dtypes =
@@ -254,6 +266,200 @@ checkpoint_tensor read_tensor(const std::string& name, const json& v) {
   return t;
 }
 
+constexpr const char* k_what = "the safetensors header";
+
+// Reads the header from nlohmann's SAX events without a DOM of the whole header: only the value
+// of the top-level entry being read is built (a few small values for a tensor), turned into a
+// checkpoint_tensor (or the metadata) when it closes, and dropped. Memory is the tensor list and
+// one entry; time is linear in the text. What the reader that parsed the whole header into a DOM
+// (detail::parse_object) and then walked its entries reported is kept exactly:
+// - invalid JSON, a key twice in one object and nesting deeper than detail::k_max_depth are
+//   refused as they are met, with parse_json's messages, before any error about an entry;
+// - of the entries' own errors, the one of the entry whose name sorts first is reported (the DOM
+//   kept its keys in a std::map and read them in that order), so an error found in one entry
+//   waits until the text has parsed, and an entry whose name sorts later does not replace it;
+// - the tensors are handed on sorted by name, so finish_checkpoint's stable sort by offset keeps
+//   ties (zero-byte tensors) in the same order, and the tiling check names the same tensor.
+class header_reader : public detail::sax_events<header_reader> {
+ public:
+  explicit header_reader(checkpoint_info& c) : c_(c) {}
+
+  bool key(json::string_t& k) {
+    if (open_.empty()) {  // an entry's name
+      if (seen_.count(k) != 0) twice(k);
+      name_ = std::move(k);
+      return true;
+    }
+    auto& object = open_.back()->get_ref<json::object_t&>();
+    const auto [it, inserted] = object.try_emplace(std::move(k));  // leaves `k` alone when there already
+    if (!inserted) twice(k);
+    element_ = &it->second;
+    return true;
+  }
+
+  template <class Exception>
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/, const Exception& e) {
+    throw detail::invalid_json(k_what, e);
+  }
+
+  // After the text has parsed: the first entry's error, else the tensors sorted by name.
+  void finish() {
+    if (failed_) throw *failed_;
+    seen_.clear();  // before the sort moves the names it views
+    other_names_.clear();
+    std::sort(tensors_.begin(), tensors_.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
+    c_.tensors.reserve(tensors_.size());
+    while (!tensors_.empty()) {  // the deque frees its blocks as they empty
+      entry& e = tensors_.front();
+      checkpoint_tensor t;
+      t.name = std::move(e.name);
+      t.dtype = std::string(k_dtypes[e.dtype].first);
+      const auto shape = shapes_.begin() + static_cast<std::ptrdiff_t>(e.shape_at);
+      t.shape.assign(shape, shape + e.rank);
+      t.elements = e.elements;
+      t.bytes = e.bytes;
+      t.offset = e.offset;
+      t.component = e.component;
+      c_.tensors.push_back(std::move(t));
+      tensors_.pop_front();
+    }
+    shapes_ = std::vector<std::int64_t>();
+    c_.metadata = std::move(metadata_);
+  }
+
+ private:
+  friend class detail::sax_events<header_reader>;
+  [[noreturn]] void twice(const std::string& k) const {
+    throw error(error_code::config_parse, "",
+                std::string(k_what) + " has the key \"" + k + "\" twice in one object: expected each key once");
+  }
+
+  json* place(json&& v) {
+    if (open_.empty()) {
+      entry_ = std::move(v);
+      return &entry_;
+    }
+    json& parent = *open_.back();
+    if (parent.is_array()) {
+      auto& array = parent.get_ref<json::array_t&>();
+      array.emplace_back(std::move(v));
+      return &array.back();
+    }
+    *element_ = std::move(v);
+    return element_;
+  }
+  template <class V>
+  bool put(V&& v) {
+    place(json(std::forward<V>(v)));
+    if (open_.empty()) read_entry();  // an entry that is a bare value
+    return true;
+  }
+  bool open(json::value_t type) {
+    // The header object is at depth 0, an entry's value at depth 1.
+    const std::size_t depth = (in_header_ ? 1 : 0) + open_.size();
+    if (depth >= detail::k_max_depth)
+      throw error(error_code::limit, "",
+                  std::string(k_what) + " is nested deeper than " + std::to_string(detail::k_max_depth) + " levels");
+    if (!in_header_) {  // the text starts with '{': this is the header object
+      in_header_ = true;
+      return true;
+    }
+    open_.push_back(place(json(type)));
+    return true;
+  }
+  bool close() {
+    if (open_.empty()) {  // the header object
+      in_header_ = false;
+      return true;
+    }
+    open_.pop_back();
+    if (open_.empty()) read_entry();
+    return true;
+  }
+
+  // The entry just closed: its name is name_, its value entry_. Its name joins seen_ as a view
+  // of the name the tensor keeps (or of other_names_).
+  void read_entry() {
+    const std::string* kept = nullptr;
+    if (!failed_ || name_ < failed_name_) {  // else an entry whose name sorts first has failed already
+      try {
+        if (name_ != "__metadata__") {
+          keep(read_tensor(name_, entry_));
+          kept = &tensors_.back().name;
+        } else {
+          read_metadata();
+        }
+      } catch (const error& e) {
+        failed_.emplace(e);
+        failed_name_ = name_;
+      }
+    }
+    if (kept == nullptr) {
+      other_names_.push_back(std::move(name_));
+      kept = &other_names_.back();
+    }
+    seen_.insert(*kept);
+    entry_ = json();
+  }
+
+  // A tensor read, kept in the smaller form of an entry until finish().
+  void keep(checkpoint_tensor&& t) {
+    entry e;
+    e.name = std::move(t.name);
+    e.elements = t.elements;
+    e.bytes = t.bytes;
+    e.offset = t.offset;
+    e.shape_at = static_cast<std::uint32_t>(shapes_.size());  // at most 8 Mi dimensions fit in 16 MiB
+    e.rank = static_cast<std::uint8_t>(t.shape.size());       // at most 64 (read_tensor)
+    e.dtype = static_cast<std::uint8_t>(dtype_index(t.dtype));
+    e.component = t.component;
+    shapes_.insert(shapes_.end(), t.shape.begin(), t.shape.end());
+    tensors_.push_back(std::move(e));
+  }
+
+  void read_metadata() {
+    const json& value = entry_;
+    if (!value.is_object())
+      throw error(error_code::config_type, "/__metadata__",
+                  "expected an object of strings, but got " + detail::describe(value));
+    std::vector<checkpoint_metadata> out;
+    for (const auto& [mk, mv] : value.items()) {
+      if (!mv.is_string())
+        throw error(error_code::config_type, "/__metadata__/" + detail::pointer_segment(mk),
+                    "expected a string, but got " + detail::describe(mv));
+      checkpoint_metadata m;
+      m.key = mk;
+      m.type = "string";
+      m.text = mv.get<std::string>();
+      out.push_back(std::move(m));
+    }
+    metadata_ = std::move(out);
+  }
+
+  checkpoint_info& c_;
+  bool in_header_ = false;
+  std::string name_;                           // the current entry's name
+  std::deque<std::string> other_names_;        // names of the entries not in tensors_
+  std::unordered_set<std::string_view> seen_;  // every entry name read: views into tensors_, other_names_
+  std::vector<json*> open_;                    // the current entry's open arrays and objects, outermost first
+  json* element_ = nullptr;                    // the value of the object key just read
+  json entry_;                                 // the current entry's value
+  // A tensor as read (about 70 bytes instead of checkpoint_tensor's 150 and its shape's block):
+  // its dtype an index into k_dtypes, its shape in shapes_.
+  struct entry {
+    std::string name;
+    std::int64_t elements = 0, bytes = 0, offset = 0;
+    std::uint32_t shape_at = 0;
+    std::uint8_t rank = 0, dtype = 0;
+    tensor_component component = tensor_component::other;
+  };
+  std::deque<entry> tensors_;                  // the tensors read, in text order (never moved while read)
+  std::vector<std::int64_t> shapes_;           // their shapes, one after another
+  std::vector<checkpoint_metadata> metadata_;  // __metadata__, by key (its object's order)
+  std::optional<error> failed_;                // the error of the first-sorting entry that failed
+  std::string failed_name_;
+};
+
 }  // namespace
 
 std::optional<checkpoint_format> detect_checkpoint_format(std::string_view p) noexcept {
@@ -299,31 +505,16 @@ checkpoint_info read_safetensors(std::string_view bytes, std::int64_t file_size)
   const std::string_view text = bytes.substr(8, static_cast<std::size_t>(n));
   if (text.empty() || text[0] != '{')
     throw error(error_code::config_parse, "", "not a safetensors file: the header does not start with '{'");
-  const json j = detail::parse_object(text, "the safetensors header");
-
   checkpoint_info c;
   c.format = checkpoint_format::safetensors;
   c.header_bytes = c.data_start = static_cast<std::int64_t>(8 + n);
-  c.tensors.reserve(j.size());
-  for (const auto& [key, value] : j.items()) {
-    if (key == "__metadata__") {
-      if (!value.is_object())
-        throw error(error_code::config_type, "/__metadata__",
-                    "expected an object of strings, but got " + detail::describe(value));
-      for (const auto& [mk, mv] : value.items()) {
-        if (!mv.is_string())
-          throw error(error_code::config_type, "/__metadata__/" + detail::pointer_segment(mk),
-                      "expected a string, but got " + detail::describe(mv));
-        checkpoint_metadata m;
-        m.key = mk;
-        m.type = "string";
-        m.text = mv.get<std::string>();
-        c.metadata.push_back(std::move(m));
-      }
-      continue;
-    }
-    c.tensors.push_back(read_tensor(key, value));
+  header_reader reader(c);
+  try {
+    json::sax_parse(text.begin(), text.end(), &reader);
+  } catch (const json::exception& e) {
+    throw detail::invalid_json(k_what, e);
   }
+  reader.finish();
   detail::finish_checkpoint(c);
   // The tensors tile the data section: each begins where the one before ends.
   std::int64_t expected = 0;

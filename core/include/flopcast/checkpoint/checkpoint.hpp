@@ -100,7 +100,12 @@ struct checkpoint_info {
 // ---- Bounds ---------------------------------------------------------------------------
 inline constexpr std::uint64_t max_safetensors_header = std::uint64_t{16} << 20;  // the JSON limit
 inline constexpr std::uint64_t max_gguf_header = std::uint64_t{64} << 20;
-inline constexpr std::uint64_t max_gguf_tensors = std::uint64_t{1} << 20;
+// Real GGUF files hold at most a few thousand tensors: llama.cpp merges a layer's experts into
+// one 3-D tensor per projection, so the 94-layer, 128-expert Qwen3-235B-A22B (qwen3moe) has
+// 94 x 12 (attn_q/k/v/output, attn_q_norm, attn_k_norm, attn_norm, ffn_norm, ffn_gate_inp,
+// ffn_gate/up/down_exps) + 3 (token_embd, output_norm, output) = 1,131. 2^16 = 65,536 is 58x
+// that, and a header of hundreds of thousands of tiny tensors is refused before any is read.
+inline constexpr std::uint64_t max_gguf_tensors = std::uint64_t{1} << 16;
 inline constexpr std::uint64_t max_gguf_metadata = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t max_gguf_string = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t max_gguf_array = std::uint64_t{1} << 24;
