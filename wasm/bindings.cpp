@@ -16,6 +16,7 @@
 #include "flopcast/catalog/providers.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/io/plan_json.hpp"
+#include "flopcast/io/result_json.hpp"
 #include "flopcast/plan/plan.hpp"
 #include "flopcast/plan/price_comparison.hpp"
 #include "flopcast/profile/profile.hpp"

@@ -25,7 +25,7 @@ const rowsOf = (page) =>
 test('the panel shows the providers of the model beside the self-hosted cost, as the core computes them', async () => {
   const { page, errors, violations } = await openPage(
     up.browser,
-    `${up.site.url}/index.html?model=llama-3.3-70b&gpu=H100-SXM`,
+    `${up.site.url}/index.html?model=llama-3.3-70b&gpu=H100-SXM&tp=4`,
   );
   await ready(page);
   assert.equal(
@@ -40,7 +40,12 @@ test('the panel shows the providers of the model beside the self-hosted cost, as
     timeout: 60000,
   });
   const sent = JSON.parse(await page.$eval('#providers-table', (t) => t.dataset.request));
-  assert.deepEqual(sent, { model: 'llama-3.3-70b', gpu: 'H100-SXM', precision: 'bf16', utilization: 0.5 });
+  // The self-hosted side is the serving card's throughput request at the page's workload (issue 27 item 7).
+  assert.equal(sent.model, 'llama-3.3-70b');
+  assert.equal(sent.utilization, 1);
+  assert.equal(sent.self_hosted.gpu, 'H100-SXM');
+  assert.equal(sent.self_hosted.parallelism.tensor_parallel, 4);
+  assert.deepEqual(sent.self_hosted.serving, { prompt_tokens: 2048, output_tokens: 128, concurrency: 1 });
   const want = fc.priceComparison(sent);
   const rows = await rowsOf(page);
   assert.equal(rows.length, want.providers.length + 1);
@@ -61,10 +66,10 @@ test('the panel shows the providers of the model beside the self-hosted cost, as
   assert.match(await page.textContent('#providers-table'), /llama-3\.3-70b-versatile/);
   assert.match(await page.textContent('#providers-status'), /prices change/);
 
-  // A quarter of the hours busy instead of half: the self-hosted cost per token doubles.
-  await page.fill('#providers-utilization', '0.25');
+  // Half the hours busy instead of all: the self-hosted cost per token doubles.
+  await page.fill('#providers-utilization', '0.5');
   await page.waitForFunction(
-    () => JSON.parse(document.getElementById('providers-table').dataset.request).utilization === 0.25,
+    () => JSON.parse(document.getElementById('providers-table').dataset.request).utilization === 0.5,
   );
   const after = await rowsOf(page);
   const ratio = Number(after[0].values.output) / Number(rows[0].values.output);

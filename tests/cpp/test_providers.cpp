@@ -13,6 +13,7 @@
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/providers.hpp"
 #include "flopcast/catalog/registry.hpp"
+#include "flopcast/io/result_json.hpp"
 #include "flopcast/plan/price_comparison.hpp"
 #include "helpers.hpp"
 
@@ -192,4 +193,43 @@ TEST_CASE("providers: the price comparison's self-hosted cost is the GPU-hours o
   CHECK_THROWS_AS(flopcast::price_comparison_json(q), flopcast::error);
   CHECK_THROWS_AS(flopcast::price_comparison_json(R"({"model":"llama-3.3-70b","utilization":2})"), flopcast::error);
   CHECK_THROWS_AS(flopcast::price_comparison_json(R"({"gpu":"H100"})"), flopcast::error);
+}
+
+TEST_CASE("providers: with a self_hosted throughput request, the self-hosted cost is the throughput command's") {
+  // Issue 27 item 7: the providers panel and the serving card send the same request, so the
+  // self-hosted $/1M output tokens at full utilisation is throughput's cost_per_1m_tokens_usd, and
+  // at utilisation u it is that over u.
+  const std::string serving = R"({"model":"llama-3-8b","gpu":"A100-80GB-SXM","precision":"bf16","engine":"vllm",)"
+                              R"("serving":{"prompt_tokens":2048,"output_tokens":128,"concurrency":8}})";
+  const test::json t = test::json::parse(flopcast::throughput_json(serving));
+  const test::json full = test::json::parse(
+      flopcast::price_comparison_json(R"({"model":"llama-3-8b","utilization":1,"self_hosted":)" + serving + "}"));
+  CHECK(full.at("self_hosted").at("usd_per_million_output_tokens").get<double>() ==
+        Approx(t.at("cost_per_1m_tokens_usd").get<double>()).epsilon(1e-12));
+  CHECK(full.at("output_tokens_per_second").get<double>() == t.at("tokens_per_second").get<double>());
+  CHECK(full.at("concurrency").get<int>() == 8);
+  CHECK(full.at("prompt_tokens").get<int>() == 2048);
+  CHECK(full.at("output_tokens").get<int>() == 128);
+  const test::json quarter = test::json::parse(
+      flopcast::price_comparison_json(R"({"model":"llama-3-8b","utilization":0.25,"self_hosted":)" + serving + "}"));
+  CHECK(quarter.at("self_hosted").at("usd_per_million_output_tokens").get<double>() ==
+        Approx(4 * t.at("cost_per_1m_tokens_usd").get<double>()));
+  // A bad field inside the serving request is named under /self_hosted.
+  try {
+    (void)flopcast::price_comparison_json(
+        R"({"model":"llama-3-8b","self_hosted":{"gpu":"A100","serving":{"prompt_tokens":0}}})");
+    FAIL("no error");
+  } catch (const flopcast::error& e) {
+    CHECK(e.pointer() == "/self_hosted/serving/prompt_tokens");
+  }
+  // Another model than the providers' is refused; so are the narrow fields beside self_hosted.
+  try {
+    (void)flopcast::price_comparison_json(R"({"model":"llama-3-8b","self_hosted":{"model":"qwen3-8b","gpu":"A100"}})");
+    FAIL("no error");
+  } catch (const flopcast::error& e) {
+    CHECK(e.pointer() == "/self_hosted/model");
+  }
+  CHECK_THROWS_AS(
+      flopcast::price_comparison_json(R"({"model":"llama-3-8b","gpu":"H100","self_hosted":{"gpu":"A100"}})"),
+      flopcast::error);
 }

@@ -60,6 +60,12 @@ export interface PriceComparisonRequest {
   output_tokens?: number;
   /** USD per GPU-hour; default: the GPU's (data/gpus.json). */
   cost_per_hour_usd?: number | null;
+  /**
+   * The self-hosted side as a whole throughput request (what throughput() takes; its model defaults
+   * to `model`): its figures are throughput()'s for that request. With it, only model and
+   * utilization may stand beside it.
+   */
+  self_hosted?: Record<string, unknown>;
 }
 
 export interface SweepOptions {

@@ -6,6 +6,7 @@
 // serve.js, plan.js, ops.js, providers.js). Every number shown comes from the core; the page only
 // moves inputs into requests and formats results (data-field = JSON pointer, data-value = raw value).
 import { engine, FlopcastError } from './engine.js';
+import { initWorkload } from './app/workload.js';
 import { show } from './app/fmt.js';
 import { workerClient } from './app/worker.js';
 import { initSystem } from './app/system.js';
@@ -61,6 +62,7 @@ try {
 
 const D = fc.defaults();
 const S = D.settings;
+initWorkload(D);
 const precisions = fc.precisions();
 const gpus = fc.listGpus();
 await nextTask();

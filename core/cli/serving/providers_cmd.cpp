@@ -9,6 +9,7 @@
 
 #include "common.hpp"
 #include "flopcast/base/error.hpp"
+#include "flopcast/io/result_json.hpp"
 #include "flopcast/plan/price_comparison.hpp"
 #include "format.hpp"
 

@@ -2,6 +2,8 @@
 // fixtures and library users: each parses its request once and runs the core.
 #include <cmath>
 
+#include "base/detail.hpp"
+#include "base/json_reader.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/catalog/providers.hpp"
 #include "flopcast/catalog/registry.hpp"
@@ -10,12 +12,14 @@
 #include "flopcast/io/result_json.hpp"
 #include "flopcast/model/config.hpp"
 #include "flopcast/plan/plan.hpp"
+#include "flopcast/plan/price_comparison.hpp"
 #include "flopcast/training/training.hpp"
 #include "io/result_parts.hpp"
 
 namespace flopcast {
 namespace {
 
+using detail::json;
 using detail::json_out;
 
 const char* type_name(field_type t) {
@@ -247,6 +251,54 @@ std::string calibrate_json(std::string_view request_json, int indent) {
     if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
     return calibration_to_json({calibrate(*p.model, p.config, *p.gpu, q.measured, q.all_models)}, indent);
   });
+}
+
+// API price against self-hosting (plan/price_comparison.hpp): the narrow request {model, gpu,
+// tensor_parallel, precision, utilization, prompt_tokens, output_tokens, cost_per_hour_usd}, or
+// {model, utilization, self_hosted: a throughput request} whose self-hosted figures are the
+// throughput command's for that request.
+std::string price_comparison_json(std::string_view request_json, int indent) {
+  const json j = detail::parse_object(request_json, "the request");
+  const detail::reader rd(j);
+  if (rd.has("self_hosted")) {
+    rd.only({"model", "utilization", "self_hosted"}, "a price comparison request with \"self_hosted\"");
+  } else {
+    rd.only({"model", "gpu", "tensor_parallel", "precision", "utilization", "prompt_tokens", "output_tokens",
+             "cost_per_hour_usd", "self_hosted"},
+            "a price comparison request");
+  }
+  price_comparison_request q;
+  if (!rd.has("model") || !j["model"].is_string())
+    throw error(error_code::config_missing, "/model", "expected \"model\" (a registry name or provider id)");
+  q.model = j["model"].get<std::string>();
+  if (rd.has("self_hosted")) {
+    q.utilization = rd.number_or("utilization", q.utilization, 1e-6, 1);
+    const json& request = j["self_hosted"];
+    if (!request.is_object())
+      throw error(error_code::invalid_argument, "/self_hosted",
+                  "expected a throughput request object ({model, gpu, precision, serving: {...}, ...})");
+    json sub = request;
+    if (!sub.contains("model")) sub["model"] = q.model;
+    serving_request t;
+    try {
+      t = read_serving_request(sub.dump());
+    } catch (const error& e) {
+      throw error(e.code(), "/self_hosted" + e.pointer(), e.message());
+    }
+    const compare_plan::point p = t.request.plan.at(0);
+    if (p.gpu == nullptr)
+      throw error(error_code::invalid_argument, "/self_hosted/gpu", "expected a GPU to self-host on");
+    return price_comparison_json(q, *p.model, t.serving, *p.gpu, indent);
+  }
+  q.gpu = rd.string_or("gpu", q.gpu);
+  q.precision = rd.string_or("precision", q.precision);
+  q.tensor_parallel = rd.non_negative_or("tensor_parallel", 0);
+  q.utilization = rd.number_or("utilization", q.utilization, 1e-6, 1);
+  q.prompt_tokens = rd.positive_or("prompt_tokens", q.prompt_tokens);
+  q.output_tokens = rd.positive_or("output_tokens", q.output_tokens);
+  if (rd.has("cost_per_hour_usd") && !j["cost_per_hour_usd"].is_null())
+    q.cost_per_hour_usd = rd.number_or("cost_per_hour_usd", 0, 1e-9, 1e9);
+  return price_comparison_json(q, indent);
 }
 
 }  // namespace flopcast

@@ -19,45 +19,12 @@ namespace flopcast {
 using detail::json;
 using detail::json_out;
 
-std::string price_comparison_json(const price_comparison_request& q, int indent) {
-  if (!(q.utilization > 0 && q.utilization <= 1))
-    throw error(error_code::invalid_argument, "/utilization", "expected a utilization in (0, 1]");
-  if (q.tensor_parallel < 0 || q.tensor_parallel > 1024)
-    throw error(error_code::invalid_argument, "/tensor_parallel",
-                "expected a tensor-parallel degree in [1, 1024] (0: the smallest that fits)");
-  for (const auto& [n, key] :
-       {std::pair{q.prompt_tokens, "/prompt_tokens"}, std::pair{q.output_tokens, "/output_tokens"}})
-    if (n < 1 || n > (std::int64_t{1} << 24))
-      throw error(error_code::invalid_argument, key, "expected a positive token count (at most 2^24)");
-  if (q.cost_per_hour_usd && !(*q.cost_per_hour_usd > 0 && std::isfinite(*q.cost_per_hour_usd)))
-    throw error(error_code::invalid_argument, "/cost_per_hour_usd", "expected a positive price per GPU-hour");
-  const model_record& m = find_model(q.model);
-  const hardware_spec& gpu = find_gpu(q.gpu);
-  const double gpu_hour = q.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
-  if (!(gpu_hour > 0))
-    throw error(error_code::invalid_argument, "/cost_per_hour_usd",
-                "GPU \"" + gpu.name + "\" has no price per hour in data/gpus.json: give one (--cost-per-hour)");
-  serving_settings s;
-  s.base.weight_precision = parse_precision(q.precision);
-  s.base.cost_per_hour_usd = gpu_hour;
-  s.prompt_tokens = q.prompt_tokens;
-  s.output_tokens = q.output_tokens;
-  serving_result r;
-  std::int64_t tp = q.tensor_parallel;
-  if (tp == 0) {
-    for (tp = 1; tp <= 8; tp *= 2) {
-      s.base.parallel.tensor_parallel = tp;
-      r = serve(m.spec, s, gpu);
-      if (r.fits) break;
-    }
-    if (!r.fits)
-      throw error(error_code::invalid_argument, "/tensor_parallel",
-                  "\"" + m.id + "\" does not fit on up to 8 x " + gpu.name + " at " + q.precision +
-                      ": choose a larger GPU, a lower precision or --tp");
-  } else {
-    s.base.parallel.tensor_parallel = tp;
-    r = serve(m.spec, s, gpu);
-  }
+namespace {
+
+// The comparison for a self-hosted serving result `r` (one formula for both request forms).
+std::string comparison_json(const price_comparison_request& q, const std::string& model_id, const std::string& gpu_name,
+                            const std::string& precision_text, std::int64_t tp, double gpu_hour,
+                            const serving_result& r, int indent) {
   // Paid for every hour; busy (at the serving throughput) for `utilization` of them.
   const double usd_per_s = gpu_hour * static_cast<double>(r.gpus) / 3600.0;
   const double busy_output_tps = r.output_tokens_per_second * q.utilization;
@@ -71,11 +38,11 @@ std::string price_comparison_json(const price_comparison_request& q, int indent)
 
   json_out w(indent);
   w.begin_object()
-      .field("model", m.id)
-      .field("gpu", gpu.name)
+      .field("model", model_id)
+      .field("gpu", gpu_name)
       .field("gpus", r.gpus)
       .field("tensor_parallel", tp)
-      .field("precision", q.precision)
+      .field("precision", precision_text)
       .field("utilization", q.utilization)
       .field("prompt_tokens", q.prompt_tokens)
       .field("output_tokens", q.output_tokens)
@@ -115,25 +82,68 @@ std::string price_comparison_json(const price_comparison_request& q, int indent)
   return w.take();
 }
 
-std::string price_comparison_json(std::string_view request_json, int indent) {
-  const json j = detail::parse_object(request_json, "the request");
-  const detail::reader rd(j);
-  rd.only({"model", "gpu", "tensor_parallel", "precision", "utilization", "prompt_tokens", "output_tokens",
-           "cost_per_hour_usd"},
-          "a price comparison request");
-  price_comparison_request q;
-  if (!rd.has("model") || !j["model"].is_string())
-    throw error(error_code::config_missing, "/model", "expected \"model\" (a registry name or provider id)");
-  q.model = j["model"].get<std::string>();
-  q.gpu = rd.string_or("gpu", q.gpu);
-  q.precision = rd.string_or("precision", q.precision);
-  q.tensor_parallel = rd.non_negative_or("tensor_parallel", 0);
-  q.utilization = rd.number_or("utilization", q.utilization, 1e-6, 1);
-  q.prompt_tokens = rd.positive_or("prompt_tokens", q.prompt_tokens);
-  q.output_tokens = rd.positive_or("output_tokens", q.output_tokens);
-  if (rd.has("cost_per_hour_usd") && !j["cost_per_hour_usd"].is_null())
-    q.cost_per_hour_usd = rd.number_or("cost_per_hour_usd", 0, 1e-9, 1e9);
-  return price_comparison_json(q, indent);
+}  // namespace
+
+std::string price_comparison_json(const price_comparison_request& q, int indent) {
+  if (!(q.utilization > 0 && q.utilization <= 1))
+    throw error(error_code::invalid_argument, "/utilization", "expected a utilization in (0, 1]");
+  if (q.tensor_parallel < 0 || q.tensor_parallel > 1024)
+    throw error(error_code::invalid_argument, "/tensor_parallel",
+                "expected a tensor-parallel degree in [1, 1024] (0: the smallest that fits)");
+  for (const auto& [n, key] :
+       {std::pair{q.prompt_tokens, "/prompt_tokens"}, std::pair{q.output_tokens, "/output_tokens"}})
+    if (n < 1 || n > (std::int64_t{1} << 24))
+      throw error(error_code::invalid_argument, key, "expected a positive token count (at most 2^24)");
+  if (q.cost_per_hour_usd && !(*q.cost_per_hour_usd > 0 && std::isfinite(*q.cost_per_hour_usd)))
+    throw error(error_code::invalid_argument, "/cost_per_hour_usd", "expected a positive price per GPU-hour");
+  const model_record& m = find_model(q.model);
+  const hardware_spec& gpu = find_gpu(q.gpu);
+  const double gpu_hour = q.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
+  if (!(gpu_hour > 0))
+    throw error(error_code::invalid_argument, "/cost_per_hour_usd",
+                "GPU \"" + gpu.name + "\" has no price per hour in data/gpus.json: give one (--cost-per-hour)");
+  serving_settings s;
+  s.base.weight_precision = parse_precision(q.precision);
+  s.base.cost_per_hour_usd = gpu_hour;
+  s.prompt_tokens = q.prompt_tokens;
+  s.output_tokens = q.output_tokens;
+  serving_result r;
+  std::int64_t tp = q.tensor_parallel;
+  if (tp == 0) {
+    for (tp = 1; tp <= 8; tp *= 2) {
+      s.base.parallel.tensor_parallel = tp;
+      r = serve(m.spec, s, gpu);
+      if (r.fits) break;
+    }
+    if (!r.fits)
+      throw error(error_code::invalid_argument, "/tensor_parallel",
+                  "\"" + m.id + "\" does not fit on up to 8 x " + gpu.name + " at " + q.precision +
+                      ": choose a larger GPU, a lower precision or --tp");
+  } else {
+    s.base.parallel.tensor_parallel = tp;
+    r = serve(m.spec, s, gpu);
+  }
+  return comparison_json(q, m.id, gpu.name, q.precision, tp, gpu_hour, r, indent);
+}
+
+std::string price_comparison_json(price_comparison_request q, const model_spec& model, const serving_settings& s,
+                                  const hardware_spec& gpu, int indent) {
+  if (!(q.utilization > 0 && q.utilization <= 1))
+    throw error(error_code::invalid_argument, "/utilization", "expected a utilization in (0, 1]");
+  const model_record& m = find_model(q.model);
+  if (model.name != m.spec.name)
+    throw error(error_code::invalid_argument, "/self_hosted/model",
+                "expected the model of /model (\"" + q.model + "\"), but got \"" + model.name + "\"");
+  const double gpu_hour = s.base.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
+  if (!(gpu_hour > 0))
+    throw error(error_code::invalid_argument, "/self_hosted/cost_per_hour_usd",
+                "GPU \"" + gpu.name + "\" has no price per hour in data/gpus.json: give one (cost_per_hour_usd)");
+  q.gpu = gpu.name;
+  q.prompt_tokens = s.prompt_tokens;
+  q.output_tokens = s.output_tokens;
+  const serving_result r = serve(model, s, gpu);
+  return comparison_json(q, m.id, gpu.name, std::string(to_string(s.base.weight_precision)),
+                         s.base.parallel.tensor_parallel, gpu_hour, r, indent);
 }
 
 }  // namespace flopcast

@@ -10,6 +10,7 @@ import { $, option } from './dom.js';
 import { lastGood } from './results.js';
 import { addPageInputs, scheduleUrl } from './url-state.js';
 import { tableInputs } from './table-inputs.js';
+import { workloadOf } from './workload.js';
 
 // The serving panel's further settings, generated from the core's request table (table-inputs.js):
 // how requests are sent, prefix caching and the client, speculative decoding, disaggregation. The
@@ -105,10 +106,10 @@ export function initPanels({ fc, D, work, update }) {
     const keys = new Set(
       (forSim.length ? forSim : fields.filter((f) => f.commands.includes('throughput'))).map((f) => f.key),
     );
-    for (const k of ['engine', 'serving', 'simulation']) keys.delete(k);
+    for (const k of ['serving', 'simulation']) keys.delete(k);
     const base = Object.fromEntries(Object.entries(req).filter(([k]) => keys.has(k)));
     if (!bad.length && !base.gpu) bad.push(`${labelOf('gpu')}: choose a GPU to simulate serving`);
-    return { base, error: fixFirst(bad) };
+    return { base, error: fixFirst(bad), workload: workloadOf(req) };
   }
   /** The engines the core models (its engine table), for the panel's select: [{id, name}]. */
   function engineList() {
@@ -122,15 +123,13 @@ export function initPanels({ fc, D, work, update }) {
       );
   }
   $('sim-engine').append(
-    option('', 'None (roofline)'),
+    option('', 'The workload’s (above)'),
+    option('none', 'None (roofline)'),
     ...engineList().map((e) => option(e.id, e.name === e.id ? e.id : `${e.name} (${e.id})`)),
   );
   // The simulation's defaults, from the core's request table.
-  for (const [id, key] of [
-    ['sim-isl', 'input_tokens'],
-    ['sim-osl', 'output_tokens'],
-    ['sim-requests', 'num_requests'],
-  ]) {
+  // (The lengths and the concurrency are the workload's unless typed here: app/workload.js.)
+  for (const [id, key] of [['sim-requests', 'num_requests']]) {
     const d = D.request_fields.find((f) => f.part === 'simulation' && f.key === key)?.default;
     if (typeof d === 'number') $(id).value = String(d);
   }

@@ -7,6 +7,7 @@
 import { plainMessage, showError } from './fmt.js';
 import { readNumbers, setFieldError } from './inputs.js';
 import { formatBytes, formatInteger, formatRate, formatSeconds, formatUsd } from '../format.js';
+import { placeholder, showWorkload, workloadOf } from './workload.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -67,6 +68,14 @@ export function initPlan({ call, base, useLayout, labelOf }) {
 
   const setError = setFieldError;
   const readPlan = (errors) => readNumbers(INPUTS, errors);
+  /** The plan part for the request above: the workload's concurrency unless the panel overrides it. */
+  function planPart(req, errors) {
+    const typed = readPlan(errors);
+    const w = workloadOf(req);
+    placeholder('plan-concurrency', w.concurrency);
+    showWorkload('plan-workload', w, { concurrency: typed.concurrency });
+    return { concurrency: w.concurrency, ...typed };
+  }
 
   function render() {
     const { result: r } = shown;
@@ -122,13 +131,13 @@ export function initPlan({ call, base, useLayout, labelOf }) {
     for (const { id } of INPUTS) setError(id, '');
     showError(errorEl, '');
     const errors = new Map();
-    const plan = readPlan(errors);
+    const { base: req, error } = base();
+    const plan = planPart(req, errors);
     if (errors.size) {
       for (const [id, msg] of errors) setError(id, msg);
       answer.textContent = `Fix ${[...errors.keys()].map(labelOf).join(', ')}.`;
       return;
     }
-    const { base: req, error } = base();
     if (error) {
       errorEl.textContent = error;
       answer.textContent = 'Not planned.';
@@ -169,7 +178,7 @@ export function initPlan({ call, base, useLayout, labelOf }) {
       timer = setTimeout(() => {
         const { base: req, error } = base();
         const errors = new Map();
-        const request = { ...req, plan: readPlan(errors) };
+        const request = { ...req, plan: planPart(req, errors) };
         if (error || errors.size || JSON.stringify(request) !== JSON.stringify(shown.request)) run();
       }, 300);
     },

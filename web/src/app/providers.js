@@ -3,6 +3,7 @@
 // PUBLISHED price and speed, beside flopcast's ESTIMATED self-hosted cost per 1M tokens on the
 // page's GPU at the utilisation given here (fc.priceComparison). Formatting only here.
 import { formatNumber, formatUsd } from '../format.js';
+import { servingRequest, showWorkload, workloadOf } from './workload.js';
 
 const $ = (id) => document.getElementById(id);
 const cell = (tr, text, cls, field, value) => {
@@ -41,12 +42,9 @@ export function initProviders({ fc }) {
     let cmp = null;
     let why = '';
     if (req.gpu) {
-      const request = {
-        model: req.model,
-        gpu: req.gpu,
-        precision: typeof req.precision === 'string' ? req.precision : 'bf16',
-        utilization: u,
-      };
+      // The self-hosted side is the serving card's request at the page's workload (one formula, one answer).
+      const request = { model: req.model, utilization: u, self_hosted: servingRequest(req) };
+      showWorkload('providers-workload', workloadOf(req));
       $('providers-table').dataset.request = JSON.stringify(request);
       try {
         cmp = fc.priceComparison(request);
@@ -60,7 +58,7 @@ export function initProviders({ fc }) {
       const tr = body.insertRow();
       tr.className = 'self-hosted';
       tr.dataset.provider = 'self-hosted';
-      cell(tr, `Self-hosted: ${cmp.gpus} × ${cmp.gpu} (${cmp.precision})`);
+      cell(tr, `Self-hosted: ${cmp.gpus} × ${cmp.gpu} (${cmp.precision}), concurrency ${cmp.concurrency}`);
       cell(tr, 'ESTIMATED', 'est-badge');
       cell(tr, usd(sh.usd_per_million_input_tokens), 'num', 'input', sh.usd_per_million_input_tokens);
       cell(tr, usd(sh.usd_per_million_output_tokens), 'num', 'output', sh.usd_per_million_output_tokens);
@@ -85,9 +83,12 @@ export function initProviders({ fc }) {
       const ratio = p.self_hosted_to_api_cost;
       cell(tr, ratio == null ? '—' : formatNumber(ratio), 'num', 'ratio', ratio);
     }
-    status.textContent = cmp
-      ? `Self-hosted: ${cmp.prompt_tokens} + ${cmp.output_tokens} tokens per request, busy ${formatNumber(u * 100)}% of the paid hours at ${formatUsd(cmp.gpu_cost_per_hour_usd)}/GPU-h, concurrency ${cmp.concurrency}. Provider prices as published on the date shown; prices change. “Self ÷ API”: self-hosted cost per request over the API's.`
-      : `Self-hosted cost not shown: ${why}.`;
+    if (cmp && !cmp.fits)
+      why = `${req.model} does not fit on ${cmp.gpus} × ${cmp.gpu} at the layout above (“How many GPUs?” finds one that fits)`;
+    status.textContent =
+      cmp && cmp.fits
+        ? `Self-hosted: ${cmp.prompt_tokens} + ${cmp.output_tokens} tokens per request, busy ${formatNumber(u * 100)}% of the paid hours at ${formatUsd(cmp.gpu_cost_per_hour_usd)}/GPU-h, concurrency ${cmp.concurrency}. Provider prices as published on the date shown; prices change. “Self ÷ API”: self-hosted cost per request over the API's.`
+        : `Self-hosted cost not shown: ${why}.`;
   }
 
   util.addEventListener('input', () => {

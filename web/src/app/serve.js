@@ -6,6 +6,7 @@
 import { plainMessage, showError } from './fmt.js';
 import { readNumbers, setFieldError } from './inputs.js';
 import { formatInteger, formatPercent, formatPerSecond, formatRate, formatSeconds } from '../format.js';
+import { placeholder, showWorkload } from './workload.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -100,12 +101,14 @@ export function initServe({ fc, call, base, labelOf, more }) {
   /** The simulation part of the request; JS-side problems (not a number, empty) go to `errors`. */
   function readSimulation(errors) {
     const sim = {};
-    const items = $('sim-concurrency')
-      .value.split(',')
+    const typed = $('sim-concurrency').value;
+    const items = typed
+      .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    if (!items.length) errors.set('sim-concurrency', 'Enter at least one concurrency (comma-separated).');
-    else {
+    if (!items.length && typed.trim() !== '')
+      errors.set('sim-concurrency', 'Enter at least one concurrency (comma-separated).');
+    else if (items.length) {
       const bad = items.find((s) => !Number.isFinite(Number(s)));
       if (bad !== undefined) errors.set('sim-concurrency', `Not a number: "${bad}".`);
       else sim.concurrency = items.map(Number);
@@ -137,15 +140,28 @@ export function initServe({ fc, call, base, labelOf, more }) {
       summary.textContent = `Fix ${[...errors.keys()].map(labelOf).join(', ')}.`;
       return;
     }
-    const { base: req, error } = base();
+    const { base: req, error, workload: w } = base();
     if (error) {
       errorEl.textContent = error;
       summary.textContent = 'Simulation not run.';
       return;
     }
-    const request = { ...req, ...parts, simulation };
+    // The workload's lengths, concurrency and engine unless this panel overrides them (in view).
     const engine = $('sim-engine').value;
-    if (engine) request.engine = engine;
+    showWorkload('sim-workload', w, {
+      input_tokens: simulation.input_tokens,
+      output_tokens: simulation.output_tokens,
+      concurrency: simulation.concurrency,
+      engine: engine || undefined,
+    });
+    if (!simulation.dataset && !simulation.trace) {
+      simulation.input_tokens ??= w.prompt;
+      simulation.output_tokens ??= w.output;
+    }
+    if (simulation.request_rate === undefined) simulation.concurrency ??= [w.concurrency];
+    const request = { ...req, ...parts, simulation };
+    if (engine === 'none') delete request.engine;
+    else if (engine) request.engine = engine;
     const id = ++runId;
     $('sim-run').setAttribute('aria-busy', 'true');
     summary.textContent = `Simulating ${simulation.concurrency.length} concurrencies…`;

@@ -2,6 +2,7 @@
 // (fc.throughput, fc.train, fc.calibrate) for the same request as the estimate above.
 import { formatPercent } from '../format.js';
 import { show, plainMessage, showError } from './fmt.js';
+import { placeholder, servingRequest, showWorkload, takes, workloadOf } from './workload.js';
 
 const $ = (id) => document.getElementById(id);
 const STORE = 'flopcast.calibration';
@@ -35,16 +36,8 @@ function fill(attr, result) {
 
 export function initSystem({ fc, FlopcastError, onCalibrated }) {
   let last = null;
-  // The part of the page's estimate request each command takes, from the core's request table.
-  const takes = (command) =>
-    new Set(
-      fc
-        .defaults()
-        .request_fields.filter((f) => f.part === '' && f.commands.includes(command))
-        .map((f) => f.key),
-    );
-  const THROUGHPUT = takes('throughput'),
-    TRAIN = takes('train');
+  // The part of the page's estimate request the training analysis takes, from the core's request table.
+  const TRAIN = takes('train');
   const only = (keys, req) => Object.fromEntries(Object.entries(req).filter(([k]) => keys.has(k)));
 
   function serving(req) {
@@ -55,6 +48,11 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       err.textContent = 'Choose a GPU to estimate serving throughput.';
       return;
     }
+    // The workload's lengths and concurrency unless the card overrides one (its inputs, empty by default).
+    const w = workloadOf(req);
+    placeholder('srv-prompt', w.prompt);
+    placeholder('srv-output', w.output);
+    placeholder('srv-concurrency', w.concurrency);
     const s = {};
     for (const [id, key] of [
       ['srv-prompt', 'prompt_tokens'],
@@ -65,8 +63,11 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       const v = $(id).value.trim();
       if (v !== '') s[key] = Number(v);
     }
+    const overrides = { ...s };
+    delete overrides.chunked_prefill_tokens; // a setting of the card, not the workload's
+    showWorkload('serving-workload', w, overrides);
     try {
-      const r = fc.throughput({ ...only(THROUGHPUT, req), serving: s });
+      const r = fc.throughput(servingRequest(req, s));
       fill('data-serving', r);
       if (!r.fits)
         err.textContent =

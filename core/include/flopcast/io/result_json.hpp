@@ -70,6 +70,10 @@ struct serving_result;
 
 // Entry points of the WASM module (request JSON in, result JSON out).
 [[nodiscard]] std::string throughput_json(std::string_view request_json, int indent = -1);
+// API price against self-hosting (plan/price_comparison.hpp) from a JSON request: {model, gpu,
+// tensor_parallel, precision, utilization, prompt_tokens, output_tokens, cost_per_hour_usd}, or
+// {model, utilization, self_hosted: a throughput request (what throughput_json reads)}.
+[[nodiscard]] std::string price_comparison_json(std::string_view request_json, int indent = -1);
 
 // A serving simulation (request.hpp read_simulation_request, simulator.hpp) as one JSON object,
 // SI units: the workload, the scheduler used, and per point (concurrency or request rate) the

@@ -23,8 +23,15 @@ struct price_comparison_request {
   std::optional<double> cost_per_hour_usd;  // one GPU; default: the GPU's (data/gpus.json)
 };
 [[nodiscard]] std::string price_comparison_json(const price_comparison_request& q, int indent = 2);
-// The same from a JSON request {model, gpu, tensor_parallel, precision, utilization,
-// prompt_tokens, output_tokens, cost_per_hour_usd} (the WASM binding's entry point).
-[[nodiscard]] std::string price_comparison_json(std::string_view request_json, int indent = -1);
+// The same with the self-hosted side as a whole serving request (`model` on `gpu` with settings
+// `s`, as the throughput command reads them): its figures are serve()'s for exactly that request,
+// so the price comparison and the throughput command agree; q's model names the providers' model
+// (`model` must be it), q's utilization applies on top, q's gpu/precision/tokens are taken from s.
+struct model_spec;
+struct serving_settings;
+struct hardware_spec;
+[[nodiscard]] std::string price_comparison_json(price_comparison_request q, const model_spec& model,
+                                                const serving_settings& s, const hardware_spec& gpu, int indent);
+// The JSON entry point (io/api.cpp, declared in io/result_json.hpp) reads either form.
 
 }  // namespace flopcast
