@@ -216,7 +216,9 @@ TEST_CASE("plan: bad inputs are errors with a code and a pointer", "[plan]") {
   fails({{"model", "llama-3-8b"}, {"plan", {{"gpus", 2}}}}, error_code::invalid_argument, "/plan/gpus");
   fails({{"model", "llama-3-8b"}, {"parallelism", {{"tensor_parallel", 2}}}}, error_code::invalid_argument,
         "/parallelism/tensor_parallel");
-  fails({{"model", "llama-3-8b"}, {"training", true}}, error_code::invalid_argument, "/training");
+  // Training plans the step (issue 27); a serving concurrency does not apply to it.
+  fails({{"model", "llama-3-8b"}, {"training", true}, {"plan", {{"concurrency", 4}}}}, error_code::invalid_argument,
+        "/plan/concurrency");
   fails({{"model", "llama-3-8b"}, {"num_generated_tokens", 0}}, error_code::invalid_argument, "/num_generated_tokens");
   fails({{"model", "llama-3-8b"}, {"gpu", {{"name", "empty"}, {"memory_bytes", 0}}}}, error_code::config_range,
         "/gpu/memory_bytes");

@@ -195,6 +195,10 @@ export interface TrainingMemory {
   activations: number;
   activations_is_estimate: true;
   gradient_checkpointing: boolean;
+  /** The method these figures are for (training_analysis.fine_tuning): qlora for a quantised frozen base. */
+  fine_tuning: 'full' | 'lora' | 'qlora';
+  /** The LoRA adapters' rank (0: full fine-tuning). */
+  lora_rank: number;
   total: number;
 }
 

@@ -339,15 +339,19 @@ export interface PlanLayout {
   fits: boolean;
   /** More GPUs than one interconnect domain holds. */
   spans_nodes: boolean;
+  /** Null in training. */
   ttft_s: number | null;
+  /** Null in training. */
   tpot_s: number | null;
-  /** ttft_s + (num_generated_tokens - 1) x tpot_s: what `fastest` minimises. */
+  /** Training: one optimizer step of the batch (the estimate's, with its fine-tuning method); else null. */
+  training_step_s: number | null;
+  /** ttft_s + (num_generated_tokens - 1) x tpot_s (training: the step): what `fastest` minimises. */
   request_latency_s: number | null;
-  /** Output tokens/s of the whole batch or concurrency, all replicas. */
+  /** Output tokens/s of the whole batch or concurrency, all replicas (training: trained tokens/s). */
   tokens_per_s: number | null;
   /** All GPUs. */
   cost_per_hour_usd: number;
-  /** What `cheapest` minimises. */
+  /** What `cheapest` minimises (training: per million trained tokens). */
   usd_per_million_output_tokens: number | null;
   cheapest: boolean;
   fastest: boolean;
@@ -364,6 +368,10 @@ export interface PlanResult {
   batch_size: number;
   sequence_length: number;
   num_generated_tokens: number;
+  /** Layouts for a training step (training: true) rather than serving. */
+  training: boolean;
+  /** The training step's method (training_analysis.fine_tuning); null for serving. */
+  fine_tuning: 'full' | 'lora' | 'qlora' | null;
   concurrency: number | null;
   /** Sequences the layouts hold: the concurrency, else the batch. */
   load: number;

@@ -173,6 +173,7 @@ function update(force = false) {
   const errors = new Map();
   const t0 = performance.now();
   const req = buildRequest(raw, errors);
+  trainingCard.apply(req, errors); // the fine-tuning method (LoRA/QLoRA): part of the estimate
   let result = null;
   if (errors.size === 0) {
     try {

@@ -187,6 +187,7 @@ estimate_result estimate_with(const model_spec& m, const settings& s, const hard
   std::unique_ptr<training_core> trained;
   if (s.training) {
     resolved = std::make_unique<training_settings>(resolve_training(s, t));
+    if (t == nullptr && (s.lora.rank > 0 || s.lora.base_precision)) validate(*resolved);  // the adapters
     trained = std::make_unique<training_core>(training_step(m, *resolved, r));
     const training_core& step = *trained;
     memory_breakdown& mem = r.memory;

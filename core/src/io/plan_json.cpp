@@ -9,7 +9,7 @@ namespace {
 
 using detail::json_out;
 
-void write_layout(json_out& w, const plan_layout& x) {
+void write_layout(json_out& w, const plan_layout& x, bool training) {
   w.begin_object()
       .field("tp", x.tp)
       .field("pp", x.pp)
@@ -23,8 +23,9 @@ void write_layout(json_out& w, const plan_layout& x) {
       .field("usable_bytes", x.usable_bytes)
       .field("fits", x.fits)
       .field("spans_nodes", x.spans_nodes)
-      .field_if("ttft_s", x.fits, x.ttft_s)
-      .field_if("tpot_s", x.fits, x.tpot_s)
+      .field_if("ttft_s", x.fits && !training, x.ttft_s)
+      .field_if("tpot_s", x.fits && !training, x.tpot_s)
+      .field_if("training_step_s", x.fits && training, x.training_step_s)
       .field_if("request_latency_s", x.fits, x.request_latency_s)
       .field_if("tokens_per_s", x.fits, x.tokens_per_s)
       .field("cost_per_hour_usd", x.cost_per_hour_usd)
@@ -51,6 +52,11 @@ std::string plan_to_json(const plan_request& q, const plan_result& r, int indent
       .field("batch_size", s.batch_size)
       .field("sequence_length", s.sequence_length)
       .field("num_generated_tokens", s.num_generated_tokens)
+      .field("training", s.training)
+      .text_or_null("fine_tuning", !s.training                                                       ? ""
+                                   : s.lora.rank == 0                                                ? "full"
+                                   : s.lora.base_precision && is_weight_only(*s.lora.base_precision) ? "qlora"
+                                                                                                     : "lora")
       .field("concurrency", q.plan.concurrency)
       .field("load", r.load)
       .text_or_null("engine", s.engine)
@@ -59,11 +65,11 @@ std::string plan_to_json(const plan_request& q, const plan_result& r, int indent
       .field("fits", r.min_gpus > 0)
       .field_if("min_gpus", r.min_gpus > 0, r.min_gpus);
   w.array("layouts", [&] {
-    for (const plan_layout& x : r.layouts) write_layout(w, x);
+    for (const plan_layout& x : r.layouts) write_layout(w, x, s.training);
   });
   w.field("cheapest", r.cheapest).field("fastest", r.fastest).key("closest");
   if (r.closest)
-    write_layout(w, *r.closest);
+    write_layout(w, *r.closest, s.training);
   else
     w.value(nullptr);
   w.field("candidates", r.candidates);

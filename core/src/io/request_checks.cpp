@@ -222,6 +222,7 @@ void check_plan(const plan_settings& p) {
 void check_training(const training_settings& t) {
   request_state state;
   state.training = t;
+  state.lora_rank = t.lora.rank;
   check_state(state, {"training_analysis"});
 }
 

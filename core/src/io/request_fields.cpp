@@ -25,6 +25,8 @@ constexpr std::uint32_t k_all =
     command_estimate | command_compare | command_throughput | command_train | command_calibrate | command_simulate;
 constexpr std::uint32_t k_est = command_estimate | command_compare;
 constexpr std::uint32_t k_layout = command_estimate | command_compare | command_throughput | command_train;
+// The fine-tuning method and its adapters: the training analysis, and a training estimate and plan.
+constexpr std::uint32_t k_ft = command_train | k_est | command_plan;
 
 // Stores and reads back the member a row names, for each member type the table uses.
 void assign(std::int64_t& m, const json& v) {
@@ -511,7 +513,8 @@ std::vector<row> make_rows() {
         .commands(command_plan).derived("none: the batch runs at once")
         .help("Concurrent sequences to serve (the serving closed form) instead of one batch")
         .access(FLOPCAST_MEMBER(s.plan.concurrency)),
-    def("training_analysis", T::part).commands(command_train).help("Training-step analysis options"),
+    def("training_analysis", T::part).commands(command_train | k_est | command_plan)
+        .help("Training-step analysis options (the estimate and the plan take its fine-tuning method)"),
     def("recompute", T::recompute).part("training_analysis").flag("--recompute").commands(command_train)
         .derived("full with checkpointing, else none").help("Activation recompute: none, selective, full")
         .access(FLOPCAST_MEMBER(s.training.recompute)),
@@ -531,15 +534,27 @@ std::vector<row> make_rows() {
     def("gpus", T::integer).part("training_analysis").flag("--gpus").unit("GPUs").range(1, 16777216)
         .commands(command_train).help("Data-parallel GPUs for the budget and ZeRO sizing")
         .access(FLOPCAST_MEMBER(s.training.gpus)),
+    // The method of a training estimate: what the headline memory, fit and step time are for.
+    def("fine_tuning", T::choice).part("training_analysis").flag("--fine-tuning").choices("full,lora,qlora")
+        .commands(k_ft).derived("qlora with qlora, lora with lora_rank > 0, else full")
+        .help("Fine-tuning method: full (every weight trains), lora (adapters of rank lora_rank on a frozen base) "
+              "or qlora (the same on an int4 NF4 base)")
+        .access([](request_state& s, const json& v) { s.fine_tuning = v.get<std::string>(); },
+                [](const request_state& s) -> json { return value_of(s.fine_tuning); }),
+    // The default rank r = 8 is Hugging Face PEFT's LoraConfig default
+    // (https://huggingface.co/docs/peft/package_reference/lora: "r (int) - Lora attention dimension
+    // (the rank)", default 8); QLoRA's 64 is the QLoRA paper's (Dettmers et al. 2023, arXiv:2305.14314).
     def("lora_rank", T::integer).part("training_analysis").flag("--lora-rank").range(0, 1048576)
-        .commands(command_train).help("LoRA rank (0: full fine-tuning)").access(FLOPCAST_MEMBER(s.training.lora.rank)),
-    def("lora_targets", T::lora_targets).part("training_analysis").flag("--lora-targets").commands(command_train)
+        .commands(k_ft).derived("64 with qlora (the QLoRA paper)")
+        .help("LoRA rank r: 8 by default (Hugging Face PEFT's LoraConfig), 64 with qlora; 0: full fine-tuning")
+        .access(FLOPCAST_MEMBER(s.lora_rank)),
+    def("lora_targets", T::lora_targets).part("training_analysis").flag("--lora-targets").commands(k_ft)
         .help("all, attention, mlp, or a list of q,k,v,o,gate,up,down")
         .access([](request_state& s, const json& v) { s.training.lora.targets = parse_lora_targets(v.get<std::string>()); },
                 [](const request_state& s) -> json { return lora_targets_name(s.training.lora.targets); }),
-    def("qlora", T::boolean).part("training_analysis").flag("--qlora").commands(command_train)
+    def("qlora", T::boolean).part("training_analysis").flag("--qlora").commands(k_ft)
         .help("QLoRA: frozen base in int4 (NF4), rank 64 unless lora_rank").access(FLOPCAST_MEMBER(s.qlora)),
-    def("base_precision", T::precision).part("training_analysis").flag("--base-precision").commands(command_train)
+    def("base_precision", T::precision).part("training_analysis").flag("--base-precision").commands(k_ft)
         .derived("the training precision (int4 with qlora)").help("Frozen LoRA base: int8, int4, or a 16/32-bit format")
         .access(FLOPCAST_MEMBER(s.training.lora.base_precision)),
     def("measured", T::part).commands(command_calibrate).help("The measured figures"),
@@ -559,10 +574,9 @@ std::vector<row> make_rows() {
     // A simulation runs on the serving layout: the top-level and "parallelism" fields throughput takes.
     if ((x.r.f.commands & command_throughput) && x.r.f.part != "serving" && x.r.f.key != "serving")
       x.r.f.commands |= command_simulate;
-    // A plan estimates inference at the layouts it chooses: the estimate's fields but training's and
+    // A plan estimates inference (or training) at the layouts it chooses: the estimate's fields but
     // the ranks, with the layout's link figures.
-    static constexpr std::string_view not_planned[] = {"training", "optimizer", "gradient_checkpointing",
-                                                       "layer_table", "power_utilization", "carbon_intensity"};
+    static constexpr std::string_view not_planned[] = {"layer_table", "power_utilization", "carbon_intensity"};
     const bool link = x.r.f.key == "parallelism" || x.r.f.key == "interconnect_bandwidth_bytes_per_s" ||
                       x.r.f.key == "link_latency_s";
     if ((x.r.f.commands & command_estimate) && (x.r.f.part.empty() || link) &&

@@ -162,6 +162,51 @@ compare_plan::point point_with_gpu(const compare_request& q, const std::string& 
   return p;
 }
 
+// "training_analysis"'s fine-tuning method and adapters (when the command takes them), into
+// state.base.lora and state.training.lora: the method (fine_tuning; qlora; a lora_rank > 0 alone
+// means lora), the rank (lora_rank, default the table's; 64 with qlora unless given) and, for
+// qlora, the int4 base unless base_precision says int8. An estimate or plan takes them with
+// training only.
+void read_fine_tuning(const json& j, std::uint32_t command, request_state& state) {
+  if (!(command & field("/training_analysis").commands)) return;
+  const json& part = part_object(j, "training_analysis");
+  read_scalars(part, "training_analysis", command, state, false);
+  const reader r(part, "/training_analysis");
+  lora_settings& l = state.training.lora;
+  const bool given_rank = r.has("lora_rank");
+  std::string method = state.fine_tuning;
+  if (method.empty()) method = state.qlora ? "qlora" : given_rank && state.lora_rank > 0 ? "lora" : "full";
+  if (state.qlora && method != "qlora")
+    throw error(error_code::invalid_argument, "/training_analysis/qlora",
+                "qlora is fine_tuning \"qlora\": expected no qlora with fine_tuning \"" + method + "\"");
+  if (method == "full") {
+    if (r.has("fine_tuning") && given_rank && state.lora_rank > 0)
+      throw error(error_code::invalid_argument, "/training_analysis/lora_rank",
+                  "a LoRA rank applies to LoRA: expected fine_tuning \"lora\" or \"qlora\" with lora_rank " +
+                      std::to_string(state.lora_rank));
+    l.rank = 0;
+    if (r.has("lora_targets"))
+      throw error(error_code::invalid_argument, "/training_analysis/lora_targets",
+                  "LoRA targets apply to LoRA only: expected lora_rank > 0 (or qlora) with them");
+  } else {
+    l.rank = given_rank || method == "lora" ? state.lora_rank : 64;  // 64: the QLoRA paper's rank
+    if (l.rank == 0)
+      throw error(error_code::invalid_argument, "/training_analysis/lora_rank",
+                  method + " trains LoRA adapters: expected a rank > 0, but got 0");
+  }
+  if (method == "qlora") {
+    if (l.base_precision && !is_weight_only(*l.base_precision))
+      throw error(error_code::invalid_argument, "/training_analysis/base_precision",
+                  "qlora quantises the frozen base: expected int8 or int4, but got \"" +
+                      std::string(to_string(*l.base_precision)) + "\"");
+    if (!l.base_precision) l.base_precision = precision::int4;
+  }
+  if (command != command_train && !state.base.training && !part.empty())
+    throw error(error_code::invalid_argument, "/training_analysis/" + part.begin().key(),
+                "the fine-tuning method applies to training: expected training true with it");
+  state.base.lora = l;
+}
+
 }  // namespace
 
 compare_request read_request(const json& j, bool allow_lists, std::uint32_t command, request_state& state) {
@@ -216,6 +261,7 @@ compare_request read_request(const json& j, bool allow_lists, std::uint32_t comm
                                  : "request";
   }
 
+  read_fine_tuning(j, command, state);
   plan.precision_given = r.has("precision");
   plan.base = state.base;
   settings& s = plan.base;
@@ -516,28 +562,11 @@ training_request read_training_request(const nlohmann::json& j) {
   using namespace detail;
   request_state state;
   training_request q;
-  q.request = read_request(j, false, command_train, state);
-  const json& part = part_object(j, "training_analysis");
-  read_scalars(part, "training_analysis", command_train, state, false);
+  q.request = read_request(j, false, command_train, state);  // with "training_analysis" (read_fine_tuning)
   training_settings& t = q.training;
   t = state.training;
   t.base = q.request.plan.at(0).config;
   t.base.training = true;
-  const reader r(part, "/training_analysis");
-  if (r.has("lora_targets") && t.lora.rank == 0 && !state.qlora)
-    throw error(error_code::invalid_argument, "/training_analysis/lora_targets",
-                "LoRA targets apply to LoRA only: expected lora_rank > 0 (or qlora) with them");
-  if (state.qlora) {
-    if (t.lora.base_precision && !is_weight_only(*t.lora.base_precision))
-      throw error(error_code::invalid_argument, "/training_analysis/base_precision",
-                  "qlora quantises the frozen base: expected int8 or int4, but got \"" +
-                      std::string(to_string(*t.lora.base_precision)) + "\"");
-    if (!t.lora.base_precision) t.lora.base_precision = precision::int4;
-    if (!r.has("lora_rank")) t.lora.rank = 64;  // the QLoRA paper's rank
-    if (t.lora.rank == 0)
-      throw error(error_code::invalid_argument, "/training_analysis/lora_rank",
-                  "qlora trains LoRA adapters: expected a rank > 0, but got 0");
-  }
   return q;
 }
 

@@ -17,6 +17,10 @@ struct request_state {
   measurement measured;
   bool all_models = false;
   bool qlora = false;
+  std::string fine_tuning;  // "training_analysis.fine_tuning" as given ("": derived)
+  // "training_analysis.lora_rank" (the default: Hugging Face PEFT's LoraConfig r); the adapters'
+  // rank in base.lora and training.lora is read_fine_tuning's.
+  std::int64_t lora_rank = 8;
   plan_settings plan;           // "plan": max_gpus, concurrency
   bool report_serving = false;  // "report": {"serving": true}
   // "simulation": what the request gave (unset: the engine's or the simulator's default).

@@ -298,6 +298,10 @@ void write_memory(json_out& w, const settings& s, const estimate_result& r, bool
           .field("activations", mem.train_activations)
           .field("activations_is_estimate", true)
           .field("gradient_checkpointing", s.gradient_checkpointing)
+          .field("fine_tuning", s.lora.rank == 0                                                  ? "full"
+                                : s.lora.base_precision && is_weight_only(*s.lora.base_precision) ? "qlora"
+                                                                                                  : "lora")
+          .field("lora_rank", s.lora.rank)
           .field("total", mem.train_total);
     });
   else

@@ -63,6 +63,14 @@ plan_layout evaluate(const model_spec& m, const plan_settings& s, const hardware
   out.cost_per_hour_usd = s.base.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd) * d(out.gpus);
   const double tokens = d(s.base.num_generated_tokens);
   if (!out.fits) return out;
+  if (s.base.training) {
+    // The training step at this layout (the estimate's, with its fine-tuning method).
+    out.training_step_s = p.training_step_s;
+    out.request_latency_s = p.training_step_s;
+    out.tokens_per_s = d(load) * d(s.base.sequence_length) / p.training_step_s;
+    out.usd_per_million_output_tokens = out.cost_per_hour_usd / 3600.0 / out.tokens_per_s * 1e6;
+    return out;
+  }
   if (s.concurrency) {
     // The serving closed form at this layout; a contiguous cache, so its fit is the estimate's.
     serving_settings sv;
@@ -114,8 +122,9 @@ plan_result plan(const model_spec& m, const plan_settings& s, const hardware_spe
                 "expected at least 1 generated token: a plan ranks layouts by output tokens, but got 0");
   if (!(gpu.memory_bytes > 0))
     throw error(error_code::invalid_argument, "/gpu", "expected a GPU with memory: GPU " + gpu.name + " lists none");
-  if (s.base.training)
-    throw error(error_code::invalid_argument, "/training", "expected inference: a plan sizes serving layouts");
+  if (s.base.training && s.concurrency)
+    throw error(error_code::invalid_argument, "/plan/concurrency",
+                "concurrency is a serving load: expected no concurrency with training (the batch trains at once)");
 
   plan_result out;
   out.load = s.concurrency.value_or(s.base.batch_size);

@@ -259,6 +259,7 @@ namespace detail {
 
 training_settings resolve_training(const settings& s, const training_settings* in) {
   training_settings t = in != nullptr ? *in : training_settings{};
+  if (in == nullptr) t.lora = s.lora;  // estimate(): the settings' adapters
   t.base = s;
   t.base.training = true;
   if (!t.recompute) t.recompute = s.gradient_checkpointing ? recompute_policy::full : recompute_policy::none;

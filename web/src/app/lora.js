@@ -1,8 +1,8 @@
-// LoRA / QLoRA in the page's training mode. The estimate's training path is full fine-tuning; the
-// adapters exist in the core's training analysis (flopcast train), so with LoRA on the training
-// card shows fc.train() of the same request plus its training_analysis part (rank, targets, QLoRA,
-// base precision): trainable parameters, memory (frozen base at its precision, adapters, state for
-// the adapters only) and step time. Loaded on first use (not part of a first visit).
+// LoRA / QLoRA in the page's training mode. The estimate request carries the method (its
+// training_analysis part: fine_tuning, rank, targets, base precision), so the headline is already
+// the adapters' step; the training card adds fc.train() of the same request: trainable parameters,
+// memory (frozen base at its precision, adapters, state for the adapters only) and step time, the
+// same figures as the estimate's. Loaded on first use (not part of a first visit).
 import { show } from './fmt.js';
 
 const at = (obj, pointer) =>
@@ -11,19 +11,14 @@ const at = (obj, pointer) =>
     .slice(1)
     .reduce((o, k) => (o === null || o === undefined ? undefined : o[k]), obj);
 
-/** The train() request for an estimate request `req` and the LoRA inputs, keeping only what train takes. */
-export function trainRequest(D, req, lora) {
+/** The train() request for an estimate request `req` (with its training_analysis part), keeping only what train takes. */
+export function trainRequest(D, req) {
   const takes = new Set(
     D.request_fields.filter((f) => f.part === '' && f.commands.includes('train')).map((f) => f.key),
   );
-  const out = Object.fromEntries(Object.entries(req).filter(([k]) => takes.has(k) || k === 'parallelism'));
-  const part = {};
-  if (lora.rank !== undefined) part.lora_rank = lora.rank;
-  if (lora.targets) part.lora_targets = lora.targets;
-  if (lora.qlora) part.qlora = true;
-  if (lora.base) part.base_precision = lora.base;
-  out.training_analysis = part;
-  return out;
+  return Object.fromEntries(
+    Object.entries(req).filter(([k]) => takes.has(k) || k === 'parallelism' || k === 'training_analysis'),
+  );
 }
 
 /** Fills the LoRA card (#lora-kv) from a train() result; the rows' data-train-field are pointers into it. */
@@ -39,9 +34,9 @@ export function renderLora(card, t) {
 }
 
 /** Runs fc.train() for the inputs; returns {result} or {error} (the core's FlopcastError). */
-export function runLora(fc, D, req, lora) {
+export function runLora(fc, D, req) {
   try {
-    return { result: fc.train(trainRequest(D, req, lora)) };
+    return { result: fc.train(trainRequest(D, req)) };
   } catch (error) {
     return { error };
   }

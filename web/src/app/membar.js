@@ -27,6 +27,8 @@ export function memorySegments(result, train = null) {
     const segments = trainingParts(t, 'Weights (frozen base + adapters)');
     return { scope: 'training (LoRA)', usable: t.usable_gpu_memory, total: t.total, segments };
   }
+  // The method the estimate's training figures are for (training_analysis.fine_tuning).
+  const method = training ? { full: '', lora: 'LoRA', qlora: 'QLoRA' }[m.training.fine_tuning] : '';
   if (layout) {
     const segments = training
       ? [
@@ -39,7 +41,7 @@ export function memorySegments(result, train = null) {
           { part: 'activations', label: 'Activations', bytes: par.per_gpu_activations },
         ];
     return {
-      scope: `per GPU of ${par.total_gpus}`,
+      scope: `per GPU of ${par.total_gpus}${method ? ` (${method})` : ''}`,
       usable: m.usable_gpu_memory,
       total: par.per_gpu_memory_bytes,
       segments,
@@ -47,7 +49,9 @@ export function memorySegments(result, train = null) {
   }
   if (training) {
     const t = m.training;
-    return { scope: 'training', usable: m.usable_gpu_memory, total: t.total, segments: trainingParts(t, 'Weights') };
+    const weights = method ? 'Weights (frozen base + adapters)' : 'Weights';
+    const scope = method ? `training (${method})` : 'training';
+    return { scope, usable: m.usable_gpu_memory, total: t.total, segments: trainingParts(t, weights) };
   }
   return {
     scope: 'inference',

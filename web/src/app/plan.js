@@ -30,6 +30,16 @@ const COLUMNS = [
   ['$ per 1M output tokens', 'usd_per_million_output_tokens', formatUsd],
 ];
 
+// Training (the request's training with its fine-tuning method): the step instead of TTFT/TPOT.
+const TRAINING_COLUMNS = [
+  ...COLUMNS.slice(0, 6),
+  ['Training step', 'training_step_s', formatSeconds],
+  ['Trained tokens/s', 'tokens_per_s', formatRate],
+  ['$/h (all GPUs)', 'cost_per_hour_usd', formatUsd],
+  ['$ per 1M trained tokens', 'usd_per_million_output_tokens', formatUsd],
+];
+const METHOD = { full: 'full fine-tuning', lora: 'LoRA', qlora: 'QLoRA' };
+
 /** "TP=4 × PP=3"; one GPU: "1 GPU". */
 export function layoutName(x) {
   const parts = [
@@ -43,14 +53,15 @@ export function layoutName(x) {
 
 /** The one-line answer: where it fits first, or the closest layout when nothing fits. */
 export function planAnswer(r) {
+  const what = r.training ? ` for training (${METHOD[r.fine_tuning] ?? r.fine_tuning})` : '';
   if (!r.layouts.length) {
     const c = r.closest;
     return c
-      ? `Does not fit on up to ${r.max_gpus} × ${r.gpu}: the closest, ${layoutName(c)} on ${c.gpus} GPUs, needs ${formatBytes(c.per_gpu_memory_bytes)} per GPU of ${formatBytes(c.usable_bytes)} usable.`
-      : `Does not fit on up to ${r.max_gpus} × ${r.gpu}.`;
+      ? `Does not fit${what} on up to ${r.max_gpus} × ${r.gpu}: the closest, ${layoutName(c)} on ${c.gpus} GPUs, needs ${formatBytes(c.per_gpu_memory_bytes)} per GPU of ${formatBytes(c.usable_bytes)} usable.`
+      : `Does not fit${what} on up to ${r.max_gpus} × ${r.gpu}.`;
   }
   const x = r.layouts[0];
-  return `Fits on ${x.gpus} × ${r.gpu} (${layoutName(x)}) at ${formatBytes(x.per_gpu_memory_bytes)} per GPU of ${formatBytes(x.usable_bytes)} usable.`;
+  return `Fits${what} on ${x.gpus} × ${r.gpu} (${layoutName(x)}) at ${formatBytes(x.per_gpu_memory_bytes)} per GPU of ${formatBytes(x.usable_bytes)} usable.`;
 }
 
 /**
@@ -81,9 +92,11 @@ export function initPlan({ call, base, useLayout, labelOf }) {
     const { result: r } = shown;
     answer.textContent = planAnswer(r);
     answer.dataset.fits = String(r.fits);
+    answer.dataset.training = r.training ? (r.fine_tuning ?? '') : '';
+    const columns = r.training ? TRAINING_COLUMNS : COLUMNS;
     // The marks and the button first: on a narrow screen they stay in view while the figures scroll.
     const head = document.createElement('tr');
-    for (const h of ['Layout', ...COLUMNS.map(([h]) => h)])
+    for (const h of ['Layout', ...columns.map(([h]) => h)])
       head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: h }));
     table.tHead.replaceChildren(head);
     const rows = r.layouts.map((x, i) => {
@@ -111,7 +124,7 @@ export function initPlan({ call, base, useLayout, labelOf }) {
       use.addEventListener('click', () => useLayout({ tp: x.tp, pp: x.pp, dp: x.dp, ep: x.ep }));
       marks.prepend(use);
       tr.append(marks);
-      for (const [, key, fmt] of COLUMNS) {
+      for (const [, key, fmt] of columns) {
         const td = document.createElement('td');
         td.dataset.field = key;
         td.dataset.value = String(x[key]);

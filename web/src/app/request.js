@@ -197,6 +197,10 @@ export function fieldFor(pointer, raw) {
   const seg = (pointer || '').split('/')[1] ?? '';
   if (seg === 'model') return raw.source === 'registry' ? 'model' : 'config';
   if (seg === 'weight_bytes') return 'checkpoint-file';
+  if (seg === 'training_analysis') {
+    const key = (pointer || '').split('/')[2];
+    return { lora_rank: 'lora-rank', lora_targets: 'lora-targets', base_precision: 'lora-base' }[key] ?? 'lora-mode';
+  }
   if (seg === 'engine') return 'engine-fit';
   if (seg === 'gpu') return raw.gpu === 'custom' ? 'gpu-custom' : 'gpu';
   if (seg === 'parallelism') {

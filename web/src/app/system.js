@@ -88,7 +88,9 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
       return;
     }
     try {
-      const r = fc.train(only(TRAIN, req));
+      // With the page's fine-tuning method (training_analysis): the analysis of the same step.
+      const part = req.training_analysis ? { training_analysis: req.training_analysis } : {};
+      const r = fc.train({ ...only(TRAIN, req), ...part });
       fill('data-train', r);
       list.replaceChildren(
         ...(r.recommendations ?? []).map((x) =>

@@ -79,6 +79,33 @@ struct parallel_layout {
   [[nodiscard]] bool trivial() const { return total_gpus() == 1; }
 };
 
+// LoRA target modules (a bit set over the linear layers of a transformer layer).
+// q, k, v, o: the attention projections (and the cross-attention ones); for MLA, q is the
+// query path (q_proj, or q_a_proj and q_b_proj), k or v the kv_a_proj_with_mqa and kv_b_proj
+// pair. gate, up, down: the MLP projections (every routed and shared expert of an MoE
+// layer; a non-gated MLP has up and down only). Routers, heads and embeddings are never
+// adapted.
+enum lora_module : std::uint32_t {
+  lora_q = 1u << 0,
+  lora_k = 1u << 1,
+  lora_v = 1u << 2,
+  lora_o = 1u << 3,
+  lora_gate = 1u << 4,
+  lora_up = 1u << 5,
+  lora_down = 1u << 6,
+};
+inline constexpr std::uint32_t lora_attention_modules = lora_q | lora_k | lora_v | lora_o;
+inline constexpr std::uint32_t lora_mlp_modules = lora_gate | lora_up | lora_down;
+inline constexpr std::uint32_t lora_all_modules = lora_attention_modules | lora_mlp_modules;
+
+struct lora_settings {
+  std::int64_t rank = 0;  // 0: full fine-tuning
+  std::uint32_t targets = lora_all_modules;
+  // Storage of the frozen base: default the training precision (plain LoRA); int8 or int4
+  // quantise the base's linear layers (QLoRA: int4 NF4 with double quantisation).
+  std::optional<precision> base_precision;
+};
+
 struct settings {
   std::int64_t batch_size = 1;
   std::int64_t sequence_length = 2048;  // prompt (encoder input) tokens
@@ -89,6 +116,9 @@ struct settings {
   // weight_precision. Index: weight_component.
   std::array<std::optional<precision>, weight_component_count> component_precision{};
   bool training = false;
+  // Training with LoRA/QLoRA adapters (rank > 0): the training memory, fit and step time are those
+  // of the adapters' step (the frozen base at lora.base_precision). rank 0: full fine-tuning.
+  lora_settings lora;
   optimizer optim = optimizer::adam;
   bool gradient_checkpointing = true;
   bool causal = false;              // count only the attention pairs a causal mask keeps

@@ -44,10 +44,11 @@ struct plan_layout {
   bool spans_nodes = false;      // more GPUs than one interconnect domain holds
   double ttft_s = 0;             // time to first token (prefill; with concurrency, under load)
   double tpot_s = 0;             // time per output token
-  double request_latency_s = 0;  // ttft + (output tokens - 1) x tpot
-  double tokens_per_s = 0;       // output tokens/s of the whole load, all replicas
+  double request_latency_s = 0;  // ttft + (output tokens - 1) x tpot; training: the step
+  double training_step_s = 0;    // training (base.training, with base.lora's method): one optimizer step
+  double tokens_per_s = 0;       // output tokens/s of the whole load, all replicas (training: trained tokens/s)
   double cost_per_hour_usd = 0;  // all GPUs
-  double usd_per_million_output_tokens = 0;
+  double usd_per_million_output_tokens = 0;  // training: per million trained tokens
   bool cheapest = false, fastest = false;
 };
 
@@ -63,6 +64,10 @@ struct plan_result {
   std::vector<std::string> notes;
 };
 
+// Training (base.training): each layout is the training estimate at it (with base.lora, the
+// LoRA/QLoRA step): the fit is the training memory per GPU, the speed the step (request_latency_s
+// = training_step_s, tokens_per_s = batch x sequence_length / step), the cost per million trained
+// tokens; no concurrency.
 // Errors: a bad setting names its field ("/plan/max_gpus", "/batch_size", ...); an encoder-only
 // model or no generated tokens are invalid_argument at "/model" and "/num_generated_tokens".
 [[nodiscard]] plan_result plan(const model_spec& m, const plan_settings& s, const hardware_spec& gpu);

@@ -35,38 +35,13 @@ enum class recompute_policy : std::uint8_t { none, selective, full };
 [[nodiscard]] recompute_policy parse_recompute_policy(std::string_view name,
                                                       std::string_view field = "/training_analysis/recompute");
 
-// LoRA target modules (a bit set over the linear layers of a transformer layer).
-// q, k, v, o: the attention projections (and the cross-attention ones); for MLA, q is the
-// query path (q_proj, or q_a_proj and q_b_proj), k or v the kv_a_proj_with_mqa and kv_b_proj
-// pair. gate, up, down: the MLP projections (every routed and shared expert of an MoE
-// layer; a non-gated MLP has up and down only). Routers, heads and embeddings are never
-// adapted.
-enum lora_module : std::uint32_t {
-  lora_q = 1u << 0,
-  lora_k = 1u << 1,
-  lora_v = 1u << 2,
-  lora_o = 1u << 3,
-  lora_gate = 1u << 4,
-  lora_up = 1u << 5,
-  lora_down = 1u << 6,
-};
-inline constexpr std::uint32_t lora_attention_modules = lora_q | lora_k | lora_v | lora_o;
-inline constexpr std::uint32_t lora_mlp_modules = lora_gate | lora_up | lora_down;
-inline constexpr std::uint32_t lora_all_modules = lora_attention_modules | lora_mlp_modules;
+// LoRA target modules (lora_module) and lora_settings: estimate.hpp (settings.lora).
 // "all", "attention", "mlp", or a comma list of q, k, v, o, gate, up, down (a "_proj"
 // suffix is accepted: "q_proj,v_proj"). Throws flopcast::error(invalid_argument).
 [[nodiscard]] std::uint32_t parse_lora_targets(std::string_view text,
                                                std::string_view field = "/training_analysis/lora_targets");
 // "all", "attention", "mlp" or the comma list, canonical order.
 [[nodiscard]] std::string lora_targets_name(std::uint32_t targets);
-
-struct lora_settings {
-  std::int64_t rank = 0;  // 0: full fine-tuning
-  std::uint32_t targets = lora_all_modules;
-  // Storage of the frozen base: default the training precision (plain LoRA); int8 or int4
-  // quantise the base's linear layers (QLoRA: int4 NF4 with double quantisation).
-  std::optional<precision> base_precision;
-};
 
 struct training_settings {
   settings base;  // batch, sequence, precision, optimizer, efficiencies; training is forced on
@@ -78,6 +53,7 @@ struct training_settings {
   std::optional<double> mfu;     // model FLOPs utilisation for the budget; default compute_efficiency
   std::int64_t gpus = 1;         // data-parallel GPUs for the budget's time and ZeRO sizing
                                  // (with base.parallel: 1 or the layout's GPU count, which is used)
+  // The adapters of this analysis (base.lora is not read here; the request readers set both).
   lora_settings lora;
 };
 
