@@ -98,6 +98,16 @@ status list_gpus() {
 status list_engines() {
   return guarded([] { return ok(flopcast::engines_to_json(-1), 0); });
 }
+// The engines that run on a device: a registry name or alias, or a GPU object as JSON text.
+status list_engines_for(const std::string& gpu) {
+  return guarded([&] {
+    if (!gpu.empty() && gpu.front() == '{') {
+      const flopcast::hardware_spec h = flopcast::read_hardware(gpu);
+      return ok(flopcast::engines_to_json(-1, &h), 0);
+    }
+    return ok(flopcast::engines_to_json(-1, &flopcast::find_gpu(gpu)), 0);
+  });
+}
 status defaults() {
   return guarded([] { return ok(flopcast::defaults_json(-1), 0); });
 }
@@ -204,6 +214,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("listModels", &list_models);
   emscripten::function("listGpus", &list_gpus);
   emscripten::function("listEngines", &list_engines);
+  emscripten::function("listEnginesFor", &list_engines_for);
   emscripten::function("defaults", &defaults);
   emscripten::function("version", &version);
   emscripten::function("providers", &providers);

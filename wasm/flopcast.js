@@ -123,6 +123,8 @@ export async function createFlopcast(options = {}) {
     listModels: () => (models ??= result(mod.listModels())),
     listGpus: () => (gpus ??= result(mod.listGpus())),
     listEngines: () => (engines ??= result(mod.listEngines())),
+    /** The engines that run on `gpu` (a registry name, or a GPU object): each profile's runs_on, from its docs. */
+    listEnginesFor: (gpu) => result(mod.listEnginesFor(typeof gpu === 'string' ? gpu : JSON.stringify(gpu))),
     /** Hosted providers' entries (data/providers/) serving `model` (a registry name or provider id; omitted: all). */
     providers: (model = '') => result(mod.providers(String(model))),
     /** API price vs self-hosted cost per 1M tokens of request.model on request.gpu at request.utilization. */

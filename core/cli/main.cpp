@@ -96,6 +96,7 @@ int run(int argc, char** argv) {
   cmp.lists = true;
   CLI::App *estimate_cmd = nullptr, *compare_cmd = nullptr, *lm = nullptr, *lg = nullptr, *le = nullptr;
   bool models_json = false, gpus_json = false, engines_json = false;
+  std::string engines_gpu;  // list-engines --gpu: only the engines that run on it
   std::string min_params, max_params;
   model_filter filter;
   cli::measure_command measure;
@@ -150,6 +151,7 @@ int run(int argc, char** argv) {
          le = app.add_subcommand("list-engines",
                                  "List the serving-engine profiles and their fits to published measurements");
          le->add_flag("--json", engines_json, "Print JSON");
+         le->add_option("--gpu,-g", engines_gpu, "Only the engines that run on this device");
        }},
       {"measure", [&] { measure = cli::add_measure_command(app); }},
       {"train", [&] { train = cli::add_train_command(app); }},
@@ -231,15 +233,18 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (ran(le)) {
+    const hardware_spec* device = engines_gpu.empty() ? nullptr : &find_gpu(engines_gpu);
     if (engines_json) {
-      std::cout << engines_to_json() << "\n";
+      std::cout << engines_to_json(2, device) << "\n";
       return 0;
     }
     std::cout << fmt::format("{:<14} {:<26} {:<11} {:>9}  {}\n", "id", "name", "batching", "fit rows", "version");
     for (const auto& e : engine_records())
-      std::cout << fmt::format("{:<14} {:<26} {:<11} {:>9}  {}\n", e.id, e.name, to_string(e.batching),
-                               e.efficiency_fitted ? std::to_string(e.fit_for(hardware_spec{})->rows) : "unfitted",
-                               e.version);
+      if (device == nullptr || e.runs_on_device(*device))
+        std::cout << fmt::format("{:<14} {:<26} {:<11} {:>9}  {}\n   {}; runs on {}\n", e.id, e.name,
+                                 to_string(e.batching),
+                                 e.efficiency_fitted ? std::to_string(e.fit_for(hardware_spec{})->rows) : "unfitted",
+                                 e.version, e.basis(device), e.runs_on_text());
     return 0;
   }
   if (ran(lg)) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flopcast/serving/engine.hpp"
+
 namespace flopcast::cli {
 namespace {
 
@@ -170,12 +172,18 @@ std::string report(const estimate_context& c) {
     line("  Fits per GPU", fmt::format("{}  (usable {} of {} on each {})", yes_no(mem.fits_on_gpu),
                                        format_bytes(usable), format_bytes(mem.gpu_memory), c.gpu->name));
   }
+  const fit_advice fit = advise_fit(c);
+  if (fit.hypothetical) {
+    o += thin + "\n";
+    o += " " + fit.text + "\n";
+  }
   if (r.has_performance) {
     o += thin + "\n";
-    o += fmt::format(" Performance (roofline, ESTIMATED; {} peak at {}, bandwidth at {}{})\n",
-                     to_string(p.compute_precision), format_percent(s.compute_efficiency),
-                     format_percent(s.mem_efficiency),
+    o += fmt::format(" Performance{} (roofline, ESTIMATED; {} peak at {}, bandwidth at {}{})\n",
+                     fit.hypothetical ? " IF IT FITTED" : "", to_string(p.compute_precision),
+                     format_percent(s.compute_efficiency), format_percent(s.mem_efficiency),
                      gpus > 1 ? fmt::format("; {} GPUs with their communication", gpus) : std::string());
+    if (!s.engine.empty()) o += fmt::format("   engine {}: {}\n", s.engine, find_engine(s.engine).basis(c.gpu));
     if (!s.calibration_store.empty())
       o += fmt::format("   calibrated efficiencies applied from {}{}\n", s.calibration_store,
                        s.calibration_source.empty() ? "" : " (" + s.calibration_source + ")");

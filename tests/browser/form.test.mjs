@@ -22,10 +22,12 @@ const loraDone = (page) =>
 
 test('a per-component precision sends the object form and shows fc.estimate() of it; the URL keeps it', async () => {
   const { page, context, errors } = await open('model=gpt-oss-20b&gpu=H100-SXM&precision=bf16');
-  // Every format the core knows is offered, grouped by family.
+  // The checkpoint's own formats first (issue 27 item 4: the default), then every format the core
+  // knows, grouped by family.
   const offered = await page.$$eval('#precision option', (os) => os.map((o) => o.value));
+  assert.equal(offered[0], 'auto');
   assert.deepEqual(
-    [...offered].sort(),
+    offered.slice(1).sort(),
     fc
       .defaults()
       .precisions.map((p) => p.name)
@@ -63,9 +65,10 @@ test('a per-component precision sends the object form and shows fc.estimate() of
 test('the engine select sends the engine and the ranges name its fit', async () => {
   const { page, context, errors } = await open('model=llama-3-8b&gpu=H100-SXM');
   const ids = await page.$$eval('#engine-fit option', (os) => os.map((o) => o.value));
+  // The engines that run on this device (issue 27 item 5: MLX runs on Apple silicon only).
   assert.deepEqual(
     ids.slice(1),
-    fc.listEngines().map((e) => e.id),
+    fc.listEnginesFor('H100-SXM').map((e) => e.id),
   );
   const before = await page.textContent('#range-source');
   await page.selectOption('#engine-fit', 'vllm');

@@ -49,7 +49,7 @@ async function open() {
   return { page, errors };
 }
 
-// Same precision and GPU as the page's current selection.
+// Same precision and GPU as the page's current selection ('auto', the checkpoint's format: the CLI's default).
 const pageOptions = (page) =>
   page.evaluate(() => [document.getElementById('gpu').value, document.getElementById('precision').value]);
 
@@ -61,9 +61,13 @@ test('the conv net: totals equal the CLI profile exactly, per op type table', as
   const [gpu, precision] = await pageOptions(page);
   const want = cli(file, []).total;
   const wantAt = JSON.parse(
-    spawnSync(join(root, 'build/flopcast'), ['profile', file, '--json', '--gpu', gpu, '--precision', precision], {
-      encoding: 'utf8',
-    }).stdout,
+    spawnSync(
+      join(root, 'build/flopcast'),
+      ['profile', file, '--json', '--gpu', gpu, ...(precision === 'auto' ? [] : ['--precision', precision])],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout,
   );
   const got = await totals(page);
   assert.equal(Number(got.flops), want.flops);

@@ -53,9 +53,15 @@ test('estimate --engine: the fitted efficiencies and costs, ranges from the resi
   const explicit = json([...args, '--engine', 'vllm', '--mem-efficiency', '0.5']).details.performance;
   assert.ok(explicit.decode_latency_per_token_s > r.decode_latency_per_token_s * (fam.mem_efficiency / 0.5) * 0.5);
   assert.notEqual(explicit.decode_latency_per_token_s, r.decode_latency_per_token_s);
-  // An unfitted engine is the plain roofline.
-  const mlx = json([...args, '--engine', 'mlx']).details.performance;
-  assert.equal(mlx.decode_latency_per_token_s, plain.decode_latency_per_token_s);
+  // An unfitted engine is the plain roofline, labelled as such (on a device it runs on: MLX runs on
+  // Apple silicon only, issue 27 item 5).
+  const apple = ['estimate', 'llama-3-8b', '-g', 'M3-Max-128GB', '-s', '1024', '-n', '256'];
+  const mlx = json([...apple, '--engine', 'mlx']);
+  assert.equal(
+    mlx.details.performance.decode_latency_per_token_s,
+    json(apple).details.performance.decode_latency_per_token_s,
+  );
+  assert.match(mlx.details.settings.engine_basis, /^unfitted \(plain roofline plus the engine's scheduler defaults\)/);
 });
 
 test('throughput and serve --engine: the engine scheduler and ranges from its bands', () => {

@@ -27,6 +27,8 @@ export interface Flopcast {
   listModels(): ModelInfo[];
   listGpus(): GpuInfo[];
   listEngines(): EngineInfo[];
+  /** The engines that run on a device (a registry name or alias, or a GPU object). */
+  listEnginesFor(gpu: string | object): EngineInfo[];
   /** Hosted providers' entries serving `model` (a registry name or provider id); omitted: all. */
   providers(model?: string): ProvidersResult;
   /** API price vs self-hosted cost per 1M tokens. */

@@ -33,6 +33,13 @@ export interface EngineInfo {
   fitted: boolean;
   /** Measurement rows of the fit (the pooled family "all"); 0 when unfitted. */
   fit_rows: number;
+  /** What the engine's figures rest on: "fitted to N measurements (...)" or "unfitted (plain roofline plus the engine's scheduler defaults)". */
+  basis: string;
+  /** Where the engine runs (from its docs): vendors ("*": any) and device kinds. */
+  runs_on: { vendor: string; kinds: Array<'gpu' | 'tpu' | 'npu' | 'cpu' | 'soc'> }[];
+  runs_on_text: string;
+  /** The engine's docs page that lists where it runs. */
+  runs_on_source: string;
   fitted_to: string[];
   held_out: string[];
   costs: { per_step_s: number; per_layer_s: number; gemm_half_tokens: number; kv_read_efficiency: number };

@@ -35,6 +35,12 @@ export interface EstimateResult {
   gpus: number | null;
   /** Whether every GPU of the configuration holds its share (details.memory.fits_on_gpu). */
   fits: boolean | null;
+  /** The configuration does not fit: the speeds are what it would run at if it fitted (null without a GPU). */
+  performance_hypothetical: boolean | null;
+  /** Not fitting: the fewest GPUs of this kind that hold it (the planner's); null when it fits or none within the planner's cap. */
+  min_gpus_to_fit: number | null;
+  /** Not fitting: one sentence on what it would need (GPUs, offload); null when it fits. */
+  fit_advice: string | null;
   kv_cache: number;
   /** Time to first token (prefill), or one training step in training mode, on the configuration's GPUs; null without a GPU. */
   latency: number | null;
@@ -278,7 +284,9 @@ export interface ModelConfig {
   /** The longest context the config supports (rope_scaling extensions included); 0: unknown. */
   context_length: number;
   /** The checkpoint's quantization_config, read as the default precision; null for plain checkpoints. */
-  quantization: { method: string; note: string } | null;
+  quantization: { method: string; note: string; formats: string } | null;
+  /** The checkpoint's own weight formats in words, the default of `precision` ("mxfp4 experts, bf16 rest"; "bf16 (no quantization_config)"). */
+  checkpoint_formats: string;
 }
 
 export type Architecture = 'decoder' | 'encoder' | 'encoder-decoder';
@@ -365,9 +373,15 @@ export interface SharedSettings {
 
 /** details.settings: every input of an estimate, defaults included. */
 export interface EstimateSettings extends SharedSettings {
+  /** The weight formats used, in words ("mxfp4 experts, bf16 rest"). */
+  weight_formats: string;
+  /** "checkpoint": the model's own formats (its quantization_config, the default); "request": others. */
+  weight_formats_source: 'checkpoint' | 'request';
   kv_cache_precision: PrecisionName;
   /** The serving engine whose fitted costs and ranges the figures use; null: the plain roofline. */
   engine: string | null;
+  /** What the engine's figures rest on (its fit, or "unfitted (plain roofline plus the engine's scheduler defaults)"); null without an engine. */
+  engine_basis: string | null;
   compute_efficiency_origin: EfficiencyOrigin;
   mem_efficiency_origin: EfficiencyOrigin;
   /** The applied calibration's source; null when none was. */

@@ -121,7 +121,9 @@ const q = new URLSearchParams(location.search);
 for (const f of FIELDS) {
   const el = $(f.id);
   const d = S[f.key];
-  const v = d === null || d === undefined || f.unset === '' ? f.unset : d;
+  // A field with a derived default starts unset (the core derives it: the checkpoint's formats for
+  // precision, issue 27 item 4).
+  const v = d === null || d === undefined || f.unset !== undefined ? f.unset : d;
   if (f.type === 'bool') el.checked = Boolean(v);
   else if (f.type === 'select') setSelect(el, v);
   else el.value = String(v ?? '');

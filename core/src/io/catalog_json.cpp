@@ -96,10 +96,11 @@ std::string hardware_to_json(const hardware_spec& g, int indent) {
   return w.take();
 }
 
-std::string engines_to_json(int indent) {
+std::string engines_to_json(int indent, const hardware_spec* gpu) {
   json_out w(indent);
   w.begin_array();
   for (const engine_profile& e : engine_records()) {
+    if (gpu != nullptr && !e.runs_on_device(*gpu)) continue;
     std::int64_t rows = 0;
     for (const engine_family_fit& f : e.families)
       if (f.family == "all") rows = f.rows;
@@ -109,7 +110,18 @@ std::string engines_to_json(int indent) {
         .field("batching", to_string(e.batching))
         .field("simulated", e.batching == engine_batching::continuous)
         .field("fitted", e.efficiency_fitted)
-        .field("fit_rows", rows);
+        .field("fit_rows", rows)
+        .field("basis", e.basis(gpu));
+    w.array("runs_on", [&] {
+      for (const engine_device_class& d : e.runs_on) {
+        w.begin_object().field("vendor", d.vendor);
+        w.array("kinds", [&] {
+          for (device_kind k : d.kinds) w.value(to_string(k));
+        });
+        w.end_object();
+      }
+    });
+    w.field("runs_on_text", e.runs_on_text()).field("runs_on_source", e.runs_on_source.url);
     w.strings("fitted_to", e.fitted_to).strings("held_out", e.held_out);
     w.object("costs", [&] {
       w.field("per_step_s", e.costs.per_step_s)

@@ -190,6 +190,7 @@ std::vector<row> make_rows() {
         .commands(k_est | command_calibrate).help("Generated tokens")
         .access(FLOPCAST_MEMBER(s.base.num_generated_tokens)),
     def("precision", T::precision).flag("--precision", "-p").attr("precision").list()
+        .derived("the checkpoint's formats (config.json's quantization_config, shown as details.config.checkpoint_formats), else bf16")
         .help("Number format of the weights: fp32, tf32, fp16, bf16, fp8, fp8_block, mxfp8, mxfp6, mxfp4, nvfp4 (fp4), "
               "int8/int4 (GPTQ/AWQ g128), nf4, a GGML type (q8_0, q4_k, ...) or a llama.cpp preset (q4_k_m, ...); "
               "per part: {\"default\": \"bf16\", \"experts\": \"mxfp4\"} (CLI: experts=mxfp4,attention=bf16). "

@@ -21,6 +21,16 @@
 namespace flopcast {
 namespace {
 
+// The weight formats as words: "mxfp4 experts, bf16 rest", or "bf16" when one format holds all.
+std::string formats_text(precision all, const std::array<std::optional<precision>, weight_component_count>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < weight_component_count; ++i)
+    if (parts[i] && *parts[i] != all)
+      out += (out.empty() ? "" : ", ") + std::string(to_string(*parts[i])) + " " +
+             std::string(to_string(static_cast<weight_component>(i)));
+  return out.empty() ? std::string(to_string(all)) : out + ", " + std::string(to_string(all)) + " rest";
+}
+
 std::string_view position_name(position_kind p) {
   switch (p) {
     case position_kind::rotary:
@@ -166,7 +176,15 @@ void write_config(json_out& w, const model_spec& m) {
   if (m.quantization.method.empty())
     w.field("quantization", nullptr);
   else
-    w.object("quantization", [&] { w.field("method", m.quantization.method).field("note", m.quantization.note); });
+    w.object("quantization", [&] {
+      w.field("method", m.quantization.method)
+          .field("note", m.quantization.note)
+          .field("formats", formats_text(m.quantization.weights, m.quantization.parts));
+    });
+  // The checkpoint's own weight formats, the default of `precision` (bf16 without a quantization_config).
+  w.field("checkpoint_formats", m.quantization.method.empty()
+                                    ? std::string("bf16 (no quantization_config)")
+                                    : formats_text(m.quantization.weights, m.quantization.parts));
   w.text_or_null("vision_model_type", m.vision_model_type);
 }
 
@@ -308,11 +326,16 @@ void write_memory(json_out& w, const settings& s, const estimate_result& r, bool
     w.field("training", nullptr);
 }
 
-void write_settings(json_out& w, const settings& s, const estimate_result& r, bool perf) {
+void write_settings(json_out& w, const model_spec& m, const hardware_spec* gpu, const settings& s,
+                    const estimate_result& r, bool perf) {
+  const bool checkpoint = !m.quantization.method.empty() && s.weight_precision == m.quantization.weights &&
+                          s.component_precision == m.quantization.parts;
   w.field("batch_size", s.batch_size)
       .field("sequence_length", s.sequence_length)
       .field("num_generated_tokens", s.num_generated_tokens)
       .field("precision", to_string(s.weight_precision))
+      .field("weight_formats", formats_text(s.weight_precision, s.component_precision))
+      .field("weight_formats_source", checkpoint ? "checkpoint" : "request")
       .field("training", s.training)
       .field("optimizer", to_string(s.optim))
       .field("gradient_checkpointing", s.gradient_checkpointing)
@@ -324,6 +347,7 @@ void write_settings(json_out& w, const settings& s, const estimate_result& r, bo
       .field("carbon_intensity", s.carbon_intensity_g_per_kwh)
       .field("kv_cache_precision", to_string(r.kv_precision))
       .text_or_null("engine", s.engine)  // whose fit the figures use
+      .text_or_null("engine_basis", s.engine.empty() ? std::string() : find_engine(s.engine).basis(gpu))
       .field("compute_efficiency_origin", origin_name(s.compute_efficiency_origin))
       .field("mem_efficiency_origin", origin_name(s.mem_efficiency_origin))
       .text_or_null("calibration_source", s.calibration_source)
@@ -346,6 +370,7 @@ std::string to_json(const estimate_context& c, int indent) {
   const bool perf = r.has_performance;
   const bool decodes = perf && m.arch != architecture::encoder;
   const flops_breakdown& f = r.forward.parts;
+  const fit_advice fit = advise_fit(c);
 
   json_out w(indent);
   w.begin_object()
@@ -364,6 +389,10 @@ std::string to_json(const estimate_context& c, int indent) {
       .field_if("memory_per_gpu", perf, r.parallel.memory_per_gpu)
       .field_if("gpus", perf, r.parallel.total_gpus)
       .field_if("fits", perf, r.memory.fits_on_gpu)
+      // Not fitting: the speeds are what it would run at if it fitted, and what it would need.
+      .field_if("performance_hypothetical", perf, fit.hypothetical)
+      .field_if("min_gpus_to_fit", fit.min_gpus > 0, fit.min_gpus)
+      .text_or_null("fit_advice", fit.text)
       .field("kv_cache", r.memory.kv_cache)
       .field_if("latency", perf, s.training ? p.training_step_s : p.prefill_latency_s)
       .field_if("energy", perf, s.training ? p.energy_total_joules : p.energy_prefill_joules)
@@ -432,7 +461,7 @@ std::string to_json(const estimate_context& c, int indent) {
   } else {
     w.field("performance", nullptr).field("parallelism", nullptr);
   }
-  w.object("settings", [&] { write_settings(w, s, r, perf); });
+  w.object("settings", [&] { write_settings(w, m, c.gpu, s, r, perf); });
   w.key("operators");
   if (s.operator_table)
     detail::write_operators(w, m, s, r);

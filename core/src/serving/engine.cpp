@@ -210,6 +210,50 @@ void read_efficiency(const json& j, engine_profile& p) {
   p.bands.ttft_load = read_band(bands, "ttft_load");
 }
 
+// "runs_on": {"devices": [{"vendor": "NVIDIA", "kinds": ["gpu", "soc"]}, ...], "source": {url, quote},
+// "note"}: where the engine runs, from its docs.
+void read_runs_on(const json& j, engine_profile& p) {
+  const json& r = object_at(j, "", "runs_on", "the devices the engine runs on ({devices, source, note})");
+  detail::reader(r, "/runs_on").only({"devices", "source", "note"}, "runs_on field");
+  const json& devices = required(r, "/runs_on", "devices", "the vendors and device kinds the engine runs on");
+  if (!devices.is_array() || devices.empty())
+    throw error(error_code::config_type, "/runs_on/devices",
+                "expected a non-empty array of {vendor, kinds}, got " + describe(devices));
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const std::string ptr = "/runs_on/devices/" + std::to_string(i);
+    const json& d = devices[i];
+    if (!d.is_object())
+      throw error(error_code::config_type, ptr, "expected an object {vendor, kinds}, got " + describe(d));
+    detail::reader(d, ptr).only({"vendor", "kinds"}, "device class field");
+    engine_device_class c;
+    c.vendor = required_string(d, ptr, "vendor", "the vendor (\"*\" for any)");
+    const json& kinds = required(d, ptr, "kinds", "the device kinds (gpu, tpu, npu, cpu, soc)");
+    if (!kinds.is_array() || kinds.empty())
+      throw error(error_code::config_type, ptr + "/kinds",
+                  "expected a non-empty array of device kinds, got " + describe(kinds));
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      bool found = false;
+      for (device_kind dk : {device_kind::gpu, device_kind::tpu, device_kind::npu, device_kind::cpu, device_kind::soc})
+        if (kinds[k].is_string() && kinds[k].get<std::string>() == to_string(dk)) {
+          c.kinds.push_back(dk);
+          found = true;
+        }
+      if (!found)
+        throw error(error_code::config_range, ptr + "/kinds/" + std::to_string(k),
+                    "expected gpu, tpu, npu, cpu or soc, got " + describe(kinds[k]));
+    }
+    p.runs_on.push_back(c);
+  }
+  const json& src = object_at(r, "/runs_on", "source", "the engine's docs page that lists where it runs");
+  detail::reader(src, "/runs_on/source").only({"url", "quote"}, "source field");
+  p.runs_on_source.url = required_string(src, "/runs_on/source", "url", "the URL of the engine's docs page");
+  if (p.runs_on_source.url.rfind("https://", 0) != 0)
+    throw error(error_code::config_range, "/runs_on/source/url",
+                "expected an https:// URL, got \"" + p.runs_on_source.url + "\"");
+  p.runs_on_source.quote = required_string(src, "/runs_on/source", "quote", "the docs' words, as written");
+  p.runs_on_note = optional_string(r, "/runs_on", "note");
+}
+
 engine_profile parse(const json& j) {
   engine_profile p;
   p.id = required_string(j, "", "engine", "the engine id");
@@ -218,8 +262,8 @@ engine_profile parse(const json& j) {
       throw error(error_code::config_range, "/engine",
                   "expected a lower-case id of a-z, 0-9, '-' and '.', got \"" + p.id + "\"");
   detail::reader rd(j);
-  rd.only({"engine", "name", "aliases", "repository", "version", "version_note", "batching", "kv_cache", "defaults",
-           "efficiency"},
+  rd.only({"engine", "name", "aliases", "repository", "version", "version_note", "batching", "kv_cache", "runs_on",
+           "defaults", "efficiency"},
           "engine profile field");
   p.name = required_string(j, "", "name", "the engine's name");
   p.aliases = rd.string_list_or_empty("aliases");
@@ -253,6 +297,7 @@ engine_profile parse(const json& j) {
     throw error(error_code::config_range, "/kv_cache",
                 "expected \"paged\", \"contiguous\" or \"dynamic\", got \"" + kv + "\"");
 
+  read_runs_on(j, p);
   const json& defaults = object_at(j, "", "defaults", "the engine's defaults");
   if (defaults.empty()) throw error(error_code::config_missing, "/defaults", "an engine profile needs its defaults");
   for (auto it = defaults.begin(); it != defaults.end(); ++it)
@@ -361,7 +406,79 @@ const engine_family_fit* engine_profile::fit_for(const hardware_spec& gpu) const
   return all;
 }
 
+namespace {
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+std::string kind_plural(device_kind k) {
+  switch (k) {
+    case device_kind::gpu:
+      return "GPUs";
+    case device_kind::tpu:
+      return "TPUs";
+    case device_kind::npu:
+      return "NPUs";
+    case device_kind::cpu:
+      return "CPUs";
+    case device_kind::soc:
+      return "SoCs";
+  }
+  return "devices";
+}
+}  // namespace
+
+bool engine_profile::runs_on_device(const hardware_spec& gpu) const noexcept {
+  const std::string vendor = lowered(gpu.vendor);
+  for (const engine_device_class& c : runs_on) {
+    if (c.vendor != "*" && !vendor.empty() && lowered(c.vendor) != vendor) continue;
+    if (std::find(c.kinds.begin(), c.kinds.end(), gpu.kind) != c.kinds.end()) return true;
+  }
+  return false;
+}
+
+std::string engine_profile::runs_on_text() const {
+  std::string out;
+  for (std::size_t i = 0; i < runs_on.size(); ++i) {
+    const engine_device_class& c = runs_on[i];
+    std::string kinds;
+    for (std::size_t k = 0; k < c.kinds.size(); ++k)
+      kinds += (k == 0 ? "" : k + 1 == c.kinds.size() ? " and " : ", ") + kind_plural(c.kinds[k]);
+    out += (i == 0 ? "" : ", ") + (c.vendor == "*" ? "any vendor's " + kinds : c.vendor + " " + kinds);
+  }
+  return out + " (" + runs_on_source.url + ")";
+}
+
+std::string engine_profile::basis(const hardware_spec* gpu) const {
+  const engine_family_fit* f = nullptr;
+  if (efficiency_fitted && gpu != nullptr) f = fit_for(*gpu);
+  if (efficiency_fitted && f == nullptr)
+    for (const engine_family_fit& x : families)
+      if (x.family == "all") f = &x;
+  if (f == nullptr) return "unfitted (plain roofline plus the engine's scheduler defaults)";
+  return "fitted to " + std::to_string(f->rows) + " measurements (" + f->family + "): its step costs and efficiencies";
+}
+
+std::vector<const engine_profile*> engines_for(const hardware_spec& gpu) {
+  std::vector<const engine_profile*> out;
+  for (const engine_profile& e : engine_records())
+    if (e.runs_on_device(gpu)) out.push_back(&e);
+  return out;
+}
+
+void check_engine_runs_on(const engine_profile& e, const hardware_spec& gpu) {
+  if (e.runs_on_device(gpu)) return;
+  std::string here;
+  for (const engine_profile* x : engines_for(gpu)) here += (here.empty() ? "" : ", ") + x->id;
+  throw error(error_code::invalid_argument, "/engine",
+              "engine \"" + e.id + "\" does not run on " + gpu.name + " (" +
+                  (gpu.vendor.empty() ? "" : gpu.vendor + " ") + std::string(to_string(gpu.kind)) + "): " + e.name +
+                  " runs on " + e.runs_on_text() + "; engines for this device: " + (here.empty() ? "none" : here));
+}
+
 void apply_engine(const engine_profile& e, const hardware_spec& gpu, settings& s) {
+  check_engine_runs_on(e, gpu);
   s.engine = e.id;
   const engine_family_fit* f = e.fit_for(gpu);
   if (f == nullptr) return;

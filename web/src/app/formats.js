@@ -30,6 +30,19 @@ function groupedOptions(precisions) {
   return [...groups.values()];
 }
 
+/** The device the main form names: a registry name, or the custom GPU's JSON text. */
+export const chosenDevice = ($) => ($('gpu').value === 'custom' ? $('gpu-custom').value : $('gpu').value);
+
+/** The engines that run on `gpu` (the core's listEnginesFor, from each profile's runs_on); null when it cannot say. */
+export function enginesOn(fc, gpu) {
+  if (typeof fc.listEnginesFor !== 'function' || !gpu || gpu === 'none') return null;
+  try {
+    return fc.listEnginesFor(gpu);
+  } catch {
+    return null; // a custom device the core cannot read yet: its error shows at the GPU field
+  }
+}
+
 /**
  * Fills the precision, per-part and engine selects. Returns {url: {query key: input id}, apply(req),
  * note(result)}: apply() puts the parts and the engine into an estimate request, note() writes which
@@ -38,7 +51,14 @@ function groupedOptions(precisions) {
 export function initFormats({ fc, $ }) {
   const D = fc.defaults();
   const precisions = D.precisions;
-  $('precision').replaceChildren(...groupedOptions(precisions));
+  // First and selected: the checkpoint's own formats (the request leaves `precision` unset; the
+  // core reads the checkpoint's quantization_config). note() names them from the estimate
+  // (details.config.checkpoint_formats).
+  const precisionField = D.request_fields.find((f) => f.part === '' && f.key === 'precision');
+  const checkpointOption = option('auto', 'checkpoint format');
+  if (precisionField?.derived) checkpointOption.title = `Default: ${precisionField.derived}`;
+  $('precision').replaceChildren(checkpointOption, ...groupedOptions(precisions));
+  $('precision').value = 'auto';
   const parts = D.weight_components ?? [];
   const grid = $('precision-parts-grid');
   const url = {};
@@ -57,17 +77,29 @@ export function initFormats({ fc, $ }) {
   const engineField = D.request_fields.find((f) => f.part === '' && f.key === 'engine');
   // The engine table is read after the first estimate is painted (or at once where needed: the
   // select used, an engine in the address), not on the way to the first figures.
+  // Only the engines that run on the chosen device (the core's fc.listEnginesFor, from each
+  // profile's runs_on); an engine chosen before (or from the address) that does not run there stays
+  // listed, marked, so the core's error at /engine says why.
   let engines = null;
+  let enginesFor = null;
   const fillEngines = () => {
-    if (engines) return;
-    engines = typeof fc.listEngines === 'function' ? fc.listEngines() : [];
+    const gpu = chosenDevice($);
+    if (engines && enginesFor === gpu) return;
+    const here = enginesOn(fc, gpu);
+    const all = typeof fc.listEngines === 'function' ? fc.listEngines() : [];
+    engines = here ?? all;
+    enginesFor = gpu;
     const sel = $('engine-fit');
     const chosen = sel.value;
-    sel.append(
-      ...engines.map((e) => option(e.id, `${e.name}${e.fitted ? ` · fitted to ${e.fit_rows} measurements` : ''}`)),
-    );
+    const label = (e) => `${e.name} · ${e.fitted ? `fitted to ${e.fit_rows} measurements` : e.basis}`;
+    const options = engines.map((e) => option(e.id, label(e)));
+    const missing = chosen && !engines.some((e) => e.id === chosen) ? all.find((e) => e.id === chosen) : null;
+    if (missing) options.push(option(missing.id, `${missing.name} · does not run on this device`));
+    sel.replaceChildren(sel.options[0], ...options);
     sel.value = chosen;
+    sel.dataset.device = gpu;
   };
+  for (const id of ['gpu', 'gpu-custom']) $(id).addEventListener('change', () => engines && fillEngines());
   $('engine-fit').append(option('', `None (${engineField?.derived?.replace(/^none: /, '') ?? 'plain roofline'})`));
   for (const ev of ['focus', 'pointerdown', 'keydown']) $('engine-fit').addEventListener(ev, fillEngines);
   requestAnimationFrame(() => setTimeout(fillEngines, 0));
@@ -97,14 +129,20 @@ export function initFormats({ fc, $ }) {
     apply(req) {
       syncOpen();
       const set = partSelects().filter((s) => s.value);
-      if (set.length && typeof req.precision === 'string')
-        req.precision = { default: req.precision, ...Object.fromEntries(set.map((s) => [s.dataset.part, s.value])) };
+      if (set.length)
+        req.precision = {
+          ...(typeof req.precision === 'string' ? { default: req.precision } : {}),
+          ...Object.fromEntries(set.map((s) => [s.dataset.part, s.value])),
+        };
       const engine = $('engine-fit').value;
       if (engine) req.engine = engine;
       return req;
     },
     /** The latency card's note: whose fit and which spread the ranges come from. */
     note(result) {
+      const formats = result.details.config?.checkpoint_formats;
+      const label = formats ? `checkpoint (${formats})` : 'checkpoint format';
+      if (checkpointOption.textContent !== label) checkpointOption.textContent = label;
       const perf = result.details.performance;
       const engine = result.details.settings.engine;
       const el = $('range-source');
@@ -112,7 +150,7 @@ export function initFormats({ fc, $ }) {
       if (!perf) return;
       if (engine) fillEngines();
       const who = engine
-        ? `Engine ${engines.find((e) => e.id === engine)?.name ?? engine}: its fitted step costs and efficiencies.`
+        ? `Engine ${(engines ?? []).find((e) => e.id === engine)?.name ?? engine}: ${result.details.settings.engine_basis}.`
         : 'No engine: the plain roofline.';
       const text = `${who} Ranges: ${perf.ranges.source}.`;
       if (el.textContent !== text) el.textContent = text;

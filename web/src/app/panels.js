@@ -7,6 +7,7 @@ import { initSweep } from './sweep.js';
 import { errorText, labelOf } from './errors.js';
 import { LAYOUT, buildRequest, readRaw } from './request.js';
 import { $, option } from './dom.js';
+import { chosenDevice, enginesOn } from './formats.js';
 import { lastGood } from './results.js';
 import { addPageInputs, scheduleUrl } from './url-state.js';
 import { tableInputs } from './table-inputs.js';
@@ -127,6 +128,16 @@ export function initPanels({ fc, D, work, update }) {
     option('none', 'None (roofline)'),
     ...engineList().map((e) => option(e.id, e.name === e.id ? e.id : `${e.name} (${e.id})`)),
   );
+  // Only the engines that run on the chosen device are offered (one chosen before stays, so the
+  // core's error at /engine says why).
+  const simEnginesHere = () => {
+    const here = enginesOn(fc, chosenDevice($));
+    const sel = $('sim-engine');
+    for (const o of sel.options)
+      o.hidden = o.disabled = Boolean(o.value && here && !here.some((e) => e.id === o.value) && o.value !== sel.value);
+  };
+  requestAnimationFrame(() => setTimeout(simEnginesHere, 0));
+  for (const id of ['gpu', 'gpu-custom']) $(id).addEventListener('change', simEnginesHere);
   // The simulation's defaults, from the core's request table.
   // (The lengths and the concurrency are the workload's unless typed here: app/workload.js.)
   for (const [id, key] of [['sim-requests', 'num_requests']]) {

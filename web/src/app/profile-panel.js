@@ -61,7 +61,11 @@ async function render({ work }) {
   for (const input of $('onnx-dims').querySelectorAll('input'))
     if (input.value !== '') dims[input.dataset.dim] = Number(input.value);
   const gpu = $('gpu').value;
-  const options = { dims, depth: Number($('onnx-depth').value) || 1, precision: $('precision').value };
+  const options = {
+    dims,
+    depth: Number($('onnx-depth').value) || 1,
+    precision: $('precision').value === 'auto' ? undefined : $('precision').value,
+  };
   if (gpu && gpu !== 'custom') options.gpu = gpu;
   const error = $('onnx-error');
   let r;

@@ -44,6 +44,8 @@ export function render(r) {
   const fits = r.details.memory.fits_on_gpu;
   $('fits').className = `badge ${fits === true ? 'ok' : fits === false ? 'bad' : 'none'}`;
   resultsEl.classList.toggle('no-gpu', r.details.performance === null);
+  // Not fitting: the core marks the speeds hypothetical and says what it would need (fit_advice).
+  resultsEl.classList.toggle('hypothetical', r.performance_hypothetical === true);
   const training = r.details.memory.training !== null;
   $('training-card').hidden = !training;
   // The configuration asked for: training rows or inference rows, the layout's GPUs.

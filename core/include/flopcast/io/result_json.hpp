@@ -1,6 +1,7 @@
 #pragma once
 // The result schema, written once: the nested --json object (llm-flops compatible
 // top-level keys) and the flat row used by tables, CSV and compare.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,19 @@ struct estimate_context {
   // result then carries its published figures as "provider"; nullptr: none.
   const struct provider_entry* provider = nullptr;
 };
+
+// What a configuration that does not fit would need (fit_advice.cpp): its speeds are then
+// hypothetical ("if it fitted"), and the fewest GPUs of its kind that hold it (the planner's
+// min_gpus at the same format, context and batch; 0 when no layout within the planner's cap
+// holds it, or the planner does not apply: training, encoders, no generated tokens).
+struct fit_advice {
+  bool hypothetical = false;  // a GPU is given and the configuration does not fit on it
+  std::int64_t min_gpus = 0;
+  std::string layout;       // the first fitting layout at min_gpus ("TP=2"), empty when none
+  double excess_bytes = 0;  // memory per GPU beyond the usable memory (what offloading would move)
+  std::string text;         // one sentence for the page and the CLI, empty when it fits
+};
+[[nodiscard]] fit_advice advise_fit(const estimate_context& c);
 
 // The full result as one JSON object (text), SI base units throughout.
 [[nodiscard]] std::string to_json(const estimate_context& c, int indent = 2);
@@ -106,7 +120,8 @@ struct model_filter;
 [[nodiscard]] std::string gpus_to_json(int indent = 2);
 // Every bundled engine profile (data/engines/): id, name, version, whether the simulator runs it
 // (continuous batching), and its fit: costs, families, the measurement sources fitted and held out.
-[[nodiscard]] std::string engines_to_json(int indent = 2);
+// The serving-engine profiles; with a device, only the engines that run on it.
+[[nodiscard]] std::string engines_to_json(int indent = 2, const hardware_spec* gpu = nullptr);
 // One accelerator in data/gpus.json's record format (read back by read_hardware / --gpu-file).
 [[nodiscard]] std::string hardware_to_json(const hardware_spec& g, int indent = 2);
 

@@ -53,6 +53,13 @@ struct engine_family_fit {
   std::int64_t rows = 0;  // fit rows on this family
 };
 
+// Devices an engine runs on (data/engines/*.json "runs_on"): a vendor ("*": any) and the device
+// kinds of that vendor.
+struct engine_device_class {
+  std::string vendor;
+  std::vector<device_kind> kinds;
+};
+
 struct engine_profile {
   std::string id;  // "vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"
   std::string name;
@@ -63,6 +70,10 @@ struct engine_profile {
   engine_batching batching = engine_batching::continuous;
   engine_kv_cache kv_cache = engine_kv_cache::paged;
   std::vector<engine_default> defaults;  // in the file's order
+  // Where the engine runs, from its docs (runs_on_source); runs_on_note says what is left out.
+  std::vector<engine_device_class> runs_on;
+  engine_source runs_on_source;
+  std::string runs_on_note;
   // The fit to data/measurements/ (tools/fit_engines.cpp); fitted == false: none, the engine's
   // figures are the plain roofline's.
   bool efficiency_fitted = false;
@@ -75,6 +86,15 @@ struct engine_profile {
   // The fitted efficiencies for a device: its family's (hardware_spec::family()), else "all";
   // nullptr when unfitted.
   [[nodiscard]] const engine_family_fit* fit_for(const hardware_spec& gpu) const noexcept;
+
+  // Whether the engine runs on `gpu`: its kind under its vendor (case-insensitive) or "*". A device
+  // with no vendor (a custom one) is judged by its kind alone.
+  [[nodiscard]] bool runs_on_device(const hardware_spec& gpu) const noexcept;
+  // "NVIDIA GPUs and SoCs, AMD GPUs, ... (<docs URL>)".
+  [[nodiscard]] std::string runs_on_text() const;
+  // The label of the engine's figures: "fitted to N measurements (step costs and efficiencies)",
+  // or "unfitted (plain roofline plus the engine's scheduler defaults)".
+  [[nodiscard]] std::string basis(const hardware_spec* gpu = nullptr) const;
 
   // The default named `key`, or nullptr.
   [[nodiscard]] const engine_default* find(std::string_view key) const noexcept;
@@ -93,9 +113,16 @@ struct engine_profile {
 // "trtllm", "llamacpp"). Unknown names throw flopcast::error(invalid_argument) listing the engines.
 [[nodiscard]] const engine_profile& find_engine(std::string_view name);
 
-// The engine's figures on a device: s.engine = its id; when fitted, its step costs and bands, and
-// its family's efficiencies where s's are defaults (explicit and calibrated efficiencies are
-// kept; a calibration then sets the ranges). Unfitted: the plain roofline, labelled with the id.
+// The engines that run on `gpu` (engine_profile::runs_on_device), sorted by id.
+[[nodiscard]] std::vector<const engine_profile*> engines_for(const hardware_spec& gpu);
+
+// Throws flopcast::error(invalid_argument, "/engine") naming the device and where the engine runs
+// when it does not run on `gpu`.
+void check_engine_runs_on(const engine_profile& e, const hardware_spec& gpu);
+
+// The engine's figures on a device (refused, check_engine_runs_on, where it does not run): s.engine = its id; when
+// fitted, its step costs and bands, and its family's efficiencies where s's are defaults (explicit and calibrated
+// efficiencies are kept; a calibration then sets the ranges). Unfitted: the plain roofline, labelled with the id.
 void apply_engine(const engine_profile& e, const hardware_spec& gpu, settings& s);
 
 // The scheduler an engine runs by default, as the serving simulator models it (from the profile's
