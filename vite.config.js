@@ -1,5 +1,6 @@
 // Vite builds the static site from web/ into dist/: the app (index.html), the embedding
-// documentation page (embed.html), the one-file widget entry (flopcast-widget.js) and the report
+// documentation page (embed.html), the widget (its chunk, and flopcast-widget.js, the script that
+// loads it: web/widget-loader-plugin.js) and the report
 // file's runtime (report-runtime.html, web/report-runtime-plugin.js).
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
@@ -7,6 +8,7 @@ import { serviceWorker } from './web/service-worker-plugin.js';
 import { reportRuntimePlugin } from './web/report-runtime-plugin.js';
 import { compressPlugin } from './web/compress-plugin.js';
 import { onnxProtoPlugin } from './web/onnx-proto-plugin.js';
+import { widgetLoaderPlugin } from './web/widget-loader-plugin.js';
 
 const wasmPackage = resolve(import.meta.dirname, 'build-wasm/wasm');
 
@@ -29,11 +31,9 @@ export default defineConfig({
         embed: resolve(import.meta.dirname, 'web/embed.html'),
         widget: resolve(import.meta.dirname, 'web/src/widget.js'),
       },
-      output: {
-        entryFileNames: (chunk) => (chunk.name === 'widget' ? 'flopcast-widget.js' : 'assets/[name]-[hash].js'),
-      },
+      output: { entryFileNames: 'assets/[name]-[hash].js' },
       preserveEntrySignatures: 'exports-only',
     },
   },
-  plugins: [reportRuntimePlugin(), serviceWorker(), compressPlugin(), onnxProtoPlugin()],
+  plugins: [reportRuntimePlugin(), widgetLoaderPlugin(), serviceWorker(), compressPlugin(), onnxProtoPlugin()],
 });

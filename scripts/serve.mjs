@@ -3,7 +3,10 @@
 // as the best encoding the request's Accept-Encoding allows, with Content-Encoding, the file's
 // own Content-Type (application/wasm for .wasm) and Vary: Accept-Encoding. Nothing is compressed
 // per request. Hashed files under assets/ are cached for a year; everything else (the pages, the
-// service worker, the widget) is revalidated by ETag.
+// service worker, the widget) is revalidated by ETag. Every file but the pages (and every error
+// answer) is sent with Access-Control-Allow-Origin: * and Cross-Origin-Resource-Policy: cross-origin,
+// which the widget needs on a documentation page of another origin: its module script, the chunks
+// it imports and the .wasm it fetches are all CORS requests (README, "Embedding in documentation").
 //
 //   node scripts/serve.mjs [--host 127.0.0.1] [--port 4173] [--strictPort] [dir]
 import { createServer } from 'node:http';
@@ -27,6 +30,9 @@ export const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
   '.webmanifest': 'application/manifest+json',
 };
+
+/** The headers that let a page of another origin load the widget's files (scripts, .wasm). */
+export const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
 
 /**
  * The encodings `header` (an Accept-Encoding value) accepts, by preference: tokens with q > 0,
@@ -73,7 +79,7 @@ export function siteHandler(dir) {
   const root = resolve(dir);
   return async (req, res) => {
     const plain = (status, text, extra = {}) => {
-      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...extra });
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...CROSS_ORIGIN, ...extra });
       res.end(req.method === 'HEAD' ? undefined : text);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(405, 'method not allowed', { Allow: 'GET, HEAD' });
@@ -91,6 +97,7 @@ export function siteHandler(dir) {
       'Content-Type': TYPES[ext] ?? 'application/octet-stream',
       'Cache-Control': path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
       'X-Content-Type-Options': 'nosniff',
+      ...(ext === '.html' ? {} : CROSS_ORIGIN),
     };
     let { file, stat: st } = found;
     if (COMPRESSIBLE.has(ext)) {

@@ -34,12 +34,22 @@ const CACHE = PREFIX + ${JSON.stringify(version)};
 const FILES = ${JSON.stringify(['./', ...files])};
 const MATCH = { ignoreVary: true };
 
+// A file under assets/ is named by a hash of its bytes: the copy the page just fetched (in the
+// HTTP cache) is the same bytes, so it is taken from there ('force-cache'), not downloaded again;
+// anything else (the pages, the widget) is revalidated ('no-cache'). A cached answer other than
+// 200 is fetched again from the network.
+const hashed = (f) => f.startsWith('assets/');
+async function get(f) {
+  const res = await fetch(new Request(f, { cache: hashed(f) ? 'force-cache' : 'no-cache', credentials: 'same-origin' }));
+  return res.status === 200 || !hashed(f) ? res : fetch(new Request(f, { cache: 'reload', credentials: 'same-origin' }));
+}
+
 async function precache() {
   const cache = await caches.open(CACHE);
   try {
     await Promise.all(
       FILES.map(async (f) => {
-        const res = await fetch(new Request(f, { cache: 'reload', credentials: 'same-origin' }));
+        const res = await get(f);
         if (res.status !== 200) throw new Error(\`precaching \${f}: HTTP \${res.status}\`);
         // A redirected response cannot answer a navigation: store a fresh copy of its body.
         const body = res.redirected ? new Response(await res.blob(), { headers: res.headers }) : res;

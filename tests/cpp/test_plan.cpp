@@ -129,6 +129,16 @@ TEST_CASE("plan: Llama-3.1-405B in fp16 does not fit one 8-GPU H100 domain: PP a
     CHECK(x.tp <= 8);
     CHECK(x.spans_nodes);
     if (x.gpus == r.min_gpus) CHECK(x.pp > 1);
+    // Issue 27 item 11: the nodes it fills (8 GPUs per HGX baseboard: 9-16 GPUs are 2 nodes, 17-24
+    // are 3, ...) and the link the traffic between them is charged at, with its words.
+    CHECK(x.nodes == (x.gpus + 7) / 8);
+    CHECK(x.nodes >= 2);
+    REQUIRE(x.inter_node_bandwidth_bytes_per_s.has_value());
+    if (x.tp * x.ep <= 8 && x.pp > 1) {
+      // TP within the node: only pipeline sends cross nodes, at the GPU's own link (900 GB/s / 2).
+      CHECK(*x.inter_node_bandwidth_bytes_per_s == Approx(450e9));
+      CHECK(x.inter_node.find("pipeline sends") != std::string::npos);
+    }
   }
   check_rows(m, s, h100, r);
 }
@@ -153,6 +163,11 @@ TEST_CASE("plan: a concurrency target is the serving closed form at each layout"
     CHECK(x.tokens_per_s == q.output_tokens_per_second);
     CHECK(x.ttft_s == q.ttft_s);
     CHECK(x.tpot_s == q.tpot_s);
+    // The nodes it fills (issue 27 item 11): a link between nodes only where there are several.
+    CHECK(x.nodes == (x.gpus + r.domain_size - 1) / r.domain_size);
+    CHECK(x.spans_nodes == (x.nodes > 1));
+    CHECK(x.inter_node_bandwidth_bytes_per_s.has_value() == (x.nodes > 1));
+    CHECK(x.inter_node.empty() == (x.nodes == 1));
   }
 }
 

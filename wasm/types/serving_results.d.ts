@@ -339,6 +339,12 @@ export interface PlanLayout {
   fits: boolean;
   /** More GPUs than one interconnect domain holds. */
   spans_nodes: boolean;
+  /** Interconnect domains (nodes) the layout's GPUs fill: ceil(gpus / interconnect_domain_size). */
+  nodes: number;
+  /** Nodes > 1: the GPU-to-GPU rate per direction the traffic crossing nodes is charged at; else null. */
+  inter_node_bandwidth_bytes_per_s: number | null;
+  /** Nodes > 1: which traffic crosses nodes and at which link, in words; else "". */
+  inter_node: string;
   /** Null in training. */
   ttft_s: number | null;
   /** Null in training. */

@@ -78,7 +78,7 @@ resultsEl.querySelector('.summary').before(noEstimate);
 
 // ---------- the form, from the core's tables ----------
 // The model input searches the registry the core bundles (app/picker.js).
-initPicker({
+const picker = initPicker({
   input: $('model'),
   list: $('model-options'),
   count: $('model-options-count'),
@@ -102,8 +102,10 @@ const checkpoint = initCheckpoint({
   work,
   // An .onnx file: the profiler panel, loaded only now.
   onOnnx: (file) => {
-    update(); // shows the checkpoint source's fields, where the panel goes
-    return import('./app/profile-panel.js').then(({ showProfile }) => showProfile({ work }, file));
+    update(true); // the results column shows the profile (see onnxMode)
+    return import('./app/profile-panel.js').then(({ showProfile }) =>
+      showProfile({ work, onProfiled: onnxStatus }, file),
+    );
   },
   onLoaded: (summary, file) => {
     update(true);
@@ -159,8 +161,33 @@ form.addEventListener('change', (e) => {
   } else update();
 });
 
+$('model').addEventListener('blur', () => update(true)); // a name left half-typed is judged now
 const system = initSystem({ fc, FlopcastError, onCalibrated: () => update(true) });
 const panels = initPanels({ fc, D, work, update });
+
+// ---------- an .onnx graph as the checkpoint: its profile is the result ----------
+// The results column shows the profile (app/profile-panel.js) instead of the estimate's cards,
+// which need a .gguf / .safetensors header or a config.json; nothing is an error meanwhile.
+function onnxMode(on) {
+  resultsEl.classList.toggle('onnx', on);
+  if (!on) return false;
+  resultsEl.classList.remove('stale');
+  charts?.stale(true); // the charts are the last estimate's, not the graph's
+  showErrors(new Map());
+  noEstimate.hidden = true;
+  onnxStatus(...(onnxLast?.[0] === checkpoint.onnx() ? onnxLast : [checkpoint.onnx(), null, null]));
+  return true;
+}
+let onnxLast = null; // [file, profile, error]: what the status says of the .onnx file
+function onnxStatus(file, r, error) {
+  if (!file || file !== checkpoint.onnx()) return;
+  onnxLast = [file, r, error];
+  const where = 'its profile is in the results; the estimate reads a .gguf or .safetensors header or a config.json';
+  if (r)
+    setStatus(`Profiled ${file.name}: ${r.total.nodes} nodes at ${r.gpu}, ${r.compute_precision} (${where}).`, 'ok');
+  else if (error) setStatus(`Read ${file.name}, an ONNX graph: ${error} (${where}).`);
+  else setStatus(`Reading ${file.name}, an ONNX graph: ${where}.`);
+}
 
 // ---------- the update loop ----------
 function update(force = false) {
@@ -171,6 +198,7 @@ function update(force = false) {
   if (key === lastKey && !force) return;
   lastKey = key;
   syncVisibility(raw);
+  if (onnxMode(raw.source === 'checkpoint' && checkpoint.onnx() !== null)) return;
 
   const errors = new Map();
   const t0 = performance.now();
@@ -189,6 +217,21 @@ function update(force = false) {
       }
     }
   } else checkEach(req, raw, errors); // the page found some; the core judges the rest
+  // A model name still being typed, with bundled models to pick from, is not an error yet: the
+  // field is judged when it loses the focus (or a model is picked).
+  if (
+    errors.size &&
+    raw.source === 'registry' &&
+    picker.pending() &&
+    [...errors.keys()].every((id) => id === 'model')
+  ) {
+    showErrors(new Map());
+    const n = picker.matches();
+    setStatus(
+      `Choose a model: ${n} bundled model${n === 1 ? ' matches' : 's match'} “${raw.model.trim()}” (↓ to pick).`,
+    );
+    return;
+  }
   showErrors(errors);
   panels.changed();
   noEstimate.hidden = Boolean(result || lastGood);

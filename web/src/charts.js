@@ -4,7 +4,7 @@
 // each chart is a pure function of that data and a palette to a chart spec (./plot.js), so the
 // page's charts card and web/src/report/ draw the same charts from the same data.
 import { createPlot } from './plot.js';
-import { show, si, tick } from './app/fmt.js';
+import { BYTE_STEPS, show, si, tick, tickBytes } from './app/fmt.js';
 import { formatInteger, formatPercent, formatSeconds } from './format.js';
 
 /** The colours of the charts: the CSS custom properties of `root` (the page's, or the report's). */
@@ -89,7 +89,7 @@ const SPECS = {
       if (gpu !== null) series.push(bar(`GPU memory (${r.gpu})`, [null, gpu], p.c[5], { stack: 'memory', value }));
       return xy(
         { ...category(labels), vertical: true },
-        { y: { type: 'linear', fmt: tick('B'), title: 'bytes' } },
+        { y: { type: 'linear', fmt: tickBytes, incrs: BYTE_STEPS, title: 'bytes' } },
         series,
       );
     },
@@ -166,7 +166,7 @@ const SPECS = {
         category(values.map(String), 'prompt tokens'),
         {
           y: { type: 'log', fmt: tick('FLOP'), title: 'forward FLOPs', side: 'left' },
-          y1: { type: 'log', fmt: tick('B'), title: 'KV cache', side: 'right', grid: false },
+          y1: { type: 'log', fmt: tickBytes, title: 'KV cache', side: 'right', grid: false },
         },
         [
           line(
@@ -209,7 +209,7 @@ const SPECS = {
       return xy(
         category(values, 'precision'),
         {
-          y: { type: 'linear', fmt: tick('B'), title: 'memory', side: 'left' },
+          y: { type: 'linear', fmt: tickBytes, incrs: BYTE_STEPS, title: 'memory', side: 'left' },
           y1: {
             type: 'linear',
             fmt: (v) => `${si(v, '', 2)}`,

@@ -5,7 +5,8 @@
 // spec = {kind: 'xy', x, axes, series, legend} or {kind: 'pie', slices, fmt, border}
 //   x:      {type: 'category' | 'linear' | 'log', title, fmt(v), labels (category: one per index),
 //            vertical (the category axis on the left: horizontal bars)}
-//   axes:   {[id]: {type: 'linear' | 'log', title, fmt(v), side: 'left' | 'right', grid, max, hidden}}
+//   axes:   {[id]: {type: 'linear' | 'log', title, fmt(v), side: 'left' | 'right', grid, max, hidden,
+//            incrs (a linear axis's tick steps, e.g. powers of 1024 for bytes)}}
 //   series: [{label, color, axis (an axes id, default 'y'), style: 'line' | 'points' | 'bar',
 //             values (category: one per label, null for none) or points ([{x, y, label}]),
 //             width, dash, radius, stack (bars of one stack id pile up), pointLabels, value(v, i)}]
@@ -232,14 +233,29 @@ function xyOptions(spec, state, width, height, p) {
     grid: { ...common.grid, show: spec.x.grid !== false && !category },
   };
   if (category) {
+    // Along x, labels that do not all fit side by side are turned upright (each then needs only a
+    // line's height), so that every bar keeps its label where the plot is wide enough for that.
+    const widest = Math.max(0, ...spec.x.labels.map((l) => textWidth(l)));
+    const upright = (u) => {
+      if (vertical) return false;
+      const n = spec.x.labels.length;
+      return n * (widest + 8) > u.bbox.width / uPlot.pxRatio;
+    };
     xAxis.splits = (u) => {
       const n = spec.x.labels.length;
       const room = vertical ? u.bbox.height / uPlot.pxRatio / 16 : u.bbox.width / uPlot.pxRatio;
-      const widest = vertical ? 1 : Math.max(...spec.x.labels.map((l) => textWidth(l))) + 8;
-      const every = Math.max(1, Math.ceil((n * widest) / Math.max(room, 1)));
+      const each = vertical ? 1 : upright(u) ? 14 : widest + 8;
+      const every = Math.max(1, Math.ceil((n * each) / Math.max(room, 1)));
       return Array.from({ length: n }, (_, i) => i).filter((i) => i % every === 0);
     };
-    xAxis.values = (u, splits) => splits.map((i) => spec.x.labels[i] ?? '');
+    xAxis.values = (u, splits) => {
+      state.xLabels = splits.length; // for tests: how many categories are labelled
+      return splits.map((i) => spec.x.labels[i] ?? '');
+    };
+    if (!vertical) {
+      xAxis.rotate = (u) => (upright(u) ? 90 : 0);
+      xAxis.size = (u) => (upright(u) ? Math.ceil(widest) + 12 : 24);
+    }
   } else if (spec.x.type === 'log') {
     xAxis.splits = (u, i, min, max) => logSplits(min, max, labelRoom(u, !vertical));
     xAxis.filter = (u, splits) => splits;
@@ -294,6 +310,7 @@ function xyOptions(spec, state, width, height, p) {
       values: label(fmt),
       space: vertical ? 80 : 28,
     };
+    if (a.incrs) ax.incrs = a.incrs;
     if (log) {
       ax.splits = (u, i, min, max) => logSplits(min, max, labelRoom(u, vertical));
       ax.filter = (u, splits) => splits;
@@ -302,7 +319,12 @@ function xyOptions(spec, state, width, height, p) {
   }
 
   const series = [
-    { label: spec.x.title ?? 'x', value: (u, v) => (v === null || v === undefined ? '–' : fmtX(v)) },
+    // The legend's readout follows the cursor; away from the plot (and in a saved report) it is
+    // empty rather than "–", which would read as a missing value.
+    {
+      label: spec.x.title ?? 'x',
+      value: (u, v, si, i) => (i === null || v === null || v === undefined ? '' : fmtX(v)),
+    },
     ...spec.series.map((s, k) => {
       const fmt = s.value ?? spec.axes[s.axis ?? 'y']?.fmt ?? String;
       const filled = s.style !== 'line';
@@ -323,6 +345,7 @@ function xyOptions(spec, state, width, height, p) {
           fill: s.color,
         },
         value: (u, v, si, i) => {
+          if (i === null || i === undefined) return '';
           if (v === null || v === undefined) return '–';
           const label = state.labels[k]?.[i];
           return label ? `${label}: ${fmt(v, i)}` : fmt(v, i);
@@ -341,6 +364,7 @@ function xyOptions(spec, state, width, height, p) {
     hooks: {
       draw: [
         (u) => {
+          if (state.xLabels !== undefined) u.ctx.canvas.dataset.xLabels = String(state.xLabels);
           drawBars(u, state.spec, state.data);
           drawPointLabels(u, state.spec, state.data, state.labels, p.text);
         },

@@ -196,6 +196,7 @@ h3 { margin: 0 0 2px; font-size: 15px; }
   border-left: 3px solid var(--_accent); }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0; }
 dt { color: var(--_muted); } dd { margin: 0; font-variant-numeric: tabular-nums; }
+.range { color: var(--_muted); font-size: 12px; }
 .fits { display: inline-block; padding: 0 6px; border-radius: 4px; font-weight: 600; font-size: 12px; color: var(--_on-badge); }
 .yes { background: var(--_ok); } .no { background: var(--_bad); }
 .error { color: var(--_error); margin: 0; padding-left: 8px; border-left: 3px solid var(--_bad); overflow-wrap: anywhere; }
@@ -364,6 +365,7 @@ class FlopcastEstimate extends HTMLElement {
         formatSeconds(perf.training_step_s),
         '/details/performance/training_step_s',
         perf.training_step_s,
+        ['training_step_s', formatSeconds],
       ]);
     } else if (perf) {
       rows.push([
@@ -371,6 +373,7 @@ class FlopcastEstimate extends HTMLElement {
         `${formatSeconds(perf.prefill_latency_s)} (${perf.prefill_bound}-bound)`,
         '/details/performance/prefill_latency_s',
         perf.prefill_latency_s,
+        ['prefill_latency_s', formatSeconds],
       ]);
       if (perf.decode_tokens_per_second !== null)
         rows.push([
@@ -378,6 +381,7 @@ class FlopcastEstimate extends HTMLElement {
           formatRate(perf.decode_tokens_per_second),
           '/details/performance/decode_tokens_per_second',
           perf.decode_tokens_per_second,
+          ['decode_tokens_per_second', formatRate],
         ]);
     }
     if (perf) {
@@ -386,12 +390,14 @@ class FlopcastEstimate extends HTMLElement {
         formatJoules(perf.energy_total_joules),
         '/details/performance/energy_total_joules',
         perf.energy_total_joules,
+        ['energy_total_joules', formatJoules],
       ]);
       rows.push([
         `Cost ${per}`,
         `${formatUsd(perf.cost_usd)}${gpus > 1 ? ` (${plural(gpus, 'GPU')})` : ''}`,
         '/details/performance/cost_usd',
         perf.cost_usd,
+        ['cost_usd', formatUsd],
       ]);
     }
     const card = this.shadowRoot.querySelector('.card');
@@ -427,11 +433,24 @@ class FlopcastEstimate extends HTMLElement {
       card.append(note);
     }
     const dl = make('dl', { part: 'figures' });
-    for (const [label, text, field, value] of rows) {
+    for (const [label, text, field, value, range] of rows) {
       const dt = make('dt', { part: 'label', text: label });
       const dd = make('dd', { part: 'value', text });
       dd.dataset.field = field;
       dd.dataset.value = String(value);
+      // The core's range around the figure (details.performance.ranges), as the page shows it.
+      const band = range && perf.ranges[range[0]];
+      if (band) {
+        const small = make('small', { className: 'range', part: 'range' });
+        const end = (k) => {
+          const span = make('span', { text: range[1](band[k]) });
+          span.dataset.field = `/details/performance/ranges/${range[0]}/${k}`;
+          span.dataset.value = String(band[k]);
+          return span;
+        };
+        small.append(' (', end(0), ' – ', end(1), ')');
+        dd.append(small);
+      }
       dl.append(dt, dd);
     }
     const foot = make('div', {
@@ -439,6 +458,7 @@ class FlopcastEstimate extends HTMLElement {
       part: 'footer',
       text: `Latency and energy ESTIMATED (roofline) · flopcast ${fc.version()}`,
     });
+    if (perf) foot.title = `Ranges: ${perf.ranges.source}`;
     card.append(dl, foot);
     this.dispatchEvent(new CustomEvent('flopcast-estimate', { detail: r }));
   }

@@ -23,6 +23,10 @@ void write_layout(json_out& w, const plan_layout& x, bool training) {
       .field("usable_bytes", x.usable_bytes)
       .field("fits", x.fits)
       .field("spans_nodes", x.spans_nodes)
+      .field("nodes", x.nodes)
+      .field_if("inter_node_bandwidth_bytes_per_s", x.inter_node_bandwidth_bytes_per_s.has_value(),
+                x.inter_node_bandwidth_bytes_per_s.value_or(0.0))
+      .field("inter_node", x.inter_node)
       .field_if("ttft_s", x.fits && !training, x.ttft_s)
       .field_if("tpot_s", x.fits && !training, x.tpot_s)
       .field_if("training_step_s", x.fits && training, x.training_step_s)

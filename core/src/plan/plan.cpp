@@ -39,6 +39,23 @@ std::vector<parallel_layout> layouts_of(std::int64_t gpus, const std::vector<std
   return out;
 }
 
+// How many nodes (interconnect domains) a layout fills and what crossing them costs, as the
+// estimate charges it (estimate/parallel.cpp): a TP/EP group beyond the domain runs its collectives
+// at the scale-out rate; otherwise only pipeline sends cross nodes, charged at the GPU's own link.
+void describe_nodes(plan_layout& out, std::int64_t domain, const parallel_result& p) {
+  out.nodes = (out.gpus + domain - 1) / domain;
+  if (out.nodes <= 1) return;
+  out.inter_node_bandwidth_bytes_per_s = p.interconnect_bandwidth_bytes_per_s;
+  if (std::max(out.tp, out.ep) > domain)
+    out.inter_node =
+        "the tensor/expert-parallel collectives cross nodes at the scale-out rate (one 400 Gb/s NIC per GPU)";
+  else if (out.pp > 1)
+    out.inter_node =
+        "pipeline sends cross nodes, charged at the GPU's own link rate: no slower scale-out link is modelled for them";
+  else
+    out.inter_node = "only data-parallel replicas sit on different nodes: inference exchanges nothing between them";
+}
+
 // One layout, costed by the estimate (and serve() for a concurrency target).
 plan_layout evaluate(const model_spec& m, const plan_settings& s, const hardware_spec& gpu, std::int64_t load,
                      std::int64_t domain, const parallel_layout& l) {
@@ -60,6 +77,7 @@ plan_layout evaluate(const model_spec& m, const plan_settings& s, const hardware
   out.usable_bytes = detail::usable_memory(at, gpu);
   out.fits = p.fits_per_gpu;
   out.spans_nodes = out.gpus > domain;
+  describe_nodes(out, domain, p);
   out.cost_per_hour_usd = s.base.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd) * d(out.gpus);
   const double tokens = d(s.base.num_generated_tokens);
   if (!out.fits) return out;

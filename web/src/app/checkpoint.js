@@ -24,6 +24,7 @@ function row(cells) {
 export function initCheckpoint({ work, onLoaded, onOnnx }) {
   let state = null; // {file, summary, configKey}
   let failure = ''; // why the last file could not be read
+  let onnx = null; // the .onnx file chosen last (profiled, not estimated), until another file
 
   function render(s) {
     const box = $('checkpoint-summary');
@@ -88,10 +89,12 @@ export function initCheckpoint({ work, onLoaded, onOnnx }) {
     failure = '';
     if (!file) return;
     const mine = ++loading;
+    onnx = null;
     if (isOnnx(file)) {
-      // Profiled in its own panel; the estimate still needs a checkpoint header or a config.
+      // Profiled (app/profile-panel.js), its profile shown as the result; not an error.
       state = null;
-      failure = `${file.name} is an ONNX graph: its profile is shown below. The estimate reads a .gguf or .safetensors header.`;
+      render(null);
+      onnx = file;
       return onOnnx(file);
     }
     try {
@@ -156,5 +159,5 @@ export function initCheckpoint({ work, onLoaded, onOnnx }) {
       load(file);
     }
   });
-  return { load, current, file: () => state?.file ?? null, failure: () => failure };
+  return { load, current, file: () => state?.file ?? null, failure: () => failure, onnx: () => onnx };
 }

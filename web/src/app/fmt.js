@@ -7,6 +7,12 @@ export const si = (v, unit, digits = 3) => formatSI(v, unit, digits);
 
 /** Compact tick labels for chart axes. */
 export const tick = (unit) => (v) => si(v, unit, 2);
+/** Tick labels of a byte axis in the tables' binary units ("16 GiB", never "17 GB"). */
+export const tickBytes = (v) => formatAs('bytes', v);
+/** Tick steps of a linear byte axis: 1, 2, 5, 10, ... 500 times each power of 1024 (whole KiB, MiB, GiB, TiB). */
+export const BYTE_STEPS = [0, 1, 2, 3, 4].flatMap((k) =>
+  [1, 2, 5, 10, 20, 50, 100, 200, 500].map((m) => m * 1024 ** k),
+);
 
 const NULLS = { fits: 'No GPU selected', gpu: 'no GPU' };
 const FITS = { true: 'Fits in GPU memory', false: 'Does not fit in GPU memory' };

@@ -130,5 +130,13 @@ export function initPicker({ input, list, count, models, onPick }) {
     pick([...list.children].indexOf(li));
   });
   input.addEventListener('blur', close);
-  return { open, close, filter: (text) => filter(text).map((e) => e.value) };
+  return {
+    open,
+    close,
+    filter: (text) => filter(text).map((e) => e.value),
+    /** Whether a name is being typed: the input has the focus and its list offers matches to pick from. */
+    pending: () => document.activeElement === input && !list.hidden,
+    /** How many models the list offers now. */
+    matches: () => (list.hidden ? 0 : shown.length),
+  };
 }

@@ -6,7 +6,7 @@
 // the layout (data-field).
 import { plainMessage, showError } from './fmt.js';
 import { readNumbers, setFieldError } from './inputs.js';
-import { formatBytes, formatInteger, formatRate, formatSeconds, formatUsd } from '../format.js';
+import { formatBytes, formatInteger, formatRate, formatSeconds, formatSI, formatUsd } from '../format.js';
 import { placeholder, showWorkload, workloadOf } from './workload.js';
 
 const $ = (id) => document.getElementById(id);
@@ -49,6 +49,22 @@ export function layoutName(x) {
     ['DP', x.dp],
   ].filter(([, v]) => v > 1);
   return parts.length ? parts.map(([k, v]) => `${k}=${v}`).join(' × ') : '1 GPU';
+}
+
+/**
+ * A layout over several nodes: how many (of the plan's interconnect domain size each), the rate the
+ * core charges the traffic between them at and, in the core's words, which traffic that is.
+ */
+function nodesNote(x, r) {
+  const note = document.createElement('small');
+  note.className = 'plan-nodes';
+  note.dataset.field = 'nodes';
+  note.dataset.value = String(x.nodes);
+  const rate = x.inter_node_bandwidth_bytes_per_s;
+  note.textContent =
+    `${x.nodes} nodes of ${formatInteger(r.interconnect_domain_size)} GPUs; between nodes` +
+    `${rate === null ? '' : ` ${formatSI(rate, 'B/s')} per direction`}: ${x.inter_node}.`;
+  return note;
 }
 
 /** The one-line answer: where it fits first, or the closest layout when nothing fits. */
@@ -123,6 +139,7 @@ export function initPlan({ call, base, useLayout, labelOf }) {
       use.setAttribute('aria-label', `Use ${layoutName(x)} (${x.gpus} GPUs) in the layout above`);
       use.addEventListener('click', () => useLayout({ tp: x.tp, pp: x.pp, dp: x.dp, ep: x.ep }));
       marks.prepend(use);
+      if (x.nodes > 1) marks.append(nodesNote(x, r));
       tr.append(marks);
       for (const [, key, fmt] of columns) {
         const td = document.createElement('td');

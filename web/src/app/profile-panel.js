@@ -4,7 +4,7 @@
 // and precision, and the panel shows the totals, the per op type and per scope tables (scope depth
 // adjustable), ops without a cost rule, and an input for each symbolic dimension of the graph.
 import { formatBytes, formatCount, formatFlops, formatSeconds } from '../format.js';
-import { showError } from './fmt.js';
+import { plainMessage, showError } from './fmt.js';
 
 const $ = (id) => document.getElementById(id);
 const COLUMNS = [
@@ -26,7 +26,7 @@ function el(tag, attrs = {}, text) {
 function panel() {
   let box = $('onnx-profile');
   if (box) return box;
-  box = el('section', { id: 'onnx-profile', class: 'checkpoint', 'aria-label': 'ONNX profile' });
+  box = el('section', { id: 'onnx-profile', class: 'checkpoint onnx-profile', 'aria-label': 'ONNX profile' });
   box.innerHTML = `<h3 id="onnx-name"></h3>
     <div id="onnx-dims"></div>
     <label for="onnx-depth">Scope depth <input id="onnx-depth" type="number" min="1" max="16" value="2" /></label>
@@ -40,7 +40,9 @@ function panel() {
     for (const h of ['', 'nodes', ...COLUMNS.map(([k]) => k.replace(/_/g, ' '))]) tr.append(el('th', {}, h));
     head.append(tr);
   }
-  $('checkpoint-drop').after(box);
+  // The profile is the result: it takes the results column (its tables need the width), where
+  // the estimate's cards stand aside while an .onnx file is the model source (app.js, onnxMode).
+  $('results').prepend(box);
   return box;
 }
 
@@ -55,7 +57,8 @@ function row(name, shown, group) {
 let current = null; // {file, graph: the worker's key for the graph it read}
 let asked = 0; // the newest profile asked of the worker: older answers are dropped
 
-async function render({ work }) {
+async function render(ctx) {
+  const { work } = ctx;
   const { graph } = current;
   const dims = {};
   for (const input of $('onnx-dims').querySelectorAll('input'))
@@ -75,11 +78,14 @@ async function render({ work }) {
     if (mine !== asked) return;
   } catch (e) {
     if (mine !== asked) return;
-    showError(error, e.code ? e.message : `${e.name}: ${e.message}`, e);
+    const text = e.code ? dimError(e) : `${e.name}: ${e.message}`;
+    showError(error, text, e);
     for (const id of ['onnx-total', 'onnx-by-op', 'onnx-by-scope', 'onnx-unknown']) $(id).replaceChildren();
+    ctx.onProfiled?.(current.file, null, text);
     return;
   }
   showError(error, '');
+  for (const input of $('onnx-dims').querySelectorAll('input')) input.removeAttribute('aria-invalid');
   const total = $('onnx-total');
   total.replaceChildren();
   for (const [k, fmt] of [['nodes', String], ['not_costed', String], ...COLUMNS]) {
@@ -96,6 +102,20 @@ async function render({ work }) {
   unknown.textContent = r.unknown_ops.length
     ? `Ops without a cost rule (not counted): ${r.unknown_ops.join(', ')}`
     : '';
+  ctx.onProfiled?.(current.file, r, null);
+}
+
+// The core names the size of a symbolic dimension by the field "--dim" (the CLI's flag, whose
+// words its message uses); on the page that field is the boxes above the tables: the message says
+// so, naming the boxes still empty, and marks them.
+const DIM_FIELD = '--dim';
+function dimError(e) {
+  if (e.pointer !== DIM_FIELD) return plainMessage(e);
+  const empty = [...$('onnx-dims').querySelectorAll('input')].filter((input) => input.value === '');
+  for (const input of empty) input.setAttribute('aria-invalid', 'true');
+  if (!empty.length) return plainMessage(e).replaceAll(DIM_FIELD, 'the dimension boxes');
+  const names = empty.map((input) => `“${input.dataset.dim}”`).join(', ');
+  return `The graph's inputs have symbolic dimensions: enter a size in the ${names} box${empty.length > 1 ? 'es' : ''} of this profile.`;
 }
 
 /** Reads `file` (an .onnx) and shows its profile; later GPU, precision, dims or depth edits re-run it. */
@@ -110,6 +130,7 @@ export async function showProfile(ctx, file) {
   } catch (e) {
     current = null;
     showError(error, `Could not read ${file.name}: ${e.message}`, e);
+    ctx.onProfiled?.(file, null, `could not read it: ${e.message}`);
     return;
   }
   const dims = $('onnx-dims');

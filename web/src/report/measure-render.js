@@ -7,7 +7,7 @@
 import { palette } from '../charts.js';
 import { createPlot } from '../plot.js';
 import { el, badge, WIDTH, HEIGHT } from './dom.js';
-import { tick } from '../app/fmt.js';
+import { BYTE_STEPS, tick, tickBytes } from '../app/fmt.js';
 import { formatInteger, formatNumber, formatSeconds, NONE } from '../format.js';
 import { formatMeasure } from './measure-format.js';
 
@@ -90,7 +90,7 @@ function kvGrowth(pts, p) {
   });
   return xy(
     { type: 'linear', fmt: (v) => formatInteger(v), title: 'tokens cached (one sequence)' },
-    { type: 'linear', fmt: tick('B'), title: 'KV cache bytes' },
+    { type: 'linear', fmt: tickBytes, incrs: BYTE_STEPS, title: 'KV cache bytes' },
     series,
   );
 }

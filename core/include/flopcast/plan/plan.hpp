@@ -41,7 +41,12 @@ struct plan_layout {
   double weights_per_gpu_bytes = 0, kv_cache_per_gpu_bytes = 0, activations_per_gpu_bytes = 0;
   double usable_bytes = 0;  // per GPU, after the fit reserve (the estimate's fit rule)
   bool fits = false;
-  bool spans_nodes = false;      // more GPUs than one interconnect domain holds
+  bool spans_nodes = false;  // more GPUs than one interconnect domain holds
+  std::int64_t nodes = 1;    // interconnect domains (nodes) the layout's GPUs fill: ceil(gpus / domain)
+  // Between nodes (nodes > 1): the GPU-to-GPU rate per direction the estimate charges the traffic
+  // that crosses nodes at, and in words which traffic that is and whether a scale-out link is modelled.
+  std::optional<double> inter_node_bandwidth_bytes_per_s;
+  std::string inter_node;
   double ttft_s = 0;             // time to first token (prefill; with concurrency, under load)
   double tpot_s = 0;             // time per output token
   double request_latency_s = 0;  // ttft + (output tokens - 1) x tpot; training: the step
