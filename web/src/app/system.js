@@ -67,7 +67,9 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
     delete overrides.chunked_prefill_tokens; // a setting of the card, not the workload's
     showWorkload('serving-workload', w, overrides);
     try {
-      const r = fc.throughput(servingRequest(req, s));
+      const request = servingRequest(req, s);
+      $('serving-results').dataset.request = JSON.stringify(request); // what was sent (tests, inspection)
+      const r = fc.throughput(request);
       fill('data-serving', r);
       if (!r.fits)
         err.textContent =
@@ -90,7 +92,9 @@ export function initSystem({ fc, FlopcastError, onCalibrated }) {
     try {
       // With the page's fine-tuning method (training_analysis): the analysis of the same step.
       const part = req.training_analysis ? { training_analysis: req.training_analysis } : {};
-      const r = fc.train({ ...only(TRAIN, req), ...part });
+      const request = { ...only(TRAIN, req), ...part };
+      $('train-results').dataset.request = JSON.stringify(request); // what was sent (tests, inspection)
+      const r = fc.train(request);
       fill('data-train', r);
       list.replaceChildren(
         ...(r.recommendations ?? []).map((x) =>
