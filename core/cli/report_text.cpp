@@ -128,8 +128,11 @@ std::string report(const estimate_context& c) {
     line("  Decode step", format_flops(r.decode_step.parts.total) + "  (whole batch, first step)");
   o += thin + "\n";
   if (s.training) {
-    o += fmt::format(" Memory (training, {}{})\n", to_string(s.optim),
-                     s.gradient_checkpointing ? ", gradient checkpointing" : "");
+    const bool quantized_base = s.lora.base_precision && is_weight_only(*s.lora.base_precision);
+    o +=
+        fmt::format(" Memory (training{}, {}{})\n",
+                    s.lora.rank == 0 ? "" : fmt::format(", {} rank {}", quantized_base ? "QLoRA" : "LoRA", s.lora.rank),
+                    to_string(s.optim), s.gradient_checkpointing ? ", gradient checkpointing" : "");
     line("  Total", format_bytes(mem.train_total));
     line("    - weights", format_bytes(mem.train_weights));
     line("    - gradients", format_bytes(mem.train_gradients));
