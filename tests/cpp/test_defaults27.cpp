@@ -159,6 +159,6 @@ TEST_CASE("issue 27 item 6: a configuration that does not fit marks its speeds a
   CHECK(fits["performance_hypothetical"] == false);
   CHECK(fits["min_gpus_to_fit"].is_null());
   CHECK(fits["fit_advice"].is_null());
-  const json no_gpu = test::run({{"model", "llama-3-8b"}});
+  const json no_gpu = test::run({{"model", "llama-3-8b"}, {"gpu", nullptr}});  // no GPU: no speeds at all
   CHECK(no_gpu["performance_hypothetical"].is_null());
 }

@@ -101,7 +101,8 @@ export function initPlan({ call, base, useLayout, labelOf }) {
     const w = workloadOf(req);
     placeholder('plan-concurrency', w.concurrency);
     showWorkload('plan-workload', w, { concurrency: typed.concurrency });
-    return { concurrency: w.concurrency, ...typed };
+    // Training plans one optimizer step of the batch: no serving concurrency.
+    return req.training ? typed : { concurrency: w.concurrency, ...typed };
   }
 
   function render() {
