@@ -46,7 +46,10 @@ export interface EngineInfo {
   /** Fitted efficiencies per device family ("nvidia-hbm", "apple-lpddr", "all"). */
   families: Record<string, { compute_efficiency: number; mem_efficiency: number; rows: number }>;
   /** measured/predicted time ratios of the engine's rows, p10 and p90, per figure (rows 0: none). */
-  bands: Record<'prefill' | 'decode' | 'throughput' | 'ttft_load', { low: number; high: number; rows: number }>;
+  bands: Record<
+    'prefill' | 'decode' | 'throughput' | 'ttft_load',
+    { low: number; median: number; high: number; rows: number }
+  >;
 }
 
 /** An accelerator of the database (listGpus()). */

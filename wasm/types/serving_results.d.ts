@@ -40,6 +40,8 @@ export interface ThroughputResult {
     ttft_s: Range;
     tpot_s: Range;
     source: string;
+    /** null, or which figures are the model's x a fitted band's median (the band excludes the model's figure). */
+    point_correction: string | null;
   } | null;
   /** null without a draft model. */
   speculative: SpeculativeResult | null;
@@ -296,6 +298,8 @@ export interface SimulationResult {
   };
   /** Where the *_range figures come from, or why there are none. */
   ranges_source: string;
+  /** null, or which points are the simulator's x a fitted band's median (the band excludes the simulator's figure). */
+  point_correction: string | null;
   /** Disaggregated serving only. */
   disaggregation?: DisaggregatedLayout;
   /** Speculative decoding as simulated (the method's defaults filled in); null when off. */

@@ -173,6 +173,9 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
       break;
     case model_choice::kind::bundled:
       apply_engine(*engine, *gpu, s);
+      // The model's own figures: no point is corrected by a band's median (the bands are these
+      // rows' residuals, held-out rows included, so a corrected point would be scored in-sample).
+      s.bands = engine_bands{};
       break;
     case model_choice::kind::given:
       s.engine = engine->id;

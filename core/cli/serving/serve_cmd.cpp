@@ -237,6 +237,8 @@ std::string text(const json& r) {
                        range("ttft_s_range", seconds), range("tpot_s_range", seconds),
                        range("output_tokens_per_s_range", rate));
   }
+  if (r.contains("point_correction") && !r.at("point_correction").is_null())
+    out += "  points " + r.at("point_correction").get<std::string>() + "\n";
   return out;
 }
 

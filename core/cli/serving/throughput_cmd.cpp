@@ -56,6 +56,7 @@ throughput_command add_throughput_command(CLI::App& parent) {
     std::cout << fmt::format("  TPOT                  : {}  range {}  [decode {}-bound]\n", format_seconds(r.tpot_s),
                              rng(r.tpot_range, format_seconds), to_string(r.decode_bound));
     std::cout << fmt::format("  cost per 1M tokens    : {}\n", format_usd(r.cost_per_1m_output_tokens_usd));
+    if (!r.point_correction.empty()) std::cout << fmt::format("  point correction      : {}\n", r.point_correction);
     if (r.speculative)
       std::cout << fmt::format("  speculative ({} x{}, a={}): {} tokens/step, TPOT {}, {}, speedup {}x\n",
                                s.draft->name, s.speculative_tokens, s.acceptance_rate,

@@ -299,7 +299,28 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     return t;
   };
 
-  const timing t = time_at(s.compute_efficiency, s.mem_efficiency);
+  const timing model = time_at(s.compute_efficiency, s.mem_efficiency);
+  // A fitted engine whose prefill or decode band excludes the model's figure (band_biased): the
+  // figures shown are the model's x the band's median; the ranges stay around the model's.
+  const bool fitted_bands =
+      s.compute_efficiency_origin == efficiency_origin::fitted || s.mem_efficiency_origin == efficiency_origin::fitted;
+  const double fix_prefill = fitted_bands ? band_correction(s.bands.prefill) : 1.0;
+  const double fix_decode = fitted_bands && !encoder_only ? band_correction(s.bands.decode) : 1.0;
+  const timing t = [&] {
+    timing c = model;
+    if (fix_prefill == 1.0 && fix_decode == 1.0) return c;
+    c.prefill *= fix_prefill;
+    c.step *= fix_decode;
+    c.decode_total *= fix_decode;
+    c.per_token *= fix_decode;
+    c.tps /= fix_decode;
+    c.total = c.prefill + (!encoder_only && s.num_generated_tokens > 0 ? c.decode_total : 0.0);
+    if (!s.training && model.total > 0) {
+      c.energy *= c.total / model.total;
+      c.cost *= c.total / model.total;
+    }
+    return c;
+  }();
   p.prefill_compute_s = t.prefill_compute;
   p.prefill_memory_s = t.prefill_memory;
   p.prefill_latency_s = t.prefill;
@@ -343,14 +364,15 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const bool fitted =
       s.compute_efficiency_origin == efficiency_origin::fitted || s.mem_efficiency_origin == efficiency_origin::fitted;
   if (fitted && (eb.prefill.rows > 0 || eb.decode.rows > 0)) {
+    // Around the model's own figure (t may be corrected by a band's median: band_corrected).
     const auto band = [](double v, const residual_band& b) { return figure_range{v * b.low, v * b.high}; };
     std::string used;
     if (eb.prefill.rows > 0) {
-      p.prefill_latency_range = band(t.prefill, eb.prefill);
+      p.prefill_latency_range = band(model.prefill, eb.prefill);
       used = "prefill " + std::to_string(eb.prefill.rows) + " rows";
     }
     if (eb.decode.rows > 0 && !encoder_only) {
-      p.decode_latency_range = band(t.per_token, eb.decode);
+      p.decode_latency_range = band(model.per_token, eb.decode);
       p.decode_tokens_per_second_range = {B / p.decode_latency_range.high, B / p.decode_latency_range.low};
       used += (used.empty() ? "" : ", ") + std::string("decode ") + std::to_string(eb.decode.rows) + " rows";
     }
@@ -364,6 +386,13 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     const double hi = t.total > 0 ? p.total_request_latency_range.high / t.total : 1.0;
     p.energy_total_range = {t.energy * lo, t.energy * hi};
     p.cost_range = {t.cost * lo, t.cost * hi};
+    std::string fixes;
+    const auto fix = [&](const char* what, double k) {
+      if (k != 1.0) fixes += (fixes.empty() ? "" : ", ") + std::string(what) + " x" + format_number(k);
+    };
+    fix("prefill", fix_prefill);
+    fix("decode", fix_decode);
+    if (!fixes.empty()) used += "; points corrected by the engine's fitted median residual (" + fixes + ")";
     p.range_source = interned(engine_range_source(s.engine, used));
   }
 }

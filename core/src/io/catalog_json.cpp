@@ -81,7 +81,7 @@ void write_hardware(json_out& w, const hardware_spec& g) {
 
 void write_bands(json_out& w, const engine_bands& b) {
   const auto one = [&](std::string_view key, const residual_band& r) {
-    w.object(key, [&] { w.field("low", r.low).field("high", r.high).field("rows", r.rows); });
+    w.object(key, [&] { w.field("low", r.low).field("median", r.median).field("high", r.high).field("rows", r.rows); });
   };
   one("prefill", b.prefill);
   one("decode", b.decode);

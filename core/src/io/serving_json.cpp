@@ -1,5 +1,6 @@
 // The serving documents: the closed-form capacity (serving_to_json) and the simulation's curve,
 // percentiles and time series (simulation_to_json).
+#include <algorithm>
 #include <cmath>
 
 #include "base/json_out.hpp"
@@ -111,6 +112,7 @@ std::string serving_to_json(const model_spec& m, const serving_settings& s, cons
       write_range(w, "ttft_s", r.ttft_range);
       write_range(w, "tpot_s", r.tpot_range);
       w.field("source", r.range_source);
+      w.text_or_null("point_correction", r.point_correction);
     });
   else
     w.field("ranges", nullptr);
@@ -173,20 +175,56 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
                      " rows, throughput " + std::to_string(eb.throughput.rows) + " rows"
                : "none: ranges come from a fitted engine's residuals (--engine with a fitted profile)";
 
+  // Where a band excludes the simulator's figure (band_biased), the point shown is the simulator's
+  // x the band's median; its range stays around the simulator's figure (and so contains it).
+  const auto factor = [&](const residual_band& band) { return has(band) ? band_correction(band) : 1.0; };
+  const double fix_ttft = factor(eb.ttft_load), fix_decode = factor(eb.decode), fix_rate = factor(eb.throughput);
+  std::string fixes;
+  const auto fix = [&](const char* what, double k) {
+    if (k != 1.0) fixes += (fixes.empty() ? "" : ", ") + std::string(what) + " x" + detail::format_number(k);
+  };
+  fix("TTFT", fix_ttft);
+  fix("TPOT and ITL", fix_decode);
+  fix("throughput (as a time)", fix_rate);
+  // A corrected TTFT stays at or above the idle prefill of the shortest prompt as estimate() shows
+  // it (or the simulator's own figure where that is lower: prefix-cache hits); its range then
+  // reaches to it.
+  double idle_prefill = 0;
+  if (fix_ttft != 1.0 && s.arrivals != arrival_kind::trace) {
+    settings one = b;
+    one.batch_size = 1;
+    one.sequence_length = s.input_tokens.min;
+    one.num_generated_tokens = 1;
+    idle_prefill = estimate(*q.model, one, q.gpu).perf.prefill_latency_s;
+  }
+  const auto ttft_fix = [&](double& v) { v = std::max(v * fix_ttft, std::min(v, idle_prefill)); };
+  const auto corrected = [&](const simulation_result& x) {
+    simulation_result c = x;
+    for (double* v : {&c.ttft.mean, &c.ttft.p50, &c.ttft.p90, &c.ttft.p99}) ttft_fix(*v);
+    for (distribution* t : {&c.tpot, &c.itl})
+      t->mean *= fix_decode, t->p50 *= fix_decode, t->p90 *= fix_decode, t->p99 *= fix_decode;
+    c.output_tokens_per_s /= fix_rate;
+    c.total_tokens_per_s /= fix_rate;
+    c.requests_per_s /= fix_rate;
+    return c;
+  };
+
   json_out w(indent);
   const auto dist = [&](std::string_view key, const distribution& x) {
     w.object(key, [&] { w.field("mean", x.mean).field("p50", x.p50).field("p90", x.p90).field("p99", x.p99); });
   };
-  const auto time_range = [&](std::string_view key, double v, const residual_band& band) {
+  // Around the simulator's figure v; `shown` (v x the band's median, or held at the idle prefill)
+  // always lies inside.
+  const auto time_range = [&](std::string_view key, double v, double shown, const residual_band& band) {
     if (has(band))
-      w.pair(key, v * band.low, v * band.high);
+      w.pair(key, std::min(v * band.low, shown), std::max(v * band.high, shown));
     else
       w.field(key, nullptr);
   };
   // A rate's band is a time ratio: the rate's range is [rate / high, rate / low].
-  const auto rate_range = [&](std::string_view key, double v) {
+  const auto rate_range = [&](std::string_view key, double v, double shown) {
     if (has(eb.throughput))
-      w.pair(key, v / eb.throughput.high, v / eb.throughput.low);
+      w.pair(key, std::min(v / eb.throughput.high, shown), std::max(v / eb.throughput.low, shown));
     else
       w.field(key, nullptr);
   };
@@ -251,6 +289,17 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
                       b.kv_cache_precision ? std::string_view(to_string(*b.kv_cache_precision)) : "");
   });
   w.field("ranges_source", ranges_source);
+  w.text_or_null("point_correction",
+                 fixes.empty()
+                     ? std::string()
+                     : "corrected by engine " + e->id +
+                           "'s fitted median residual (its p10-p90 band "
+                           "excludes the simulator's figure): " +
+                           fixes +
+                           (idle_prefill > 0 ? " (TTFT never below the idle prefill, " +
+                                                   detail::format_number(std::round(idle_prefill * 1e6) / 1e3) + " ms)"
+                                             : std::string()) +
+                           "; goodput and end-to-end latency are the simulator's");
   if (disagg) write_disaggregation_layout(w, disaggregated->front());
   const speculative_settings& sp = points.empty() ? s.speculative : points.front().speculative;
   if (sp.method == speculative_method::off)
@@ -281,7 +330,8 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
     });
   w.array("points", [&] {
     for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
-      const simulation_result& r = points[i];
+      const simulation_result& model = points[i];
+      const simulation_result r = corrected(model);
       const simulation_point& p = q.points[i];
       w.begin_object().field("concurrency", p.concurrency).field("request_rate", p.request_rate);
       w.field("requests", r.requests).field("measured_requests", r.measured_requests);
@@ -298,18 +348,18 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
       }
       w.field("tokens_per_decode_step", r.tokens_per_decode_step);
       dist("ttft_s", r.ttft);
-      time_range("ttft_s_range", r.ttft.mean, eb.ttft_load);
+      time_range("ttft_s_range", model.ttft.mean, r.ttft.mean, eb.ttft_load);
       dist("tpot_s", r.tpot);
-      time_range("tpot_s_range", r.tpot.mean, eb.decode);
+      time_range("tpot_s_range", model.tpot.mean, r.tpot.mean, eb.decode);
       dist("itl_s", r.itl);
-      time_range("itl_s_range", r.itl.mean, eb.decode);
+      time_range("itl_s_range", model.itl.mean, r.itl.mean, eb.decode);
       dist("e2e_s", r.e2e);
       w.field("output_tokens_per_s", r.output_tokens_per_s);
-      rate_range("output_tokens_per_s_range", r.output_tokens_per_s);
+      rate_range("output_tokens_per_s_range", model.output_tokens_per_s, r.output_tokens_per_s);
       w.field("total_tokens_per_s", r.total_tokens_per_s);
-      rate_range("total_tokens_per_s_range", r.total_tokens_per_s);
+      rate_range("total_tokens_per_s_range", model.total_tokens_per_s, r.total_tokens_per_s);
       w.field("requests_per_s", r.requests_per_s);
-      rate_range("requests_per_s_range", r.requests_per_s);
+      rate_range("requests_per_s_range", model.requests_per_s, r.requests_per_s);
       w.field("goodput_requests_per_s", r.goodput_requests_per_s)
           .field("goodput_requests", r.goodput_requests)
           .field("goodput_share", r.measured_requests > 0 ? static_cast<double>(r.goodput_requests) /

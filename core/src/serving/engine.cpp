@@ -145,7 +145,7 @@ std::vector<std::string> source_ids(const json& e, const char* key) {
 residual_band read_band(const json& bands, const char* key) {
   const std::string ptr = std::string("/efficiency/bands/") + key;
   const json& b = object_at(bands, "/efficiency/bands", key, "measured/predicted p10 and p90 of the rows");
-  detail::reader(b, ptr).only({"low", "high", "rows"}, "band field");
+  detail::reader(b, ptr).only({"low", "median", "high", "rows"}, "band field");
   residual_band out;
   out.rows = static_cast<std::int64_t>(fitted_number(b, ptr, "rows", 0, 1e9));
   out.low = fitted_number(b, ptr, "low", 1e-3, 1e3);
@@ -154,6 +154,13 @@ residual_band read_band(const json& bands, const char* key) {
     throw error(
         error_code::config_range, ptr,
         "expected low <= high, got " + detail::format_number(out.low) + " > " + detail::format_number(out.high));
+  // The p50 (npm run fit writes it); a band without one corrects nothing where it can (1 inside
+  // the band), else to its nearer end.
+  out.median = b.contains("median") ? fitted_number(b, ptr, "median", 1e-3, 1e3) : std::clamp(1.0, out.low, out.high);
+  if (out.median < out.low || out.median > out.high)
+    throw error(error_code::config_range, ptr + "/median",
+                "expected low <= median <= high, got " + detail::format_number(out.median) + " outside [" +
+                    detail::format_number(out.low) + ", " + detail::format_number(out.high) + "]");
   return out;
 }
 

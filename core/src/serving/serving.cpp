@@ -30,6 +30,35 @@ void validate_serving(const model_spec& m, const serving_settings& s) {
   if (s.draft && s.draft->arch != architecture::decoder) bad("/serving/draft", "expected a decoder-only draft model");
 }
 
+// Chunked prefill: a new prompt's time to first token. Its P tokens run in ceil(P / chunk)
+// steps; each carries one chunk of it (the last one the rest) beside the step's other work: the
+// decodes of the micro-batch's other sequences and their share of prefill tokens ((micro - 1) x
+// P / O per step, as the cycle counts), with the step formula of the cycle (GEMM curve over the
+// step's tokens, the fixed cost once per step).
+double chunked_ttft(const model_spec& m, const settings& replica, const estimate_result& rd, const estimate_result& rp,
+                    const weight_traffic& tr, std::int64_t micro, std::int64_t P, std::int64_t O, std::int64_t chunk,
+                    double pc) {
+  const double tp = d(replica.parallel.tensor_parallel);
+  const double comm_step = rd.parallel.tp_allreduce_decode_step_s + rd.parallel.pp_send_decode_step_s +
+                           rd.parallel.ep_alltoall_decode_step_s;
+  const double others = d(micro - 1);
+  const double decode_flops = rd.perf.decode_first_step_flops * others / d(micro);
+  const double prefill_flops_per_token = rp.perf.prefill_flops / d(P);
+  const double background = others * d(P) / d(O);  // the other sequences' prefill tokens per step
+  double ttft = 0;
+  for (std::int64_t done = 0; done < P; done += chunk) {
+    const double own = d(std::min(chunk, P - done));
+    const double tokens = others + background + own;
+    const double flops = decode_flops + prefill_flops_per_token * (background + own);
+    const double gemm = detail::gemm_factor(replica.costs, tokens);
+    const double expert_extra = detail::expert_gemm_extra_flops(
+        replica.costs, 2 * tr.experts_per_token * tr.expert_params * tokens, tokens, tr.experts_per_token, tr.experts);
+    ttft += std::max((flops + expert_extra) / (pc * gemm) / tp, rd.perf.decode_first_step_memory_s / tp) + comm_step +
+            detail::fixed_step_s(replica.costs, detail::layer_count(m), d(micro));
+  }
+  return ttft;
+}
+
 // One evaluation at a pair of efficiencies.
 serving_result run(const model_spec& m, const serving_settings& s, const hardware_spec& gpu, double ce, double me) {
   serving_result out;
@@ -124,7 +153,10 @@ serving_result run(const model_spec& m, const serving_settings& s, const hardwar
     const double step = std::max((flops + expert_extra) / (pc * gemm) / tp, rd.perf.decode_first_step_memory_s / tp) +
                         comm_step + detail::fixed_step_s(replica.costs, layers, d(micro));
     out.cycle_s = d(O) * step;
-    out.ttft_s = std::ceil(d(P) / d(s.chunked_prefill_tokens)) * step;
+    out.ttft_s = chunked_ttft(m, replica, rd, rp, tr, micro, P, O, s.chunked_prefill_tokens, pc);
+    // A prompt's steps cannot take less than the prompt alone (estimate()'s prefill: its own
+    // communication and fixed cost, which the steps above count at a decode step's).
+    out.ttft_s = std::max(out.ttft_s, out.prefill_s);
     out.tpot_s = step;
   } else {
     // Prefills interrupt decoding: each cycle runs O steps and the c prefills of the next
@@ -185,11 +217,15 @@ serving_result serve(const model_spec& m, const serving_settings& in, const hard
       if (!s.max_running) s.max_running = k.max_num_seqs;
     }
   }
-  serving_result r = run(m, s, gpu, s.base.compute_efficiency, s.base.mem_efficiency);
+  // The model's own figures: the single-request estimates inside take no band correction (the
+  // bands below are residuals of these figures).
+  serving_settings model = s;
+  model.base.bands = engine_bands{};
+  serving_result r = run(m, model, gpu, s.base.compute_efficiency, s.base.mem_efficiency);
   if (!r.fits) return r;
   const efficiency_spread cs = compute_spread(s.base.compute_efficiency_origin),
                           ms = memory_spread(s.base.mem_efficiency_origin);
-  serving_settings fixed = s;
+  serving_settings fixed = model;
   fixed.concurrency = r.concurrency;  // the same load at both ends of the range
   const serving_result fast = run(m, fixed, gpu, std::min(1.0, s.base.compute_efficiency * cs.high),
                                   std::min(1.0, s.base.mem_efficiency * ms.high));
@@ -206,18 +242,47 @@ serving_result serve(const model_spec& m, const serving_settings& in, const hard
     const auto note = [&](const char* what, const residual_band& b) {
       used += (used.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(b.rows) + " rows";
     };
+    // The ranges are around the model's figures; where a band excludes the model's figure
+    // (band_biased) the figure becomes the model's x the band's median, inside its range.
+    std::string fixes;
+    const auto fix = [&](const char* what, const residual_band& b) {
+      if (!band_biased(b)) return;
+      fixes += (fixes.empty() ? "" : ", ") + std::string(what) + " x" + detail::format_number(b.median);
+    };
     if (eb.throughput.rows > 0) {
       r.output_tokens_per_second_range = {r.output_tokens_per_second / eb.throughput.high,
                                           r.output_tokens_per_second / eb.throughput.low};
       note("throughput", eb.throughput);
+      const double k = band_correction(eb.throughput);  // a time ratio: rates divide
+      r.output_tokens_per_second /= k;
+      r.total_tokens_per_second /= k;
+      r.requests_per_second /= k;
+      r.cost_per_1m_output_tokens_usd *= k;
+      fix("throughput (as a time)", eb.throughput);
     }
     if (eb.ttft_load.rows > 0) {
       r.ttft_range = {r.ttft_s * eb.ttft_load.low, r.ttft_s * eb.ttft_load.high};
       note("TTFT under load", eb.ttft_load);
+      // Never below the prompt's idle prefill as estimate() shows it (its own band's
+      // correction): the range then reaches down or up to the point.
+      const double idle = r.prefill_s * band_correction(eb.prefill);
+      const double point = std::max(r.ttft_s * band_correction(eb.ttft_load), idle);
+      if (point != r.ttft_s * band_correction(eb.ttft_load))
+        fixes += (fixes.empty() ? "" : ", ") + std::string("TTFT held at the idle prefill ") +
+                 detail::format_number(std::round(idle * 1e6) / 1e3) + " ms";
+      r.ttft_s = point;
+      r.ttft_range = {std::min(r.ttft_range.low, point), std::max(r.ttft_range.high, point)};
+      fix("TTFT under load", eb.ttft_load);
     }
     if (eb.decode.rows > 0) {
       r.tpot_range = {r.tpot_s * eb.decode.low, r.tpot_s * eb.decode.high};
       note("decode", eb.decode);
+      r.tpot_s *= band_correction(eb.decode);
+      fix("TPOT", eb.decode);
+    }
+    if (!fixes.empty()) {
+      used += "; points corrected by the engine's fitted median residual (" + fixes + ")";
+      r.point_correction = "corrected by engine " + s.base.engine + "'s fitted median residual: " + fixes;
     }
     if (!used.empty()) r.range_source = detail::engine_range_source(s.base.engine, used);
   }

@@ -212,14 +212,16 @@ export function initServe({ fc, call, base, labelOf, more }) {
         td.dataset.value = v === null || v === undefined ? 'null' : String(v);
         td.textContent = fmt(v ?? null);
         const range = rangePointer ? at(pt, rangePointer) : null;
-        if (Array.isArray(range))
-          td.append(
-            Object.assign(document.createElement('small'), {
-              className: 'range',
-              title: 'range over the residuals of the engine’s fit to public measurements',
-              textContent: `${fmt(range[0])} – ${fmt(range[1])}`,
-            }),
-          );
+        if (Array.isArray(range)) {
+          const small = Object.assign(document.createElement('small'), {
+            className: 'range',
+            title: 'range over the residuals of the engine’s fit to public measurements',
+            textContent: `${fmt(range[0])} – ${fmt(range[1])}`,
+          });
+          small.dataset.low = String(range[0]);
+          small.dataset.high = String(range[1]);
+          td.append(small);
+        }
         tr.append(td);
       }
       return tr;
@@ -256,6 +258,9 @@ export function initServe({ fc, call, base, labelOf, more }) {
       : 'no engine, plain roofline';
     kindEl.textContent = kind;
     kindEl.title = result.method ?? '';
+    // Points the core corrected by the engine's fitted median residual (its band excluded them).
+    $('sim-correction').textContent = result.point_correction ? `Points ${result.point_correction}.` : '';
+    $('sim-correction').hidden = !result.point_correction;
     renderTable(result);
     pointSel.replaceChildren(
       ...result.points.map((pt, i) =>

@@ -46,7 +46,16 @@ struct step_costs {
 struct residual_band {
   double low = 1, high = 1;
   std::int64_t rows = 0;
+  double median = 1;  // p50 of the same ratios (low <= median <= high)
 };
+// A band whose p10-p90 excludes 1 (every central row measured above, or every one below, the
+// model's figure): the fit is biased there, so the figure shown is the model's x the band's
+// median (the engine's fitted median residual) and its range stays [model x low, model x high],
+// which contains it. Elsewhere the model's own figure is shown (factor 1).
+[[nodiscard]] inline bool band_biased(const residual_band& b) noexcept {
+  return b.rows > 0 && (b.low > 1 || b.high < 1);
+}
+[[nodiscard]] inline double band_correction(const residual_band& b) noexcept { return band_biased(b) ? b.median : 1.0; }
 struct engine_bands {
   residual_band prefill;     // single-stream time to first token / prefill time
   residual_band decode;      // time per output token

@@ -58,6 +58,8 @@ struct serving_result {
   double speculative_output_tokens_per_second = 0;
   double speedup = 0;
   std::string range_source;  // what the ranges come from
+  // Empty, or which figures are the model's x a fitted band's median (estimate.hpp band_biased).
+  std::string point_correction;
 };
 
 // Errors name the field ("/concurrency", "/acceptance_rate", ...).
