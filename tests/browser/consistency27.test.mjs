@@ -6,7 +6,7 @@
 // quantity (fit, memory, TTFT, TPOT, $ per 1M output tokens) reads the same in every panel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, serve, siteAndBrowser, outDir } from './harness.mjs';
+import { dist, openPage, serve, siteAndBrowser } from './harness.mjs';
 import { load } from '../wasm/load.mjs';
 
 const up = siteAndBrowser();
@@ -144,12 +144,14 @@ for (const [name, query] of CASES)
       if (isPart) for (const [k, v] of Object.entries(value)) attribute(key, k, v);
       else attribute('', key, value);
     }
-    const host = await serve(outDir, {
+    // The widget's site as npm start serves it (scripts/serve.mjs sends CORS headers; item 9).
+    const host = await serve(dist, {
+      headers: { 'Access-Control-Allow-Origin': '*' },
       routes: {
         '/w.html': [
           200,
           'text/html',
-          `<!doctype html><flopcast-estimate id="w" ${attrs.join(' ')}></flopcast-estimate><script type="module" src="${up.site.url}/flopcast-widget.js"></script>`,
+          `<!doctype html><flopcast-estimate id="w" ${attrs.join(' ')}></flopcast-estimate><script type="module" src="/flopcast-widget.js"></script>`,
         ],
         '/favicon.ico': [204, 'image/x-icon', ''],
       },

@@ -116,7 +116,7 @@ const checkpoint = initCheckpoint({
       );
   },
 });
-initRequest(D, { fc, form, formats, checkpoint });
+initRequest(D, { fc, form, formats, checkpoint, trainingCard });
 
 // ---------- initial values: the core's defaults (the query string is applied by applyQuery) ----------
 const q = new URLSearchParams(location.search);
@@ -203,7 +203,6 @@ function update(force = false) {
   const errors = new Map();
   const t0 = performance.now();
   const req = buildRequest(raw, errors);
-  trainingCard.apply(req, errors); // the fine-tuning method (LoRA/QLoRA): part of the estimate
   let result = null;
   if (errors.size === 0) {
     try {

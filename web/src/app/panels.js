@@ -134,7 +134,9 @@ export function initPanels({ fc, D, work, update }) {
     const here = enginesOn(fc, chosenDevice($));
     const sel = $('sim-engine');
     for (const o of sel.options)
-      o.hidden = o.disabled = Boolean(o.value && here && !here.some((e) => e.id === o.value) && o.value !== sel.value);
+      o.hidden = o.disabled = Boolean(
+        o.value && o.value !== 'none' && here && !here.some((e) => e.id === o.value) && o.value !== sel.value,
+      );
   };
   requestAnimationFrame(() => setTimeout(simEnginesHere, 0));
   for (const id of ['gpu', 'gpu-custom']) $(id).addEventListener('change', simEnginesHere);
@@ -174,7 +176,11 @@ export function initPanels({ fc, D, work, update }) {
     const forPlan = D.request_fields.filter((f) => f.commands.includes('plan'));
     const top = new Set(forPlan.filter((f) => f.part === '').map((f) => f.key));
     const links = new Set(forPlan.filter((f) => f.part === 'parallelism').map((f) => f.key));
-    const base = Object.fromEntries(Object.entries(req).filter(([k]) => top.has(k) && k !== 'parallelism'));
+    // The request's parts the plan takes too (the fine-tuning method: training_analysis).
+    const parts = new Set(forPlan.filter((f) => f.part !== '' && f.part !== 'parallelism').map((f) => f.part));
+    const base = Object.fromEntries(
+      Object.entries(req).filter(([k]) => (top.has(k) || parts.has(k)) && k !== 'parallelism'),
+    );
     const kept = Object.entries(req.parallelism ?? {}).filter(([k]) => links.has(k));
     if (kept.length) base.parallelism = Object.fromEntries(kept);
     if (!bad.length && !base.gpu) bad.push(`${labelOf('gpu')}: choose a GPU to plan for`);

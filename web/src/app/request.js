@@ -35,10 +35,11 @@ let fc;
 let form;
 let formats;
 let checkpoint;
+let trainingCard;
 
 /** Finds the request table's (D.request_fields) inputs in the page; `formats` and `checkpoint` add their parts. */
 export function initRequest(D, deps) {
-  ({ fc, form, formats, checkpoint } = deps);
+  ({ fc, form, formats, checkpoint, trainingCard } = deps);
   const fields = D.request_fields;
   FIELDS = fields.flatMap((f) => {
     const el = f.part === '' ? document.querySelector(`[data-request="${f.pointer}"]`) : null;
@@ -175,6 +176,7 @@ export function buildRequest(raw, errors) {
     }
   }
   formats.apply(req); // per-part precision (the object form) and the engine
+  trainingCard?.apply(req, errors); // the fine-tuning method (LoRA/QLoRA): part of every panel's request
   const layout = {};
   for (const { id, key } of LAYOUT) {
     const v = $(id).value.trim();
