@@ -54,7 +54,7 @@ test('the panel shows fc.plan()’s layouts, marks, and Use this layout sets the
   assert.equal(sent.gpu, 'A100-80GB-SXM');
   assert.equal(sent.precision, 'fp16');
   assert.equal(sent.parallelism, undefined, 'the plan chooses the ranks');
-  assert.deepEqual(sent.plan, { max_gpus: 64 });
+  assert.deepEqual(sent.plan, { concurrency: 1, max_gpus: 64 }); // the workload's batch as the concurrency (issue 27 item 7)
   const expected = fc.plan(sent);
   assert.equal(expected.min_gpus, 2);
 

@@ -156,7 +156,10 @@ test('bad panel input shows the error at its field: the core’s message for con
   assert.ok(expected instanceof FlopcastError, 'the core rejects concurrency 0');
   assert.equal(expected.pointer, '/simulation/concurrency/1');
   // In plain words: the field's label, then the core's message without its "[flopcast.code] (pointer)".
-  assert.equal(message, `Concurrency list: ${expected.message.replace(/^\[flopcast\.[\w.]+\] \([^)]*\) /, '')}`);
+  assert.equal(
+    message,
+    `Concurrency list (override): ${expected.message.replace(/^\[flopcast\.[\w.]+\] \([^)]*\) /, '')}`,
+  );
   assert.equal(await page.getAttribute('#sim-concurrency-error', 'data-pointer'), expected.pointer);
   assert.equal(await page.getAttribute('#sim-concurrency', 'aria-invalid'), 'true');
   assert.match(await page.textContent('#sim-summary'), /failed/);
