@@ -358,7 +358,23 @@ test('multi-GPU, serving, training and calibration panels show the core numbers'
   await page.waitForFunction(
     () => document.querySelector('[data-serving="/tokens_per_second"]')?.dataset.value !== 'null',
   );
-  const cliSrv = cli(['throughput', 'llama-2-70b', '-p', 'fp16', '-g', 'A100-80GB-SXM', '--tp', '2']);
+  // The serving card at the page's workload (issue 27 item 7): the prompt and generated tokens, the batch as the concurrency.
+  const cliSrv = cli([
+    'throughput',
+    'llama-2-70b',
+    '-p',
+    'fp16',
+    '-g',
+    'A100-80GB-SXM',
+    '--tp',
+    '2',
+    '--prompt',
+    '2048',
+    '--output',
+    '128',
+    '--concurrency',
+    '1',
+  ]);
   assertSame(await shownBy(page, 'data-serving'), cliSrv, { min: 8, strict: true });
   assert.ok(cliSrv.tokens_per_second > 0);
   // Training on the same layout: now no result object on the page's pointers is null, so every
