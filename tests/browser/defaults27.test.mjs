@@ -41,6 +41,11 @@ test('issue 27 item 4: gpt-oss-120b on an H100 uses its checkpoint format by def
   const bf16 = fc.estimate({ ...req, precision: 'bf16' });
   assert.ok(bf16.memory_per_gpu / GiB > 200, 'bf16 would need over 200 GiB');
   assert.equal(await page.$eval('#fits', (e) => e.dataset.value), 'true');
+  // The summary line names the formats the figures are for, not bare bf16.
+  assert.match(
+    await page.textContent('.summary-line [data-field="/details/settings/weight_formats"]'),
+    /mxfp4 experts/,
+  );
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -51,7 +56,12 @@ test('issue 27 item 4: DeepSeek-V3 defaults to its FP8 checkpoint on the page', 
   assert.equal(req.precision, undefined);
   const expected = fc.estimate(req);
   assert.match(expected.details.config.checkpoint_formats, /fp8/);
-  assert.equal(await page.$eval('.summary-line [data-field="/precision"]', (e) => e.dataset.value), expected.precision);
+  // The summary names the formats the figures are for (the checkpoint's), as the core spells them.
+  assert.equal(
+    await page.$eval('.summary-line [data-field="/details/settings/weight_formats"]', (e) => e.dataset.value),
+    expected.details.settings.weight_formats,
+  );
+  assert.match(expected.details.settings.weight_formats, /fp8/);
   assert.match(expected.precision, /fp8/);
   assert.deepEqual(errors, []);
   await context.close();
