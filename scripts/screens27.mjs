@@ -39,8 +39,8 @@ try {
       await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
       await page.locator(anchor).scrollIntoViewIfNeeded();
       await page.waitForTimeout(1500); // lazily loaded panels and charts settle
-      const file = `${out}/${name}-${view}.png`;
-      await page.screenshot({ path: file, fullPage: view === 'phone' ? false : false });
+      const file = `${out}/${name}-${view}.jpg`;
+      await page.screenshot({ path: file, type: 'jpeg', quality: 70 });
       console.log(file);
       await context.close();
     }
