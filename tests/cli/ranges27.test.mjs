@@ -142,7 +142,7 @@ test('issue 27 item 3: every printed range contains its point; a corrected point
   }
   // vLLM's TTFT band (measured / predicted p10-p90) lies below 1: the point is corrected, and the
   // JSON and the text say so.
-  const v = json([
+  const args = [
     'serve',
     'llama-3-8b',
     '-g',
@@ -157,23 +157,9 @@ test('issue 27 item 3: every printed range contains its point; a corrected point
     '8',
     '--num-requests',
     '32',
-  ]);
+  ];
+  const v = json(args);
   assert.match(v.point_correction, /median residual/);
-  const text = run([
-    'serve',
-    'llama-3-8b',
-    '-g',
-    'H100',
-    '--engine',
-    'vllm',
-    '--isl',
-    '1024',
-    '--osl',
-    '256',
-    '--concurrency',
-    '8',
-    '--num-requests',
-    '32',
-  ]);
+  const text = run(args);
   assert.match(text, /points corrected by engine vllm's fitted median residual/);
 });
