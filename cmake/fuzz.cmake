@@ -1,8 +1,7 @@
 # libFuzzer targets (tests/fuzz/*.cpp), included by CMakeLists.txt with -DFLOPCAST_FUZZ=ON.
-# Clang only. Configure a separate build directory (scripts/fuzz.sh does):
-#   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DFLOPCAST_FUZZ=ON \
-#     -DFLOPCAST_BUILD_TESTS=OFF -DFLOPCAST_BUILD_BENCH=OFF
-#   cmake --build build-fuzz --target flopcast_fuzz
+# Clang only. scripts/build-san.sh configures build-san/ with it and the sanitizers, where the
+# Catch2 suite under ASan+UBSan (scripts/sanitize.sh) links the same core library:
+#   bash scripts/build-san.sh flopcast_fuzz
 # The core library is compiled with the sanitizers and libFuzzer's coverage instrumentation
 # (-fsanitize=fuzzer-no-link); each target links libFuzzer's main. Only the targets of the
 # flopcast_fuzz group need building: the CLI and the measurement library are left alone.
@@ -11,7 +10,7 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   return()
 endif()
 
-set(FLOPCAST_SANITIZERS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+set(FLOPCAST_SANITIZERS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 target_compile_options(flopcast_core PRIVATE ${FLOPCAST_SANITIZERS} -fsanitize=fuzzer-no-link)
 target_link_options(flopcast_core INTERFACE -fsanitize=address,undefined)
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/, clang, ASan+UBSan) in build-fuzz/, replays the
-# regression inputs (tests/fuzz/regressions/<target>/*, once each), then fuzzes every target
-# for SECONDS (default 60) on a working copy of its seed corpus (build-fuzz/corpus/<target>,
-# seeded from tests/fuzz/corpus/<target>; the committed corpus is never written).
+# Builds the libFuzzer targets (tests/fuzz/, clang, ASan+UBSan) in build-san/ (scripts/build-san.sh:
+# the same instrumented core the sanitizer suite links), replays the regression inputs
+# (tests/fuzz/regressions/<target>/*, once each), then fuzzes every target for SECONDS (default
+# 60) on a working copy of its seed corpus (build-san/corpus/<target>, seeded from
+# tests/fuzz/corpus/<target>; the committed corpus is never written). FLOPCAST_JOBS targets
+# (default 2, the cores of the machine npm test is sized for) are fuzzed side by side, each for
+# the full SECONDS.
 #
 #   bash scripts/fuzz.sh [SECONDS]
 #
@@ -12,19 +15,18 @@
 #   FLOPCAST_FUZZ_TARGETS="fuzz_config fuzz_request"  only these targets
 #   FLOPCAST_FUZZ_JOBS=N              N parallel fuzzing jobs per target (libFuzzer -fork=N)
 #   FLOPCAST_FUZZ_ARGS="..."          extra libFuzzer flags for the fuzzing runs
-#   FLOPCAST_FUZZ_FRESH=1             start from the committed seeds (drop build-fuzz/corpus)
+#   FLOPCAST_FUZZ_FRESH=1             start from the committed seeds (drop build-san/corpus)
+#   FLOPCAST_JOBS=N                   targets fuzzed at once (default 2)
 # Exits non-zero on any failing regression or crash; the crash file stays in
-# build-fuzz/crashes/<target>/ and is printed (truncated).
+# build-san/crashes/<target>/ and is printed (truncated).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-build=build-fuzz
+build=build-san
 targets=(${FLOPCAST_FUZZ_TARGETS:-fuzz_config fuzz_request fuzz_calibration fuzz_hardware fuzz_safetensors fuzz_gguf fuzz_profile fuzz_serving})
 common=(-timeout=10 -rss_limit_mb=2048)
 
-CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DFLOPCAST_FUZZ=ON -DFLOPCAST_BUILD_TESTS=OFF -DFLOPCAST_BUILD_BENCH=OFF >/dev/null || exit 1
-cmake --build "$build" --target flopcast_fuzz -j "${FLOPCAST_JOBS:-2}" | tail -n 1 || exit 1
+bash scripts/build-san.sh flopcast_fuzz || exit 1
 for t in "${targets[@]}"; do
   [ -x "$build/fuzz/$t" ] || { echo "fuzz: no target $build/fuzz/$t"; exit 1; }
 done
@@ -81,15 +83,13 @@ fi
 
 # ---- 2. Fuzzing ---------------------------------------------------------------------
 [ "${FLOPCAST_FUZZ_FRESH:-0}" = 1 ] && rm -rf "$build/corpus"
-echo "fuzz: ${seconds}s per target"
-printf '%-18s %12s %8s %8s %8s  %s\n' target executions cov ft corpus result
-for t in "${targets[@]}"; do
-  corpus="$build/corpus/$t"
-  crashes="$build/crashes/$t"
+echo "fuzz: ${seconds}s per target, ${FLOPCAST_JOBS:-2} at a time"
+# One target's run; its summary line goes to $build/logs/<target>.result, its status to .rc.
+fuzz_one() {
+  local t=$1 corpus="$build/corpus/$1" crashes="$build/crashes/$1" log="$build/logs/$1.log" rc execs stats cov ft corp result
   mkdir -p "$corpus" "$crashes"
   cp -n tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null
-  log="$build/logs/$t.log"
-  fork=()
+  local fork=()
   [ -n "${FLOPCAST_FUZZ_JOBS:-}" ] && fork=(-fork="$FLOPCAST_FUZZ_JOBS")
   # shellcheck disable=SC2086
   "$build/fuzz/$t" "$corpus" "${common[@]}" -max_len=65536 -max_total_time="$seconds" -print_final_stats=1 \
@@ -101,20 +101,35 @@ for t in "${targets[@]}"; do
   cov=$(grep -oE 'cov: [0-9]+' <<<"$stats" | grep -oE '[0-9]+')
   ft=$(grep -oE 'ft: [0-9]+' <<<"$stats" | grep -oE '[0-9]+')
   corp=$(grep -oE 'corp: [0-9]+' <<<"$stats" | grep -oE '[0-9]+')
-  if [ "$rc" -eq 0 ]; then
-    result=ok
-  else
-    result="FAILED (rc $rc, log $log)"
-    failed=1
+  result=ok
+  [ "$rc" -ne 0 ] && result="FAILED (rc $rc, log $log)"
+  {
+    printf '%-18s %12s %8s %8s %8s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
+    if [ "$rc" -ne 0 ]; then
+      echo "    $(reason "$log")"
+      for f in $(grep -oE 'Test unit written to [^ ]+' "$log" | awk '{print $5}'); do
+        echo "    input: $f"
+        show "$f"
+      done
+    fi
+  } >"$build/logs/$t.result"
+  echo "$rc" >"$build/logs/$t.rc"
+}
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$build/logs/$t.result" "$build/logs/$t.rc"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "${FLOPCAST_JOBS:-2}" ]; then
+    wait -n
+    running=$((running - 1))
   fi
-  printf '%-18s %12s %8s %8s %8s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
-  if [ "$rc" -ne 0 ]; then
-    echo "    $(reason "$log")"
-    for f in $(grep -oE 'Test unit written to [^ ]+' "$log" | awk '{print $5}'); do
-      echo "    input: $f"
-      show "$f"
-    done
-  fi
+done
+wait
+printf '%-18s %12s %8s %8s %8s  %s\n' target executions cov ft corpus result
+for t in "${targets[@]}"; do
+  cat "$build/logs/$t.result" 2>/dev/null || echo "$t: no result"
+  [ "$(cat "$build/logs/$t.rc" 2>/dev/null)" = 0 ] || failed=1
 done
 
 if [ "$failed" -ne 0 ]; then

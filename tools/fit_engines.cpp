@@ -17,7 +17,9 @@
 // every row of the engine, fit and held out, per figure category (validation::category_of), with
 // their p50 (median: the point correction where a band excludes 1, estimate.hpp band_biased).
 //
-//   flopcast_fit [--source-dir DIR] [--check]
+//   flopcast_fit [--source-dir DIR] [--check] [--engine ID]
+//     --engine: only this engine's profile, by id or file name (llama-cpp); ctest checks each
+//               engine in a test of its own, so the fits run side by side
 //     --check: fit, compare with the committed sections, exit 1 when a constant differs by more
 //              than 1e-6 relative (nothing is written).
 #include <algorithm>
@@ -169,14 +171,17 @@ bool same(const json& a, const json& b) {
 int main(int argc, char** argv) {
   fs::path dir = FLOPCAST_SOURCE_DIR;
   bool check = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--source-dir" && i + 1 < argc) {
       dir = argv[++i];
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--engine" && i + 1 < argc) {
+      only = argv[++i];
     } else {
-      std::cerr << "usage: flopcast_fit [--source-dir DIR] [--check]\n";
+      std::cerr << "usage: flopcast_fit [--source-dir DIR] [--check] [--engine ID]\n";
       return 2;
     }
   }
@@ -200,10 +205,13 @@ int main(int argc, char** argv) {
     (r.held_out ? held_sources : fit_sources)[r.data.at("engine").get<std::string>()].insert(r.source);
 
   int differences = 0;
+  bool found = only.empty();
   for (const auto& e : fs::directory_iterator(dir / "data/engines")) {
     if (e.path().extension() != ".json") continue;
     json profile = json::parse(read_text(e.path()));
     const std::string id = profile.at("engine").get<std::string>();
+    if (!only.empty() && id != only && e.path().stem().string() != only) continue;
+    found = true;
     engine_fit f;
     f.engine = id;
     // Rows the model predicts at the starting point (a row that cannot be predicted, e.g. a model
@@ -386,6 +394,10 @@ int main(int argc, char** argv) {
     profile["efficiency"] = efficiency;
     std::ofstream out(e.path(), std::ios::binary);
     out << profile.dump(2) << "\n";
+  }
+  if (!found) {
+    std::cerr << "flopcast_fit: no engine \"" << only << "\" in " << (dir / "data/engines").string() << "\n";
+    return 2;
   }
   return differences == 0 ? 0 : 1;
 }

@@ -23,7 +23,7 @@ namespace {
 
 using test::pointer_of;
 
-bool close(double a, double b, double rel) { return test::close_to(a, b, rel); }
+bool close_disaggregated(double a, double b, double rel) { return test::close_to(a, b, rel); }
 
 // llama-3-8b's K/V per token at bf16, from its config.json: 2 (K and V) x 32 layers x 8 KV heads x
 // 128 head_dim x 2 bytes = 131,072 bytes.
@@ -94,14 +94,14 @@ TEST_CASE("disaggregated: the transfer is the prompt's K/V bytes over the link p
   const auto r = simulate_disaggregated(m, s, dz, gpu);
   // 1000 tokens x 131,072 bytes = 131,072,000 bytes; / 100 GB/s = 1.31072 ms; + 5 us = 1.31572 ms.
   CHECK(r.mean_transfer_bytes == 1000 * llama3_8b_kv_bytes_per_token);
-  CHECK(close(r.transfer_s.mean, 1.31572e-3, 1e-12));
+  CHECK(close_disaggregated(r.transfer_s.mean, 1.31572e-3, 1e-12));
   // The transfer adds to TTFT and to nothing else (the request is alone).
   disaggregation_settings free = dz;
   free.transfer_bandwidth_bytes_per_s = 1e300;
   free.transfer_latency_s = 0;
   const auto f = simulate_disaggregated(m, s, free, gpu);
-  CHECK(close(r.total.ttft.mean - f.total.ttft.mean, 1.31572e-3, 1e-9));
-  CHECK(close(r.total.tpot.mean, f.total.tpot.mean, 1e-9));
+  CHECK(close_disaggregated(r.total.ttft.mean - f.total.ttft.mean, 1.31572e-3, 1e-9));
+  CHECK(close_disaggregated(r.total.tpot.mean, f.total.tpot.mean, 1e-9));
 
   // Default link (data/gpus.json's H100-SXM: NVLink 4, 900 GB/s both ways, domain 8): 450 GB/s per
   // GPU within the domain, times min(TP); beyond it 50 GB/s per GPU (the scale-out NIC).
@@ -142,7 +142,7 @@ TEST_CASE("disaggregated: tokens conserved, every request once per pool, Little'
     n_pre += w.requests;
     CHECK(w.preemptions == 0);
     for (const auto& x : w.requests_detail) prefilled += x.prefill_tokens;
-    CHECK(close(w.mean_in_system, w.arrival_rate_all * w.mean_latency_all_s, 1e-9));
+    CHECK(close_disaggregated(w.mean_in_system, w.arrival_rate_all * w.mean_latency_all_s, 1e-9));
   }
   for (const auto& w : r.decode.worker_results) {
     n_dec += w.requests;
@@ -151,7 +151,7 @@ TEST_CASE("disaggregated: tokens conserved, every request once per pool, Little'
       emitted += x.emitted_tokens;
       decode_prefilled += x.prefill_tokens;
     }
-    CHECK(close(w.mean_in_system, w.arrival_rate_all * w.mean_latency_all_s, 1e-9));
+    CHECK(close_disaggregated(w.mean_in_system, w.arrival_rate_all * w.mean_latency_all_s, 1e-9));
   }
   CHECK(n_pre == 600);
   CHECK(n_dec == 600);
@@ -207,9 +207,9 @@ TEST_CASE("disaggregated: a closed loop converges to its coupled run", "[disagg]
   s.clients = 1;
   const auto one = simulate_disaggregated(m, s, dz, gpu);
   CHECK(one.converged);
-  CHECK(close(one.total.e2e.min, one.total.e2e.max, 1e-9));
+  CHECK(close_disaggregated(one.total.e2e.min, one.total.e2e.max, 1e-9));
   for (std::size_t i = 1; i < one.total.requests_detail.size(); ++i)
-    CHECK(close(one.total.requests_detail[i].arrival_s, one.total.requests_detail[i - 1].finish_s, 1e-9));
+    CHECK(close_disaggregated(one.total.requests_detail[i].arrival_s, one.total.requests_detail[i - 1].finish_s, 1e-9));
   // Eight clients: each client's next request arrives at its previous finish.
   s.clients = 8;
   const auto r = simulate_disaggregated(m, s, dz, gpu);

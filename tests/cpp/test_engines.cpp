@@ -82,7 +82,7 @@ TEST_CASE("every engine profile file is embedded, loads and validates", "[engine
       ++files;
       const engine_profile p =
           flopcast::parse_engine_profile(test::read_text("data/engines/" + entry.path().filename().string()));
-      CHECK(&flopcast::find_engine(p.id) != nullptr);
+      CHECK(flopcast::find_engine(p.id).id == p.id);
     }
   CHECK(files == flopcast::engine_records().size());
   // The engines the validation table (data/measurements/) names, one profile each.

@@ -22,7 +22,7 @@ using flopcast::step_model;
 namespace {
 
 // Relative closeness (Catch's Approx with a relative margin).
-bool close(double a, double b, double rel) { return a == Approx(b).epsilon(rel); }
+bool close_expert_parallel(double a, double b, double rel) { return a == Approx(b).epsilon(rel); }
 
 // Throws a flopcast::error naming `pointer`.
 #define CHECK_FIELD(expr, ptr)                                      \
@@ -80,29 +80,30 @@ TEST_CASE("[ep] all-to-all bytes per step equal a hand count", "[ep]") {
   {
     const step_model sm(m, layout(1, 8, 8), gpu);
     const auto st = sm.decode_step(64, 1000);
-    CHECK(close(st.alltoall_bytes, ep8, 1e-12));
-    CHECK(close(sm.alltoall_bytes(T), ep8, 1e-12));
+    CHECK(close_expert_parallel(st.alltoall_bytes, ep8, 1e-12));
+    CHECK(close_expert_parallel(sm.alltoall_bytes(T), ep8, 1e-12));
     // Within the 8-GPU NVLink domain: half the listed both-ways NVLink bandwidth, plus 2 x 58 x
     // (ep - 1) link latencies of 2 us.
     const double bw = gpu.interconnect_bandwidth_bytes_per_s / 2;
-    CHECK(close(st.alltoall_s, ep8 / bw + 2 * 58 * 7 * 2e-6, 1e-12));
-    CHECK(close(st.communication_s, st.alltoall_s, 1e-12));  // tp 1: no all-reduce
-    CHECK(sm.experts_per_rank() == 32);                      // 256 / 8
+    CHECK(close_expert_parallel(st.alltoall_s, ep8 / bw + 2 * 58 * 7 * 2e-6, 1e-12));
+    CHECK(close_expert_parallel(st.communication_s, st.alltoall_s, 1e-12));  // tp 1: no all-reduce
+    CHECK(sm.experts_per_rank() == 32);                                      // 256 / 8
   }
   {
     // EP 32 spans four 8-GPU nodes: the scale-out rate, 50 GB/s per direction (parallel.cpp).
     REQUIRE(gpu.interconnect_domain_size == 8);
     const step_model sm(m, layout(1, 32, 32), gpu);
     const auto st = sm.decode_step(64, 1000);
-    CHECK(close(st.alltoall_bytes, ep32, 1e-12));
-    CHECK(close(st.alltoall_s, ep32 / 50e9 + 2 * 58 * 31 * 2e-6, 1e-12));
+    CHECK(close_expert_parallel(st.alltoall_bytes, ep32, 1e-12));
+    CHECK(close_expert_parallel(st.alltoall_s, ep32 / 50e9 + 2 * 58 * 31 * 2e-6, 1e-12));
   }
   {
     // The busiest rank receives imbalance x the mean: the bytes counted stay, the time grows.
     const step_model sm(m, layout(1, 8, 8, 1.5), gpu);
     const auto st = sm.decode_step(64, 1000);
-    CHECK(close(st.alltoall_bytes, ep8, 1e-12));
-    CHECK(close(st.alltoall_s, 1.5 * ep8 / (gpu.interconnect_bandwidth_bytes_per_s / 2) + 2 * 58 * 7 * 2e-6, 1e-12));
+    CHECK(close_expert_parallel(st.alltoall_bytes, ep8, 1e-12));
+    CHECK(close_expert_parallel(st.alltoall_s,
+                                1.5 * ep8 / (gpu.interconnect_bandwidth_bytes_per_s / 2) + 2 * 58 * 7 * 2e-6, 1e-12));
   }
 }
 
@@ -119,20 +120,20 @@ TEST_CASE("[ep] an attention-DP x EP layout's memory per rank equals a hand coun
   s.sequence_length = 1000;
   s.num_generated_tokens = 24;
   const auto e = flopcast::estimate(m, s, &gpu);
-  CHECK(close(e.parallel.weights_per_gpu, weights, 1e-12));
+  CHECK(close_expert_parallel(e.parallel.weights_per_gpu, weights, 1e-12));
   CHECK(e.parallel.total_gpus == 8);
   // KV per token (MLA, bf16 cache): (512 latent + 64 rope) x 61 layers x 2 bytes = 70,272 bytes;
   // each rank caches its own 64 / 8 = 8 sequences of 1000 + 24 tokens: 8 x 1024 x 70,272.
   const step_model sm(m, s, gpu);
-  CHECK(close(sm.kv_bytes_per_token(), 70272.0, 1e-12));
-  CHECK(close(sm.weights_per_gpu(), weights, 1e-12));
-  CHECK(close(e.parallel.kv_cache_per_gpu, 8.0 * 1024 * 70272, 1e-12));
+  CHECK(close_expert_parallel(sm.kv_bytes_per_token(), 70272.0, 1e-12));
+  CHECK(close_expert_parallel(sm.weights_per_gpu(), weights, 1e-12));
+  CHECK(close_expert_parallel(e.parallel.kv_cache_per_gpu, 8.0 * 1024 * 70272, 1e-12));
   // Without attention DP every EP rank holds the whole batch's cache (8x), the same weights.
   flopcast::settings one = s;
   one.parallel.attention_data_parallel = 1;
   const auto e1 = flopcast::estimate(m, one, &gpu);
-  CHECK(close(e1.parallel.kv_cache_per_gpu, 64.0 * 1024 * 70272, 1e-12));
-  CHECK(close(e1.parallel.weights_per_gpu, weights, 1e-12));
+  CHECK(close_expert_parallel(e1.parallel.kv_cache_per_gpu, 64.0 * 1024 * 70272, 1e-12));
+  CHECK(close_expert_parallel(e1.parallel.weights_per_gpu, weights, 1e-12));
 }
 
 TEST_CASE("[ep] ep 1 and attention DP 1 give today's step times", "[ep]") {
@@ -149,7 +150,7 @@ TEST_CASE("[ep] ep 1 and attention DP 1 give today's step times", "[ep]") {
       s.num_generated_tokens = 2;
       const auto e = flopcast::estimate(m, s, &gpu);
       INFO(name << " B=" << B);
-      CHECK(close(sm.decode_step(B, 2000).total_s, e.perf.decode_first_step_s, 1e-9));
+      CHECK(close_expert_parallel(sm.decode_step(B, 2000).total_s, e.perf.decode_first_step_s, 1e-9));
       CHECK(sm.decode_step(B, 2000).alltoall_bytes == 0);
     }
   }
@@ -164,8 +165,8 @@ TEST_CASE("[ep] the EP step: FLOPs per rank and invariants", "[ep]") {
   for (const std::int64_t n : {2, 8, 32}) {
     const step_model sm(m, layout(1, n, n), gpu);
     INFO("ep " << n);
-    CHECK(close(sm.decode_step(16, 3000).flops, plain.decode_step(16, 3000).flops, 1e-9));
-    CHECK(close(sm.prefill(2048).flops, plain.prefill(2048).flops, 1e-9));
+    CHECK(close_expert_parallel(sm.decode_step(16, 3000).flops, plain.decode_step(16, 3000).flops, 1e-9));
+    CHECK(close_expert_parallel(sm.prefill(2048).flops, plain.prefill(2048).flops, 1e-9));
   }
   // More EP ranks: fewer expert weights per GPU and fewer bytes read per step.
   double last_weights = plain.weights_per_gpu(), last_bytes = plain.decode_step(4, 1000).bytes;
@@ -204,7 +205,7 @@ TEST_CASE("[ep] simulator with attention DP: one rank's share, replica's rates, 
   CHECK(r.alltoall_bytes > 0);
   CHECK(r.communication_s > 0);
   // Little's law over the whole run (the replica: L = lambda W).
-  CHECK(close(r.mean_in_system, r.arrival_rate_all * r.mean_latency_all_s, 1e-6));
+  CHECK(close_expert_parallel(r.mean_in_system, r.arrival_rate_all * r.mean_latency_all_s, 1e-6));
   const auto twice = simulate(m, s, gpu);
   CHECK(twice.ttft.mean == r.ttft.mean);  // deterministic
   // Errors name the field.

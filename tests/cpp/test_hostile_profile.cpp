@@ -24,6 +24,10 @@ constexpr std::int64_t p62 = std::int64_t{1} << 62;
 constexpr std::int64_t i64max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t i64min = -i64max;  // the most negative integer the graph JSON takes
 
+// A graph's inputs or initializers: a list of tensors. (Not a json parameter: `{tensor(...)}` for a
+// json is a one-element array under GCC but a copy of the tensor under Clang, CWG 1467.)
+using tensors = std::vector<json>;
+
 json tensor(const std::string& name, json dims, int type = 1) {
   return {{"name", name}, {"elem_type", type}, {"dims", std::move(dims)}};
 }
@@ -34,10 +38,10 @@ json ints(const std::string& name, json values) {
 }
 
 // One node "/m/n" over graph inputs and initializers (as test_profile.cpp builds them).
-json graph1(const std::string& op, json inputs, json inits, json attributes, std::vector<std::string> in) {
+json graph1(const std::string& op, tensors inputs, tensors inits, json attributes, std::vector<std::string> in) {
   return {{"opset", 17},
-          {"inputs", std::move(inputs)},
-          {"initializers", inits.is_null() ? json::array() : std::move(inits)},
+          {"inputs", json(std::move(inputs))},
+          {"initializers", json(std::move(inits))},
           {"nodes", json::array({{{"name", "/m/n"},
                                   {"op_type", op},
                                   {"inputs", in},
@@ -166,7 +170,7 @@ TEST_CASE("hostile profile: MatMul of 2^62 dimensions is refused; 2^20 dimension
   CHECK_THAT(refusal(graph1("Relu", json::array(), {tensor("w", {p62})}, {}, {"w"})),
              Contains("/initializers/0 initializer \"w\" has a dimension of"));
   json g = graph1("Relu", {tensor("x", {2})}, json::array(), {}, {"x"});
-  g["value_infos"] = {tensor("y", {p62})};
+  g["value_infos"] = json::array({tensor("y", {p62})});
   CHECK_THAT(refusal(g), Contains("/value_infos/0 value_info \"y\" has a dimension of"));
   CHECK_THAT(refusal(graph1("Relu", {tensor("x", json(std::vector<int>(65, 1)))}, json::array(), {}, {"x"})),
              Contains("/inputs/0 graph input \"x\" has rank 65: expected at most 64"));

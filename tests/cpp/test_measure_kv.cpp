@@ -12,7 +12,7 @@ using namespace flopcast::measure;
 
 namespace {
 
-std::vector<float> random_values(std::size_t n, unsigned seed) {
+std::vector<float> kv_random_values(std::size_t n, unsigned seed) {
   std::mt19937 g(seed);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> v(n);
@@ -67,8 +67,8 @@ struct toy_cache {
 
 TEST_CASE("KV caches attend like naive attention (GQA, causal, windowed, fp32 and int8)", "[measure]") {
   const std::int64_t heads = 4, kv_heads = 2, d = 16, len = 23;
-  const auto k = random_values(static_cast<std::size_t>(len * kv_heads * d), 1);
-  const auto v = random_values(static_cast<std::size_t>(len * kv_heads * d), 2);
+  const auto k = kv_random_values(static_cast<std::size_t>(len * kv_heads * d), 1);
+  const auto v = kv_random_values(static_cast<std::size_t>(len * kv_heads * d), 2);
   thread_pool pool(2);
   for (auto format : {kv_format::f32, kv_format::i8})
     for (std::int64_t window : {0, 5})
@@ -88,7 +88,7 @@ TEST_CASE("KV caches attend like naive attention (GQA, causal, windowed, fp32 an
         CHECK(cache->bytes_per_token() ==
               (format == kv_format::f32 ? 4.0 * kv_heads * 2 * d : kv_heads * 2 * d + 8.0 * kv_heads));
 
-        const auto q = random_values(static_cast<std::size_t>(q_tokens * heads * d), 3);
+        const auto q = kv_random_values(static_cast<std::size_t>(q_tokens * heads * d), 3);
         std::vector<float> out(static_cast<std::size_t>(q_tokens * heads * d), -1.0f);
         attend_request r;
         r.seq = 1;

@@ -18,7 +18,7 @@ using flopcast::step_model;
 
 namespace {
 
-bool close(double a, double b, double rel) { return test::close_to(a, b, rel); }
+bool close_simulator(double a, double b, double rel) { return test::close_to(a, b, rel); }
 using test::pointer_of;
 
 flopcast::settings decode_settings(std::int64_t batch, std::int64_t context) {
@@ -49,9 +49,9 @@ TEST_CASE("simulator step model: B decode sequences at context c take estimate's
           const auto e = flopcast::estimate(m, s, &gpu);
           const auto st = sm.decode_step(B, c);
           INFO(name << " " << flopcast::to_string(p) << " B=" << B << " c=" << c);
-          CHECK(close(st.total_s, e.perf.decode_first_step_s, 1e-9));
-          CHECK(close(st.flops, e.perf.decode_first_step_flops, 1e-9));
-          CHECK(close(st.bytes, e.perf.decode_first_step_bytes, 1e-9));
+          CHECK(close_simulator(st.total_s, e.perf.decode_first_step_s, 1e-9));
+          CHECK(close_simulator(st.flops, e.perf.decode_first_step_flops, 1e-9));
+          CHECK(close_simulator(st.bytes, e.perf.decode_first_step_bytes, 1e-9));
         }
     }
   }
@@ -75,9 +75,9 @@ TEST_CASE("simulator step model: a step of whole prefills takes estimate's prefi
           step_model::batch b;
           for (std::int64_t i = 0; i < B; ++i) sm.add_prefill(b, 0, P, true);
           INFO(name << " causal=" << causal << " P=" << P << " B=" << B);
-          CHECK(close(sm.time(b).total_s, e.perf.prefill_latency_s, 1e-9));
-          CHECK(close(sm.time(b).flops, e.perf.prefill_flops, 1e-9));
-          if (B == 1) CHECK(close(sm.prefill(P).total_s, e.perf.prefill_latency_s, 1e-9));
+          CHECK(close_simulator(sm.time(b).total_s, e.perf.prefill_latency_s, 1e-9));
+          CHECK(close_simulator(sm.time(b).flops, e.perf.prefill_flops, 1e-9));
+          if (B == 1) CHECK(close_simulator(sm.prefill(P).total_s, e.perf.prefill_latency_s, 1e-9));
         }
     }
   }
@@ -93,12 +93,12 @@ TEST_CASE("simulator step model: tensor parallelism matches estimate's parallel 
     flopcast::settings s = decode_settings(B, 2000);
     s.parallel.tensor_parallel = 4;
     const auto e = flopcast::estimate(m, s, &gpu);
-    CHECK(close(sm.decode_step(B, 2000).total_s, e.parallel.decode_latency_per_token_s, 1e-9));
+    CHECK(close_simulator(sm.decode_step(B, 2000).total_s, e.parallel.decode_latency_per_token_s, 1e-9));
   }
   flopcast::settings one = decode_settings(1, 2000);
   one.parallel.tensor_parallel = 4;
   one.num_generated_tokens = 1;
-  CHECK(close(sm.prefill(2000).total_s, flopcast::estimate(m, one, &gpu).parallel.prefill_latency_s, 1e-9));
+  CHECK(close_simulator(sm.prefill(2000).total_s, flopcast::estimate(m, one, &gpu).parallel.prefill_latency_s, 1e-9));
 }
 
 TEST_CASE("simulator step model: causal chunks of a prompt add up to its whole prefill") {
@@ -112,7 +112,7 @@ TEST_CASE("simulator step model: causal chunks of a prompt add up to its whole p
     for (std::int64_t c = 0; c < 10000; c += 768)
       sm.add_prefill(chunks, c, std::min<std::int64_t>(768, 10000 - c), c + 768 >= 10000);
     INFO(name);
-    CHECK(close(chunks.flops, whole.flops, 1e-12));
+    CHECK(close_simulator(chunks.flops, whole.flops, 1e-12));
     // The later chunks read the cached context: more bytes than the whole prefill.
     CHECK(chunks.bytes > whole.bytes);
   }
@@ -132,11 +132,11 @@ TEST_CASE("simulator step model: fixed costs and the GEMM curve match estimate()
   const step_model fixed(m, s, gpu);
   CHECK(fixed.layers() == 32);
   const double extra = 1e-3 + 8 * 1e-5 + 32 * (2e-6 + 10 * 3e-6);
-  CHECK(close(fixed.decode_step(8, 1000).total_s, plain.decode_step(8, 1000).total_s + extra, 1e-12));
+  CHECK(close_simulator(fixed.decode_step(8, 1000).total_s, plain.decode_step(8, 1000).total_s + extra, 1e-12));
   // The GEMM curve: at T tokens the compute time is the plain one x (T + half) / T.
   s.costs.gemm_half_tokens = 512;
   const step_model curved(m, s, gpu);
-  CHECK(close(curved.prefill(2048).compute_s, plain.prefill(2048).compute_s * (2048.0 + 512) / 2048, 1e-12));
+  CHECK(close_simulator(curved.prefill(2048).compute_s, plain.prefill(2048).compute_s * (2048.0 + 512) / 2048, 1e-12));
   // estimate() applies the same costs: its prefill is the step model's, its decode the mean of
   // the steps the step model times one by one.
   s.batch_size = 4;
@@ -148,9 +148,9 @@ TEST_CASE("simulator step model: fixed costs and the GEMM curve match estimate()
   const step_model at(m, one, gpu);
   step_model::batch b;
   for (int i = 0; i < 4; ++i) at.add_prefill(b, 0, 1000, true);
-  CHECK(close(r.perf.prefill_latency_s, at.time(b).total_s, 1e-9));
+  CHECK(close_simulator(r.perf.prefill_latency_s, at.time(b).total_s, 1e-9));
   const double mean_step = (at.decode_step(4, 1000).total_s + at.decode_step(4, 1001).total_s) / 2;
-  CHECK(close(r.perf.decode_latency_per_token_s, mean_step, 1e-9));
+  CHECK(close_simulator(r.perf.decode_latency_per_token_s, mean_step, 1e-9));
   s.costs.per_step_s = -1;
   CHECK(pointer_of([&] { step_model bad(m, s, gpu); }) == "/costs/per_step_s");
   CHECK(pointer_of([&] { (void)flopcast::estimate(m, s, &gpu); }) == "/costs/per_step_s");
@@ -177,16 +177,16 @@ TEST_CASE("simulator: a fixed batch at t=0 without chunking is estimate's reques
     for (int i = 0; i < 8; ++i) sm.add_prefill(pre, 0, 512, true);
     double total = sm.time(pre).total_s;
     for (std::int64_t c = 512; c < 512 + 63; ++c) total += sm.decode_step(8, c).total_s;
-    CHECK(close(r.makespan_s, total, 1e-12));
+    CHECK(close_simulator(r.makespan_s, total, 1e-12));
     // Closed form 2: estimate() at batch 8 (its decode summed exactly over the growing context).
     flopcast::settings e = s.base;
     e.batch_size = 8;
     e.sequence_length = 512;
     e.num_generated_tokens = 64;
     const auto est = flopcast::estimate(m, e, &gpu);
-    CHECK(close(r.makespan_s, est.perf.total_request_latency_s, 1e-9));
-    CHECK(close(r.ttft.max, est.perf.prefill_latency_s, 1e-9));
-    CHECK(close(r.tpot.mean, est.perf.decode_latency_per_token_s, 1e-9));
+    CHECK(close_simulator(r.makespan_s, est.perf.total_request_latency_s, 1e-9));
+    CHECK(close_simulator(r.ttft.max, est.perf.prefill_latency_s, 1e-9));
+    CHECK(close_simulator(r.tpot.mean, est.perf.decode_latency_per_token_s, 1e-9));
     CHECK(r.steps == 64);
     CHECK(r.preemptions == 0);
   }
@@ -218,7 +218,7 @@ TEST_CASE("simulator: a long run of a fixed batch at t=0 reaches serve()'s close
     const auto c = flopcast::serve(m, v, gpu);
     REQUIRE(c.concurrency == 128);
     INFO("osl " << osl << ": simulated " << r.output_tokens_per_s << " closed form " << c.output_tokens_per_second);
-    CHECK(close(r.output_tokens_per_s, c.output_tokens_per_second, 0.05));
+    CHECK(close_simulator(r.output_tokens_per_s, c.output_tokens_per_second, 0.05));
     // One prefill per step instead (the old closed form) is far slower at short outputs: the
     // batching is what the agreement rests on.
     v.prefill_batch_tokens = 0;
@@ -360,15 +360,15 @@ TEST_CASE("simulator: Little's law on the simulated system") {
   const auto r = simulate(m, s, gpu);
   // Over the whole run the time-average number in the system (integrated step by step) is the
   // arrival rate times the mean time in the system.
-  CHECK(close(r.mean_in_system, r.arrival_rate_all * r.mean_latency_all_s, 1e-9));
+  CHECK(close_simulator(r.mean_in_system, r.arrival_rate_all * r.mean_latency_all_s, 1e-9));
   // In the measured window (after a warm-up), throughput x mean latency is the mean
   // concurrency within sampling error.
   s.warmup_s = 30;
   const auto w = simulate(m, s, gpu);
   CHECK(w.measured_requests < 3000);
-  CHECK(close(w.requests_per_s * w.e2e.mean, w.mean_in_system, 0.1));
+  CHECK(close_simulator(w.requests_per_s * w.e2e.mean, w.mean_in_system, 0.1));
   // An offered load below capacity: the served rate is the arrival rate.
-  CHECK(close(w.requests_per_s, 8, 0.1));
+  CHECK(close_simulator(w.requests_per_s, 8, 0.1));
 }
 
 TEST_CASE("simulator: identical seeds give identical results, different seeds differ") {
@@ -446,7 +446,7 @@ TEST_CASE("simulator: a trace is replayed as given") {
   const step_model sm(m, s.base, gpu);
   double alone = sm.prefill(100).total_s;
   for (std::int64_t c = 100; c < 109; ++c) alone += sm.decode_step(1, c).total_s;
-  CHECK(close(r.requests_detail[0].finish_s, alone, 1e-12));
+  CHECK(close_simulator(r.requests_detail[0].finish_s, alone, 1e-12));
 }
 
 TEST_CASE("simulator: nonsense is rejected with the field named") {

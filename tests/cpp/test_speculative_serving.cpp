@@ -20,7 +20,9 @@ using flopcast::step_model;
 
 namespace {
 
-bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+bool close_speculative_serving(double a, double b, double rel) {
+  return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
 
 simulation_settings batch_of(std::int64_t n, std::int64_t input, std::int64_t output) {
   simulation_settings s;
@@ -134,7 +136,7 @@ TEST_CASE("speculation conserves tokens and keeps Little's law", "[spec_serving]
   CHECK(r.tokens_per_decode_step > 2.5);
   CHECK(r.tokens_per_decode_step <= 2.845 + 1e-9);
   // Little's law over the whole run: L = lambda W.
-  CHECK(close(r.mean_in_system, r.arrival_rate_all * r.mean_latency_all_s, 1e-9));
+  CHECK(close_speculative_serving(r.mean_in_system, r.arrival_rate_all * r.mean_latency_all_s, 1e-9));
   // Deterministic: the same seed, the same result.
   CHECK(simulate(m, s, gpu).makespan_s == r.makespan_s);
 }

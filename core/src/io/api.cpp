@@ -281,7 +281,8 @@ std::string price_comparison_json(std::string_view request_json, int indent) {
     if (!sub.contains("model")) sub["model"] = q.model;
     serving_request t;
     try {
-      t = read_serving_request(sub.dump());
+      const std::string text = sub.dump();
+      t = read_serving_request(std::string_view(text));
     } catch (const error& e) {
       throw error(e.code(), "/self_hosted" + e.pointer(), e.message());
     }
