@@ -5,8 +5,8 @@
 //
 // A stage that already passed on exactly these inputs is not run again: its key is a hash of the
 // stage's script, every source file (tracked, or untracked and not ignored: their contents), the
-// build outputs the suites run (build/, build-wasm/wasm/, dist/, build-san/: their contents), the
-// tools' versions and the FLOPCAST_* environment. A pass is recorded in build/test-cache.json;
+// build outputs the stage runs (their contents), the tools' versions and the FLOPCAST_*
+// environment. A pass is recorded in build/test-cache.json;
 // a change to any of those runs the stage again. Builds always run (ninja decides what is stale)
 // and so does fuzzing, whose inputs are random. FLOPCAST_TEST_CACHE=0 runs every stage.
 //
@@ -20,30 +20,23 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-// The stages, in order. `cached`: the stage's result depends only on the inputs hashed below.
+// The stages, in order. `outputs`: the build outputs a cached stage runs (files or folders; a
+// stage's key covers their contents); a stage without it is always run.
+const CLI = ['build/flopcast', 'build/libflopcast_onnx.so'];
+const WASM = ['build-wasm/wasm'];
 const STAGES = [
-  { name: 'setup', cached: false },
-  { name: 'lint', cached: true, outputs: false },
-  { name: 'build:native', cached: false },
-  { name: 'build:wasm', cached: false },
-  { name: 'build:web', cached: false },
-  { name: 'test:native', cached: true },
-  { name: 'test:cli', cached: true },
-  { name: 'test:wasm', cached: true },
-  { name: 'test:browser', cached: true },
-  { name: 'test:install', cached: true },
-  { name: 'test:sanitize', cached: true },
-  { name: 'test:fuzz', cached: false },
-];
-// The build outputs the suites run; a stage's key covers their contents.
-const OUTPUTS = [
-  'build/flopcast',
-  'build/flopcast_tests',
-  'build/flopcast_fit',
-  'build/libflopcast_onnx.so',
-  'build-wasm/wasm',
-  'dist',
-  'build-san/flopcast_tests',
+  { name: 'setup' },
+  { name: 'lint', outputs: [] },
+  { name: 'build:native' },
+  { name: 'build:wasm' },
+  { name: 'build:web' },
+  { name: 'test:native', outputs: ['build/flopcast_tests', 'build/flopcast_fit', 'build/CTestTestfile.cmake'] },
+  { name: 'test:cli', outputs: [...CLI, 'dist', ...WASM] },
+  { name: 'test:wasm', outputs: [...CLI, ...WASM] },
+  { name: 'test:browser', outputs: [...CLI, ...WASM, 'dist'] },
+  { name: 'test:install', outputs: [...CLI, 'build/libflopcast_core.a', 'build/cmake_install.cmake', ...WASM] },
+  { name: 'test:sanitize', outputs: ['build-san/flopcast_tests'] },
+  { name: 'test:fuzz' }, // random inputs: always run
 ];
 const CACHE_FILE = join(root, 'build', 'test-cache.json');
 const useCache = process.env.FLOPCAST_TEST_CACHE !== '0';
@@ -128,7 +121,7 @@ function keyOf(stage) {
   sources ??= sourceFingerprint();
   tools ??= toolFingerprint();
   const h = createHash('sha256').update(`${stage.name}\0${pkg.scripts[stage.name]}\0${sources}\0${tools}\0`);
-  if (stage.outputs !== false) hashFiles(h, OUTPUTS);
+  hashFiles(h, stage.outputs);
   return h.digest('hex');
 }
 
@@ -143,7 +136,7 @@ const start = Date.now();
 for (const stage of stages) {
   const t0 = Date.now();
   let key;
-  if (stage.cached && useCache) {
+  if (stage.outputs && useCache) {
     key = keyOf(stage);
     const hit = readCache()[stage.name];
     if (hit?.key === key) {

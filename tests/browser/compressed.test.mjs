@@ -106,12 +106,22 @@ test('in chromium the page arrives compressed (brotli) and shows its first estim
   // No service worker: every file comes from the server.
   const { page, context, errors } = await openPage(browser, 'about:blank', { context: { serviceWorkers: 'block' } });
   const encodings = {};
-  page.on('response', async (r) => {
+  // Each response's headers, awaited before the checks and before the context closes (a lookup
+  // still pending when it closes would reject after the test).
+  const pending = [];
+  const onResponse = (r) => {
     const path = new URL(r.url()).pathname;
-    encodings[path] = (await r.allHeaders())['content-encoding'] ?? 'none';
-  });
+    pending.push(
+      r.allHeaders().then((h) => {
+        encodings[path] = h['content-encoding'] ?? 'none';
+      }),
+    );
+  };
+  page.on('response', onResponse);
   await page.goto(site.url);
   await page.waitForFunction(() => document.body.dataset.ready === '1');
+  page.off('response', onResponse);
+  await Promise.all(pending);
   assert.match(await page.textContent('#status'), /^Estimated /);
   assert.equal(encodings[`/${wasm}`], 'br');
   assert.equal(encodings['/'], 'br');

@@ -117,13 +117,15 @@ test('a large inline initializer is not read: the bytes sliced are far below the
   const file = join(dir, 'big_inline.onnx');
   const size = statSync(file).size; // 8 MiB of raw_data + a few hundred bytes of graph
   // A drop, as a user does it: a DataTransfer holding the file's bytes.
+  // The bytes cross to the page as base64 (an array of 8M numbers took a minute and a half to send).
   const handle = await page.evaluateHandle(
-    async ([bytes, name]) => {
+    async ([base64, name]) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
       const dt = new DataTransfer();
-      dt.items.add(new File([new Uint8Array(bytes)], name));
+      dt.items.add(new File([bytes], name));
       return dt;
     },
-    [[...(await import('node:fs')).readFileSync(file)], 'big_inline.onnx'],
+    [(await import('node:fs')).readFileSync(file).toString('base64'), 'big_inline.onnx'],
   );
   await page.evaluate(() => (window.__reads = []));
   const workerReads = await watchWorkerReads(page);
