@@ -264,3 +264,17 @@ export async function shownBy(page, attr, root = 'body') {
     [attr, root],
   );
 }
+
+/**
+ * Waits until the async `fn`, run in the page, resolves to a truthy value (polling every `interval`
+ * ms). page.waitForFunction cannot do this: it takes the Promise an async function returns as
+ * truthy and returns at once.
+ */
+export async function waitForAsync(page, fn, { timeout = 30000, interval = 100 } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await page.evaluate(fn)) return;
+    if (Date.now() > deadline) throw new Error(`waitForAsync: still false after ${timeout} ms: ${fn}`);
+    await new Promise((ok) => setTimeout(ok, interval));
+  }
+}

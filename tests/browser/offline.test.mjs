@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serve, launch, openPage, dist, root, freePort, assertSame, shownBy } from './harness.mjs';
+import { serve, launch, openPage, dist, root, freePort, assertSame, shownBy, waitForAsync } from './harness.mjs';
 
 let browser;
 const children = new Set();
@@ -206,9 +206,8 @@ test('a failing precache (one asset answers 500) does not replace the complete c
     const again = await context.newPage();
     await again.goto(`${site.url}/index.html`);
     await ready(again);
-    await again.waitForFunction(async () => (await caches.keys()).join() === 'flopcast-complete00000000', null, {
+    await waitForAsync(again, async () => (await caches.keys()).join() === 'flopcast-complete00000000', {
       timeout: 10000,
-      polling: 100,
     });
     assert.deepEqual(await cacheSizes(again), { 'flopcast-complete00000000': FILES.length });
     assert.deepEqual(violations, []);

@@ -9,7 +9,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, launch, openPage, dist, root, freePort } from './harness.mjs';
+import { serve, launch, openPage, dist, root, freePort, waitForAsync } from './harness.mjs';
 import { load } from '../wasm/load.mjs';
 
 let browser, fc, site8;
@@ -200,7 +200,7 @@ test('issue 27 item 10: the first visit requests the .wasm once (the service wor
     const { page, context, errors } = await openPage(browser, `${site.url}/index.html`);
     await ready(page);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
-    await page.waitForFunction(async () => {
+    await waitForAsync(page, async () => {
       const keys = await caches.keys();
       return keys.length === 1 && (await (await caches.open(keys[0])).keys()).some((r) => r.url.endsWith('.wasm'));
     });
