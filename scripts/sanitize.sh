@@ -21,16 +21,16 @@ build-san/flopcast_tests --list-test-names-only >"$dir/names" || true
 sed '/^$/d; s/[][\\,*~"]/\\&/g' "$dir/names" >"$dir/all"
 total=$(wc -l <"$dir/all")
 awk -v n="$jobs" -v d="$dir" '{ print > (d "/shard" (NR - 1) % n) }' "$dir/all"
+shards=("$dir"/shard*)
 pids=()
-for s in "$dir"/shard*; do
+for s in "${shards[@]}"; do
   build-san/flopcast_tests -f "$s" --order decl >"$s.log" 2>&1 &
   pids+=($!)
 done
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 ran=0
-for s in "$dir"/shard*; do
-  [ "${s%.log}" = "$s" ] || continue
+for s in "${shards[@]}"; do
   tail -n 2 "$s.log" | sed '/^$/d;s/^/  /'
   # "All tests passed (A assertions in N test cases)" or "test cases: N | P passed | F failed"
   n=$(grep -oE 'in [0-9]+ test case|test cases: +[0-9]+' "$s.log" | tail -n 1 | grep -oE '[0-9]+' || echo 0)

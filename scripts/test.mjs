@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// npm test: every stage of package.json's "stages", in order, each through `npm run <stage>`,
-// then each stage's wall time. The first failing stage stops the run (its exit code is npm
+// npm test: every stage of STAGES below, in order, each through `npm run <stage>`, then each
+// stage's wall time. The first failing stage stops the run (its exit code is npm
 // test's), and the times so far are still printed.
 //
 // A stage that already passed on exactly these inputs is not run again: its key is a hash of the

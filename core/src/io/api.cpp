@@ -9,6 +9,7 @@
 #include "flopcast/catalog/registry.hpp"
 #include "flopcast/io/plan_json.hpp"
 #include "flopcast/io/request.hpp"
+#include "flopcast/io/request_json.hpp"
 #include "flopcast/io/result_json.hpp"
 #include "flopcast/model/config.hpp"
 #include "flopcast/plan/plan.hpp"
@@ -281,8 +282,7 @@ std::string price_comparison_json(std::string_view request_json, int indent) {
     if (!sub.contains("model")) sub["model"] = q.model;
     serving_request t;
     try {
-      const std::string text = sub.dump();
-      t = read_serving_request(std::string_view(text));
+      t = read_serving_request(sub);
     } catch (const error& e) {
       throw error(e.code(), "/self_hosted" + e.pointer(), e.message());
     }
