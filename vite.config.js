@@ -1,7 +1,8 @@
 // Vite builds the static site from web/ into dist/: the app (index.html), the embedding
 // documentation page (embed.html), the widget (its chunk, and flopcast-widget.js, the script that
 // loads it: web/widget-loader-plugin.js) and the report
-// file's runtime (report-runtime.html, web/report-runtime-plugin.js).
+// file's runtime (report-runtime.html, web/report-runtime-plugin.js). index.html carries the
+// first visit's answers (web/first-visit-plugin.js).
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
 import { serviceWorker } from './web/service-worker-plugin.js';
@@ -9,6 +10,7 @@ import { reportRuntimePlugin } from './web/report-runtime-plugin.js';
 import { compressPlugin } from './web/compress-plugin.js';
 import { onnxProtoPlugin } from './web/onnx-proto-plugin.js';
 import { widgetLoaderPlugin } from './web/widget-loader-plugin.js';
+import { firstVisitPlugin } from './web/first-visit-plugin.js';
 
 const wasmPackage = resolve(import.meta.dirname, 'build-wasm/wasm');
 
@@ -35,5 +37,12 @@ export default defineConfig({
       preserveEntrySignatures: 'exports-only',
     },
   },
-  plugins: [reportRuntimePlugin(), widgetLoaderPlugin(), serviceWorker(), compressPlugin(), onnxProtoPlugin()],
+  plugins: [
+    firstVisitPlugin(),
+    reportRuntimePlugin(),
+    widgetLoaderPlugin(),
+    serviceWorker(),
+    compressPlugin(),
+    onnxProtoPlugin(),
+  ],
 });

@@ -3,6 +3,19 @@
 // line says so instead of staying at "Loading the estimator…". The app reports its own errors
 // (the WebAssembly failing to load or compile) once it runs; this covers the case where it cannot.
 (() => {
+  // The default page (no query, no fragment, nothing stored) paints its first estimate from the
+  // build's answers (web/src/first-visit.js reads this) and loads the module after that paint; any
+  // other start needs the module first, so only then is it fetched at once (the build marks the
+  // module's preload link rel="flopcast-preload": web/first-visit-plugin.js).
+  let plain = false;
+  try {
+    plain = location.search === '' && location.hash === '' && localStorage.length === 0;
+  } catch {
+    // storage blocked: the state is unknown, the module answers
+  }
+  window.__flopcastDefaultState = plain;
+  if (!plain) for (const link of document.querySelectorAll('link[rel="flopcast-preload"]')) link.rel = 'preload';
+
   let shown = false;
   function show(text) {
     if (shown || document.body?.dataset.ready === '1') return;

@@ -5,7 +5,8 @@
 // select (gpu-select.js) and the panels below the estimate (panels.js, sweep.js and the lazily loaded
 // serve.js, plan.js, ops.js, providers.js). Every number shown comes from the core; the page only
 // moves inputs into requests and formats results (data-field = JSON pointer, data-value = raw value).
-import { engine, FlopcastError } from './engine.js';
+import { FlopcastError } from './engine.js';
+import { NotReady, openEngine } from './first-visit.js';
 import { initWorkload } from './app/workload.js';
 import { show } from './app/fmt.js';
 import { workerClient } from './app/worker.js';
@@ -49,15 +50,32 @@ function setStatus(text, kind = '') {
 // Yields to the event loop, so that no piece of the start-up is one long main-thread task.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+// The default page starts from the build's answers (first-visit.js) and loads the module after
+// its first paint; any other start waits for the module.
+const first = openEngine();
+document.body.dataset.first = first.mode;
+let full = null; // the module's promise, once asked for
+function loadModule() {
+  full ??= first.load().then(
+    (m) => {
+      performance.mark('flopcast:engine'); // the module compiled and instantiated (bench:web reads it)
+      document.body.dataset.module = '1';
+      return m;
+    },
+    (e) => {
+      setStatus(`Could not load the WebAssembly estimator: ${e.message}. Reload to try again.`, 'bad');
+      document.documentElement.dataset.loadError = '1';
+      throw e;
+    },
+  );
+  return full;
+}
 let fc;
-try {
-  fc = await engine();
-  performance.mark('flopcast:engine'); // the module compiled and instantiated (bench:web reads it)
+if (first.mode === 'answers') fc = await first.fc;
+else {
+  await loadModule();
+  fc = await first.fc;
   await nextTask(); // the instantiation, the core's tables, the form and the first estimate: four tasks
-} catch (e) {
-  setStatus(`Could not load the WebAssembly estimator: ${e.message}. Reload to try again.`, 'bad');
-  document.documentElement.dataset.loadError = '1';
-  throw e;
 }
 
 const D = fc.defaults();
@@ -67,7 +85,7 @@ const precisions = fc.precisions();
 const gpus = fc.listGpus();
 await nextTask();
 // The registry's list (63 KB of JSON) is read when the picker first needs it, not before the first estimate.
-const models = () => fc.listModels();
+const models = () => fc.listModels(); // (NotReady before the module is ready: the picker asks again)
 $('version').textContent = `v${fc.version()}`;
 
 initErrors(form);
@@ -96,7 +114,9 @@ const FORM_EXTRA = Object.values({ ...formats.url, ...trainingCard.url }); // in
 $('kv-precision').append(option('auto', 'auto'), ...precisions.map((p) => option(p, p)));
 $('optimizer').append(...fc.optimizers().map((o) => option(o, o)));
 // One worker for the sweeps, the serving simulations, the checkpoint headers, the report and the charts' data (app/worker.js).
-const work = workerClient(() => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
+const work = first.work(
+  workerClient(() => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' })),
+);
 // A .gguf / .safetensors file's header (app/checkpoint.js): its exact weight bytes and config.
 const checkpoint = initCheckpoint({
   work,
@@ -190,7 +210,29 @@ function onnxStatus(file, r, error) {
 }
 
 // ---------- the update loop ----------
+// Before the module is ready a request the build's answers do not hold throws NotReady: the
+// update runs again once the module is there.
+let waiting = false;
 function update(force = false) {
+  try {
+    updateNow(force);
+  } catch (e) {
+    if (!(e instanceof NotReady)) throw e;
+    lastKey = null;
+    if (ready) resultsEl.classList.add('stale'); // the figures are the previous inputs'
+    setStatus(
+      ready ? 'Loading the estimator for the new inputs (the figures shown are dimmed)…' : 'Loading the estimator…',
+    );
+    if (!waiting) {
+      waiting = true;
+      loadModule().then(
+        () => update(true),
+        () => {},
+      );
+    }
+  }
+}
+function updateNow(force) {
   syncGpu();
   const raw = readRaw();
   scheduleUrl();
@@ -208,6 +250,7 @@ function update(force = false) {
     try {
       result = fc.estimate(req); // the layer chart's per-layer rows come with the charts' data (the worker)
     } catch (e) {
+      if (e instanceof NotReady) throw e; // the update runs again once the module is there
       checkEach(req, raw, errors);
       // A problem of the combination (no single field is wrong on its own): where the core points.
       if (errors.size === 0) {
@@ -287,8 +330,18 @@ applyQuery(q);
 performance.mark('flopcast:setup'); // the form built from the core's tables
 await nextTask();
 update(true);
-// The charts' code loads once the first estimate has been painted (the frame after it).
+// The module (when the build's answers painted the first estimate) and the charts' code load once
+// the first estimate has been painted (the frame after it).
 const afterPaint = (f) => (document.hidden ? setTimeout(f, 0) : requestAnimationFrame(() => setTimeout(f, 0)));
+// The worker (sweeps, simulations, the charts of the next inputs) starts once the page's module is
+// there, so that the two compilations do not compete with the first paint.
+if (first.mode === 'answers')
+  afterPaint(() =>
+    loadModule().then(
+      () => work({ type: 'ready' }).catch(() => {}),
+      () => {},
+    ),
+  );
 afterPaint(() =>
   import('./charts.js').then(
     ({ createCharts }) => {

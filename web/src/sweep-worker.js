@@ -14,7 +14,9 @@ self.onmessage = async ({ data: msg }) => {
   try {
     const fc = await loading;
     sweeps ??= sweepHandlers(fc);
-    if (msg.type === 'cancel') {
+    if (msg.type === 'ready') {
+      postMessage({ type: 'done', id }); // started and its module loaded (the page warms it up)
+    } else if (msg.type === 'cancel') {
       postMessage({ type: 'done', id, ...sweeps.cancel(msg.target) });
     } else if (msg.type.startsWith('sweep-')) {
       const run = sweeps.handlers[msg.type.slice(6)];

@@ -14,15 +14,24 @@ function sizeWords(n) {
 /** `models`: fc.listModels's list, or a function answering it (read on the first search). */
 export function initPicker({ input, list, count, models, onPick }) {
   let entries = null;
-  const all = () =>
-    (entries ??= (typeof models === 'function' ? models() : models).map((m) => {
-      const value = m.aliases[0] ?? m.id;
-      const names = [m.id, ...m.aliases].map((s) => s.toLowerCase());
-      const hay = [...names, m.family, m.model_type, formatCount(m.parameters), ...sizeWords(m.parameters)]
-        .join(' ')
-        .toLowerCase();
-      return { m, value, names, hay };
-    }));
+  /** The list, or none yet while the estimator is still loading (asked again on the next search). */
+  const list0 = () => {
+    try {
+      return typeof models === 'function' ? models() : models;
+    } catch (e) {
+      if (e?.name === 'NotReady') return null;
+      throw e;
+    }
+  };
+  const all = () => entries ?? ((entries = list0()?.map(entry) ?? null) || []);
+  const entry = (m) => {
+    const value = m.aliases[0] ?? m.id;
+    const names = [m.id, ...m.aliases].map((s) => s.toLowerCase());
+    const hay = [...names, m.family, m.model_type, formatCount(m.parameters), ...sizeWords(m.parameters)]
+      .join(' ')
+      .toLowerCase();
+    return { m, value, names, hay };
+  };
   let shown = [];
   let active = -1;
 

@@ -221,6 +221,7 @@ export function checkEach(req, raw, errors) {
       fc.estimate(r);
       return null;
     } catch (e) {
+      if (e?.name === 'NotReady') throw e; // the module has not loaded yet: the update waits for it
       return e;
     }
   };
