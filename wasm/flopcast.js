@@ -1,6 +1,5 @@
 // flopcast in JavaScript: a thin wrapper over the WebAssembly module. Every number comes
 // from the C++ core; this file only moves JSON across and turns failures into Errors.
-import createFlopcastModule from './flopcast_core.js';
 
 /** An error from flopcast: the core's message, its stable code and the field's JSON pointer. */
 export class FlopcastError extends Error {
@@ -77,6 +76,9 @@ function unwrap(status) {
  * browser or worker the .wasm beside this file is fetched, or pass {locateFile}.
  */
 export async function createFlopcast(options = {}) {
+  // The Emscripten glue is imported here, not at the top: a page that only needs FlopcastError
+  // (or paints before it needs the module, web/src/first-visit.js) does not load or run it yet.
+  const { default: createFlopcastModule } = await import('./flopcast_core.js');
   const mod = await createFlopcastModule(options);
   // A call's result JSON stays in the module; it is decoded off a view of its memory (a copy
   // through embind's std::string conversion is a JS loop over every byte).

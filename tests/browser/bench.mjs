@@ -28,7 +28,13 @@ function figure(what, value, goal, ok, extra = '') {
   console.log(`${what}: ${value} (goal ${goal}) ${verdict(ok)}${extra ? `  ${extra}` : ''}`);
 }
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
-const moduleReady = (page) => page.waitForFunction(() => document.body.dataset.module === '1');
+// (a build from before the first visit's answers has no data-first: its first estimate needs the module)
+const moduleReady = (page) =>
+  page.waitForFunction(
+    () =>
+      document.body.dataset.module === '1' ||
+      (document.body.dataset.ready === '1' && document.body.dataset.first === undefined),
+  );
 const chartsDrawn = (page) =>
   page.waitForFunction(() =>
     [...document.querySelectorAll('.charts figure:not([hidden])')].every(
@@ -149,6 +155,8 @@ try {
     firsts.push(await p.evaluate(() => window.__flopcastFirstEstimateMs));
     await chartsDrawn(p);
     await moduleReady(p);
+    // (the module's first calls, asked in idle tasks after it loaded, are part of the load)
+    await p.waitForFunction(() => document.body.dataset.warm === '1' || document.body.dataset.first !== 'answers');
     phases.push(
       await p.evaluate(() => {
         const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;

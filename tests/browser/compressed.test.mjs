@@ -119,7 +119,8 @@ test('in chromium the page arrives compressed (brotli) and shows its first estim
   };
   page.on('response', onResponse);
   await page.goto(site.url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  // (the default page paints from the build's answers and fetches the module after that paint)
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && document.body.dataset.module === '1');
   page.off('response', onResponse);
   await Promise.all(pending);
   assert.match(await page.textContent('#status'), /^Estimated /);

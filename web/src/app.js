@@ -338,7 +338,11 @@ const afterPaint = (f) => (document.hidden ? setTimeout(f, 0) : requestAnimation
 if (first.mode === 'answers')
   afterPaint(() =>
     loadModule().then(
-      () => work({ type: 'ready' }).catch(() => {}),
+      async () => {
+        await first.warm();
+        document.body.dataset.warm = '1';
+        await work({ type: 'ready' }).catch(() => {});
+      },
       () => {},
     ),
   );
