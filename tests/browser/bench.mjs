@@ -27,7 +27,9 @@ function figure(what, value, goal, ok, extra = '') {
   figures.push([what, value, goal, ok]);
   console.log(`${what}: ${value} (goal ${goal}) ${verdict(ok)}${extra ? `  ${extra}` : ''}`);
 }
-const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
+// the first estimate on screen (data-estimate; a build from before it has only data-ready)
+const ready = (page) =>
+  page.waitForFunction(() => document.body.dataset.estimate === '1' || document.body.dataset.ready === '1');
 // (a build from before the first visit's answers has no data-first: its first estimate needs the module)
 const moduleReady = (page) =>
   page.waitForFunction(

@@ -5,7 +5,7 @@
 export const chartsDrawn = (page) =>
   page.waitForFunction(
     () =>
-      document.body.dataset.ready === '1' &&
+      document.body.dataset.estimate === '1' &&
       [...document.querySelectorAll('.charts figure:not([hidden])')].every(
         (f) => f.querySelector('canvas')?.dataset.rendered === '1',
       ),

@@ -60,6 +60,7 @@ function loadModule() {
     (m) => {
       performance.mark('flopcast:engine'); // the module compiled and instantiated (bench:web reads it)
       document.body.dataset.module = '1';
+      markReady();
       return m;
     },
     (e) => {
@@ -69,6 +70,11 @@ function loadModule() {
     },
   );
   return full;
+}
+// data-ready: the first estimate is on screen and the module is there, so an input change is
+// estimated at once (data-estimate alone: painted from the build's answers, the module on its way).
+function markReady() {
+  if (document.body.dataset.estimate === '1' && document.body.dataset.module === '1') document.body.dataset.ready = '1';
 }
 let fc;
 if (first.mode === 'answers') fc = await first.fc;
@@ -321,7 +327,8 @@ function updateNow(force) {
   if (!ready) {
     ready = true;
     window.__flopcastFirstEstimateMs = performance.now();
-    document.body.dataset.ready = '1';
+    document.body.dataset.estimate = '1'; // the first estimate is on screen
+    markReady();
   }
 }
 
