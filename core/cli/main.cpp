@@ -78,6 +78,32 @@ double parse_count(const std::string& text, const char* option) {
   return v * scale;
 }
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// The footer of list-models: how many there are, and what each recorded release added.
+std::string models_summary(std::size_t shown) {
+  const std::size_t total = model_records().size();
+  std::string out =
+      shown == total ? fmt::format("{} models", total) : fmt::format("{} of {} models shown", shown, total);
+  out += fmt::format(" ({} config.json model types).\n", bundled_model_types());
+  for (const auto& a : model_additions())
+    out += fmt::format("Added in {}: {} models; {} new model types: {}.\n", a.release, a.records.size(),
+                       a.new_model_types.size(), joined(a.new_model_types));
+  return out;
+}
+
+// The footer of list-gpus: how many there are, and what each recorded release added.
+std::string gpus_summary() {
+  std::string out = fmt::format("{} accelerators.\n", gpu_records().size());
+  for (const auto& a : gpu_additions())
+    out += fmt::format("Added in {}: {}: {}.\n", a.release, a.records.size(), joined(a.records));
+  return out;
+}
+
 std::vector<std::size_t> all_columns() {
   std::vector<std::size_t> c(row_fields().size());
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = i;
@@ -225,11 +251,15 @@ int run(int argc, char** argv) {
       return 0;
     }
     std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", "id", "alias", "parameters", "type");
+    std::size_t shown = 0;
     for (const auto& r : model_records())
-      if (filter.matches(r))
+      if (filter.matches(r)) {
+        ++shown;
         std::cout << fmt::format("{:<44} {:<28} {:>16} {:>10}\n", r.id, r.aliases.empty() ? "" : r.aliases.front(),
                                  cli::format_count(static_cast<double>(count_parameters(r.spec).total)),
                                  r.spec.model_type);
+      }
+    std::cout << "\n" << models_summary(shown);
     return 0;
   }
   if (ran(le)) {
@@ -263,6 +293,7 @@ int run(int argc, char** argv) {
                                half ? cli::format_flop_rate(*half) : std::string(cli::none_text),
                                cli::format_watts(g.tdp_watts), cli::format_usd(g.cost_per_hour_usd), aliases);
     }
+    std::cout << "\n" << gpus_summary();
     return 0;
   }
 

@@ -339,7 +339,10 @@ test('list-models filters: family, type and parameter bounds (7B, 500M, 1e9)', (
     all.filter((m) => m.parameters >= 5e8 && m.parameters <= 1e9).map((m) => m.id),
   );
   assert.ok(mid.length > 0);
-  const text = run(['list-models', '--type', 'mixtral']).out.trimEnd().split('\n');
-  assert.equal(text.length, 1 + all.filter((m) => m.model_type === 'mixtral').length);
+  // The table, a blank line, then the footer ("2 of 256 models shown (...)").
+  const [table, footer] = run(['list-models', '--type', 'mixtral']).out.split('\n\n');
+  const mixtral = all.filter((m) => m.model_type === 'mixtral').length;
+  assert.equal(table.trimEnd().split('\n').length, 1 + mixtral);
+  assert.match(footer, new RegExp(`^${mixtral} of ${all.length} models shown \\(\\d+ config\\.json model types\\)\\.`));
   fails(['list-models', '--min-params', 'lots'], /\(--min-params\) expected a number of parameters/);
 });

@@ -19,6 +19,8 @@ export interface ModelInfo {
   published_parameters: number | null;
   published_significant_digits: number;
   source: string;
+  /** The flopcast release that first bundled the model ("0.3.0"); null: bundled before 0.3.0. */
+  added: string | null;
 }
 
 /** A serving-engine profile (listEngines()): data/engines/, with its fit to the validation table. */
@@ -67,6 +69,8 @@ export interface GpuInfo {
   tdp_watts: number;
   interconnect: { name: string; bandwidth_bytes_per_s: number; generation?: string; domain_size?: number };
   cost_per_hour_usd: number;
+  /** The flopcast release that first bundled the device ("0.3.0"); null: bundled before 0.3.0. */
+  added: string | null;
 }
 
 /** One field of the flat result row (core/src/io/fields.cpp): CompareRow's keys, in order. */

@@ -188,6 +188,27 @@ std::string reader::string_or(std::string_view key, std::string fallback) const 
   if (!v.is_string()) throw error(error_code::config_type, ptr(key), "expected a string, but got " + describe(v));
   return v.get<std::string>();
 }
+std::string release_or_empty(const reader& r, std::string_view key) {
+  const std::string v = r.string_or(key, "");
+  if (!r.has(key)) return v;
+  int parts = 0, digits = 0;
+  bool ok = !v.empty() && v.size() <= 32;
+  for (char c : v) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.' && digits > 0) {
+      ++parts;
+      digits = 0;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || parts != 2 || digits == 0)
+    throw error(error_code::config_range, r.ptr(key),
+                "expected a release as MAJOR.MINOR.PATCH (e.g. \"0.3.0\"), but got \"" + v.substr(0, 40) + "\"");
+  return v;
+}
+
 std::vector<std::int64_t> reader::int_list_or_empty(std::string_view key) const {
   std::vector<std::int64_t> out;
   if (!has(key)) return out;

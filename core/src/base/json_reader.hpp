@@ -110,4 +110,8 @@ class reader {
 
 [[noreturn]] void range_error(const reader& r, std::string_view key, const std::string& message);
 
+// A record's "added": the flopcast release that first bundled it, "MAJOR.MINOR.PATCH" (digits
+// only); empty when the key is absent.
+[[nodiscard]] std::string release_or_empty(const reader& r, std::string_view key);
+
 }  // namespace flopcast::detail

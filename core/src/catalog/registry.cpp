@@ -191,6 +191,7 @@ model_record parse_model_record(std::string_view text) {
     r.aliases = rd.string_list_or_empty("aliases");
     r.family = rd.string_or("family", "");
     r.source = rd.string_or("source", "");
+    r.added = detail::release_or_empty(rd, "added");
     read_published(j, r);
     if (!rd.has("config")) throw error(error_code::config_missing, "/config", "a model record needs its config");
   } catch (const error& e) {
@@ -222,6 +223,65 @@ compared_counts counts_for_published(const model_record& r) {
 const std::vector<model_record>& model_records() { return models().all(); }
 
 const std::vector<hardware_spec>& gpu_records() { return gpus().all(); }
+
+namespace {
+// Releases compare by their numbers ("0.10.0" after "0.9.0").
+bool release_before(const std::string& a, const std::string& b) {
+  std::vector<long> x, y;
+  for (auto* v : {&a, &b}) {
+    auto& out = v == &a ? x : y;
+    long n = 0;
+    for (char c : *v) {
+      if (c == '.') {
+        out.push_back(n);
+        n = 0;
+      } else {
+        n = n * 10 + (c - '0');
+      }
+    }
+    out.push_back(n);
+  }
+  return x < y;
+}
+
+release_additions& slot_for(std::vector<release_additions>& out, const std::string& release) {
+  for (auto& r : out)
+    if (r.release == release) return r;
+  auto at = std::find_if(out.begin(), out.end(), [&](const auto& r) { return release_before(release, r.release); });
+  return *out.insert(at, release_additions{release, {}, {}});
+}
+}  // namespace
+
+std::vector<release_additions> model_additions() {
+  std::vector<release_additions> out;
+  // model_type -> the release of its first record ("" when any record predates the releases).
+  std::vector<std::pair<std::string, std::string>> first;
+  for (const auto& r : model_records()) {
+    if (!r.added.empty()) slot_for(out, r.added).records.push_back(r.id);
+    auto it = std::find_if(first.begin(), first.end(), [&](const auto& f) { return f.first == r.spec.model_type; });
+    if (it == first.end())
+      first.emplace_back(r.spec.model_type, r.added);
+    else if (it->second.empty() || r.added.empty() || release_before(r.added, it->second))
+      it->second = r.added.empty() || it->second.empty() ? std::string() : r.added;
+  }
+  for (const auto& [type, release] : first)
+    if (!release.empty()) slot_for(out, release).new_model_types.push_back(type);
+  return out;
+}
+
+std::vector<release_additions> gpu_additions() {
+  std::vector<release_additions> out;
+  for (const auto& g : gpu_records())
+    if (!g.added.empty()) slot_for(out, g.added).records.push_back(g.name);
+  return out;
+}
+
+std::size_t bundled_model_types() {
+  std::vector<std::string> types;
+  for (const auto& r : model_records())
+    if (std::find(types.begin(), types.end(), r.spec.model_type) == types.end()) types.push_back(r.spec.model_type);
+  return types.size();
+}
 
 bool model_filter::matches(const model_record& r) const {
   if (!family.empty() && lower(family) != lower(r.family)) return false;

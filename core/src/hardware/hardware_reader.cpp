@@ -74,6 +74,7 @@ hardware_spec read_hardware(const json& j) {
   }
   h.tdp_watts = bounded(r, "tdp_watts", 0.1, 1e6, "W");
   h.cost_per_hour_usd = r.has("cost_per_hour_usd") ? bounded(r, "cost_per_hour_usd", 0, 1e6, "USD/h") : 0;
+  h.added = detail::release_or_empty(r, "added");
   if (!r.has("peak_flops"))
     throw error(
         error_code::config_missing, "/peak_flops",

@@ -48,6 +48,7 @@ std::string models_to_json(const model_filter& filter, int indent) {
         .field_if("published_parameters", r.published_parameters > 0, r.published_parameters)
         .field("published_significant_digits", r.published_significant_digits)
         .field("source", r.source)
+        .text_or_null("added", r.added)
         .end_object();
   }
   w.end_array();
@@ -76,7 +77,7 @@ void write_hardware(json_out& w, const hardware_spec& g) {
     if (!g.interconnect_generation.empty()) w.field("generation", g.interconnect_generation);
     if (g.interconnect_domain_size > 0) w.field("domain_size", g.interconnect_domain_size);
   });
-  w.field("cost_per_hour_usd", g.cost_per_hour_usd).end_object();
+  w.field("cost_per_hour_usd", g.cost_per_hour_usd).text_or_null("added", g.added).end_object();
 }
 
 void write_bands(json_out& w, const engine_bands& b) {

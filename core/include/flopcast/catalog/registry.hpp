@@ -29,6 +29,9 @@ struct model_record {
   // Active parameters per token (MoE models) where the source gives them; 0: none published.
   std::int64_t published_active = 0;
   int published_active_significant_digits = 0;  // 0: exact (defaults to significant_digits)
+  // The flopcast release that first bundled the record ("0.3.0"); empty: bundled before 0.3.0,
+  // when records did not say. list-models and list-gpus report what a release added from it.
+  std::string added;
   model_spec spec;
 };
 
@@ -59,6 +62,20 @@ struct model_filter {
   [[nodiscard]] bool matches(const model_record& r) const;
 };
 [[nodiscard]] const std::vector<hardware_spec>& gpu_records();
+
+// What one flopcast release added to the bundled records (their "added" field), for list-models
+// and list-gpus: the records' ids or names in data order and, for models, the config.json
+// model_types first bundled then (every record of the type carries that release).
+struct release_additions {
+  std::string release;
+  std::vector<std::string> records;
+  std::vector<std::string> new_model_types;
+};
+// By release, oldest first; records bundled before releases were recorded are not listed.
+[[nodiscard]] std::vector<release_additions> model_additions();
+[[nodiscard]] std::vector<release_additions> gpu_additions();
+// The distinct config.json model_types of the bundled models.
+[[nodiscard]] std::size_t bundled_model_types();
 
 // Case-insensitive lookup by id or alias. Unknown names throw
 // flopcast::error(unknown_model) with "did you mean" suggestions.

@@ -58,6 +58,8 @@ struct hardware_spec {
   std::string interconnect_generation;        // "NVLink 5", "ICI (v5p)", ...; empty when unknown
   std::int64_t interconnect_domain_size = 0;  // devices in one NVLink / ICI / xGMI domain; 0 = unknown
   double cost_per_hour_usd = 0;
+  // The flopcast release that first bundled the record ("0.3.0"); empty: before 0.3.0.
+  std::string added;
   std::string source_note;  // where the figures come from
 
   [[nodiscard]] std::optional<double> peak(precision p) const { return peak_flops_per_s[static_cast<std::size_t>(p)]; }
