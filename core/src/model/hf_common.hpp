@@ -70,7 +70,7 @@ void read_cohere2(const reader& r, model_spec& m);
 void read_exaone(const reader& r, model_spec& m);
 void read_internlm2(const reader& r, model_spec& m);
 
-// hf_glmmoedsa_glm4moelite_deepseek.cpp
+// hf_glmmoedsa_glm4moelite_deepseek_minicpm3.cpp
 // Which layers are MoE: mlp_layer_types ("dense"/"sparse") when present, otherwise every layer
 // from first_k_dense_replace (default_first_dense when absent) on.
 [[nodiscard]] std::vector<bool> mlp_layer_types_or_first_dense(const reader& r, std::int64_t layers,
@@ -80,6 +80,7 @@ void set_moe_pattern(const reader& r, model_spec& m, const std::vector<bool>& mo
 void read_glm_moe_dsa(const reader& r, model_spec& m);
 void read_glm4_moe_lite(const reader& r, model_spec& m);
 void read_deepseek(const reader& r, model_spec& m);
+void read_minicpm3(const reader& r, model_spec& m);
 
 // hf_phimoe_dbrx_hunyuanv1moe_bailingmoe.cpp
 void read_phimoe(const reader& r, model_spec& m);

@@ -446,10 +446,11 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"llama4_text", read_llama4_text},
       {"glm4_moe", read_glm4_moe},
       {"minimax_m2", read_minimax_m2},
-      // hf_glmmoedsa_glm4moelite_deepseek.cpp
+      // hf_glmmoedsa_glm4moelite_deepseek_minicpm3.cpp
       {"glm_moe_dsa", read_glm_moe_dsa},
       {"glm4_moe_lite", read_glm4_moe_lite},
       {"deepseek", read_deepseek},
+      {"minicpm3", read_minicpm3},
       // hf_phimoe_dbrx_hunyuanv1moe_bailingmoe.cpp
       {"phimoe", read_phimoe},
       {"dbrx", read_dbrx},

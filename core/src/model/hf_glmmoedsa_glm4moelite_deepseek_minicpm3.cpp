@@ -1,7 +1,8 @@
-// Config readers for GLM-5 (glm_moe_dsa), GLM-4.7-Flash (glm4_moe_lite) and DeepSeekMoE
-// (deepseek, the first DeepSeek MoE generation), registered in families() in hf_config.cpp. The
-// GLM readers are DeepSeek-V3's multi-head latent attention and MoE under Zhipu's model types;
-// deepseek is Llama attention with fine-grained and shared experts.
+// Config readers for GLM-5 (glm_moe_dsa), GLM-4.7-Flash (glm4_moe_lite), DeepSeekMoE (deepseek,
+// the first DeepSeek MoE generation) and MiniCPM3 (minicpm3), registered in families() in
+// hf_config.cpp. The GLM readers are DeepSeek-V3's multi-head latent attention and MoE under
+// Zhipu's model types; deepseek is Llama attention with fine-grained and shared experts;
+// minicpm3 is DeepSeek-V2's latent attention on a dense model.
 #include <string>
 #include <vector>
 
@@ -105,6 +106,28 @@ void read_deepseek(const reader& r, model_spec& m) {
     for (std::int64_t i = first_dense; i < m.num_layers; ++i) moe[static_cast<std::size_t>(i)] = i % freq == 0;
   }
   set_moe_pattern(r, m, moe);
+}
+
+// minicpm3 (MiniCPM3-4B): a dense SwiGLU model whose attention is DeepSeek-V2's MLA (q LoRA of
+// q_lora_rank, kv LoRA of kv_lora_rank, qk_nope_head_dim + qk_rope_head_dim per query head);
+// the value head is hidden_size / num_attention_heads wide (MiniCPM3Attention.v_head_dim);
+// tied embeddings by default (MiniCPM3Config). scale_emb, scale_depth and dim_model_base
+// scale activations and change no count.
+void read_minicpm3(const reader& r, model_spec& m) {
+  read_llama_family(r, m);
+  m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", true);
+  attention_spec& a = m.attention;
+  a.mla = true;
+  a.num_kv_heads = a.num_heads;
+  a.q_lora_rank = r.non_negative_or("q_lora_rank", 0);
+  a.kv_lora_rank = r.positive("kv_lora_rank");
+  a.qk_nope_head_dim = r.positive("qk_nope_head_dim");
+  a.qk_rope_head_dim = r.positive("qk_rope_head_dim");
+  a.v_head_dim = r.positive_or("v_head_dim", m.hidden_size / a.num_heads);
+  a.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  a.rotary_dim = a.qk_rope_head_dim;
+  a.qkv_bias = a.o_bias = r.boolean_or("attention_bias", false);
+  a.qk_norm = false;
 }
 
 }  // namespace flopcast::detail

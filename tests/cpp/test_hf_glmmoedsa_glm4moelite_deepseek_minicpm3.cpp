@@ -1,4 +1,4 @@
-// GLM-5 (glm_moe_dsa), GLM-4.7-Flash (glm4_moe_lite) and DeepSeekMoE (deepseek): counts
+// GLM-5 (glm_moe_dsa), GLM-4.7-Flash (glm4_moe_lite), DeepSeekMoE (deepseek) and MiniCPM3: counts
 // hand-computed from each family's modeling code at the sizes of its published checkpoints, and
 // the bundled records against their published exact counts.
 #include <catch2/catch.hpp>
@@ -95,4 +95,22 @@ TEST_CASE("deepseek: DeepSeekMoE 16B, MHA, 64 fine-grained experts and 2 shared"
   c["moe_layer_freq"] = 1;
   c["num_experts_per_tok"] = 65;
   CHECK(test::pointer_of([&] { (void)test::spec(c); }) == "/num_experts_per_tok");
+}
+
+TEST_CASE("minicpm3: MiniCPM3-4B, MLA on a dense SwiGLU model, tied embeddings") {
+  const auto& rec = flopcast::find_model("openbmb/MiniCPM3-4B");
+  const auto p = count_parameters(rec.spec);
+  const std::int64_t h = 2560;
+  // MLA with q LoRA 768, kv LoRA 256, 40 heads of 64 + 32, values of 2560 / 40 = 64.
+  const std::int64_t attn = glmdsa_test_mla(h, 768, 256, 40, 64, 32, 64);
+  const std::int64_t layer = attn + 2 * h + 3 * h * 6400;
+  CHECK(p.total == 62 * layer + 73448LL * h + h);
+  CHECK(p.total == 4073875968);  // "4B"
+  CHECK(p.active == p.total);
+  CHECK(rec.spec.attention.mla);
+  json c = glmdsa_test_config("minicpm3-4b.json");
+  c["v_head_dim"] = 128;  // an explicit value head width wins over hidden / heads
+  CHECK(count_parameters(test::spec(c)).total == p.total + 62 * (256LL * 40 * 64 + 40LL * 64 * h));
+  c.erase("kv_lora_rank");
+  CHECK(test::pointer_of([&] { (void)test::spec(c); }) == "/kv_lora_rank");
 }
