@@ -97,3 +97,21 @@ TEST_CASE("bailing_moe: Ling-lite-1.5, fused query_key_value, 64 experts and 2 s
   const std::int64_t v2 = layer + 2 * 128 + 64 - expert;
   CHECK(count_parameters(test::spec(c)).total == dense + 27 * v2 + 2 * 126464LL * h + h);
 }
+
+TEST_CASE("bailing_moe_v2: Ling-mini-2.0, q/k norms, 256 experts with a router bias, one dense layer") {
+  const auto& rec = flopcast::find_model("inclusionAI/Ling-mini-2.0");
+  const auto p = count_parameters(rec.spec);
+  const std::int64_t h = 2048, kv = 4 * 128;
+  const std::int64_t expert = 3 * h * 512;
+  // query_key_value and dense without biases, query_layernorm and key_layernorm of 128, 2 norms.
+  const std::int64_t attn = h * (h + 2 * kv) + h * h + 2 * 128 + 2 * h;
+  const std::int64_t dense = attn + 3 * h * 5120;
+  // Router h x 256 plus its expert bias, 256 experts, one shared expert of 512.
+  const std::int64_t moe = attn + h * 256 + 256 + 256 * expert + expert;
+  CHECK(p.total == dense + 19 * moe + 2 * 157184LL * h + h);
+  CHECK(p.total == 16255643392);  // the safetensors count; the MTP layer is not counted
+  CHECK(p.active == 1432973056);  // "1.43B activated"
+  json c = phimoe_test_config("ling-mini-2.0.json");
+  c["model_type"] = "bailing_moe";  // the checkpoint's own spelling reads the same
+  CHECK(count_parameters(test::spec(c)).total == p.total);
+}
