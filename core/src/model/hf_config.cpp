@@ -462,8 +462,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"arctic", read_arctic},
       {"flex_olmo", read_flex_olmo},
       {"granitemoeshared", read_granitemoeshared},
-      // hf_smallthinker.cpp
+      // hf_smallthinker_afmoe.cpp
       {"smallthinker", read_smallthinker},
+      {"afmoe", read_afmoe},
       // hf_ernie_deepseekv32_kimi_cohere2_exaone_internlm2.cpp
       {"ernie4_5", read_ernie4_5},
       {"ernie4_5_moe", read_ernie4_5_moe},

@@ -1,5 +1,5 @@
-// Config reader for SmallThinker (smallthinker, PowerInfer's on-device MoE models), registered in
-// families() in hf_config.cpp.
+// Config readers for SmallThinker (smallthinker, PowerInfer's on-device MoE models) and Arcee's
+// Trinity (afmoe), registered in families() in hf_config.cpp.
 #include <string>
 #include <vector>
 
@@ -58,6 +58,48 @@ void read_smallthinker(const reader& r, model_spec& m) {
     layers[i].window = !swa.empty() && swa[i] == 1 ? window : 0;
     layers[i].nope = !rope.empty() && rope[i] == 0;
   }
+  set_layers(m, layers);
+}
+
+// afmoe (Arcee Trinity Nano, Mini, Large): GQA without biases, per-head q/k RMSNorms and a sigmoid
+// gate on the attention output (gate_proj, as wide as q); four RMSNorms per layer (before and
+// after attention and the MLP). The first num_dense_layers layers are a SwiGLU of
+// intermediate_size, the others num_experts experts of moe_intermediate_size
+// (num_experts_per_tok per token) with num_shared_experts shared ones as one MLP, a bias-free
+// router and an expert_bias vector. layer_types, or every global_attn_every_n_layers-th layer
+// full, picks the layers with full attention (no RoPE); the others attend within
+// sliding_window with RoPE. Defaults as AfmoeConfig's.
+void read_afmoe(const reader& r, model_spec& m) {
+  read_llama_family(r, m);
+  attention_spec& a = m.attention;
+  a.qkv_bias = a.o_bias = false;
+  a.qk_norm = true;
+  a.qk_norm_full_width = false;
+  a.output_gate = true;
+  m.norms_per_layer = 4;
+  m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", false);
+  moe_spec& e = m.moe;
+  e.num_experts = r.positive_or("num_experts", 64);
+  e.experts_per_token = r.positive_or("num_experts_per_tok", 6);
+  check_top_k(r, "num_experts_per_tok", e);
+  e.expert_intermediate_size = r.positive_or("moe_intermediate_size", 1408);
+  e.shared_intermediate_size = mul(r.non_negative_or("num_shared_experts", 2), e.expert_intermediate_size);
+  e.router_bias = true;  // expert_bias
+  const std::int64_t dense = r.non_negative_or("num_dense_layers", 1);
+  const std::vector<std::string> kinds = window_layer_kinds(r, m.num_layers);
+  const std::int64_t every = r.positive_or("global_attn_every_n_layers", 4);
+  const std::int64_t window = r.non_negative_or("sliding_window", 1024);
+  std::vector<layer_desc> layers(static_cast<std::size_t>(m.num_layers));
+  bool any_dense = false;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto n = static_cast<std::int64_t>(i);
+    const bool sliding = kinds.empty() ? (n + 1) % every != 0 : kinds[i] == "sliding_attention";
+    layers[i].moe = n >= dense;
+    layers[i].window = sliding ? window : 0;
+    layers[i].nope = !sliding;  // AfmoeAttention applies RoPE in local layers only
+    any_dense = any_dense || n < dense;
+  }
+  m.mlp.intermediate_size = any_dense ? r.positive_or("intermediate_size", 6144) : 0;
   set_layers(m, layers);
 }
 
