@@ -70,6 +70,34 @@ void read_cohere2(const reader& r, model_spec& m);
 void read_exaone(const reader& r, model_spec& m);
 void read_internlm2(const reader& r, model_spec& m);
 
+// hf_glmmoedsa_glm4moelite_deepseek_minicpm3.cpp
+// Which layers are MoE: mlp_layer_types ("dense"/"sparse") when present, otherwise every layer
+// from first_k_dense_replace (default_first_dense when absent) on.
+[[nodiscard]] std::vector<bool> mlp_layer_types_or_first_dense(const reader& r, std::int64_t layers,
+                                                               std::int64_t default_first_dense);
+// Groups the layers by that pattern; reads intermediate_size only when a dense layer exists.
+void set_moe_pattern(const reader& r, model_spec& m, const std::vector<bool>& moe);
+void read_glm_moe_dsa(const reader& r, model_spec& m);
+void read_glm4_moe_lite(const reader& r, model_spec& m);
+void read_deepseek(const reader& r, model_spec& m);
+void read_minicpm3(const reader& r, model_spec& m);
+
+// hf_phimoe_dbrx_hunyuanv1moe_bailingmoe.cpp
+void read_phimoe(const reader& r, model_spec& m);
+void read_dbrx(const reader& r, model_spec& m);
+void read_hunyuan_v1_moe(const reader& r, model_spec& m);
+void read_bailing_moe(const reader& r, model_spec& m);  // bailing_moe, bailing_moe_v2
+
+// hf_dots1_arctic_flexolmo_granitemoeshared.cpp
+void read_dots1(const reader& r, model_spec& m);
+void read_arctic(const reader& r, model_spec& m);
+void read_flex_olmo(const reader& r, model_spec& m);
+void read_granitemoeshared(const reader& r, model_spec& m);
+
+// hf_smallthinker_afmoe.cpp
+void read_smallthinker(const reader& r, model_spec& m);
+void read_afmoe(const reader& r, model_spec& m);
+
 // hf_qwen3next_mamba_jamba_falconh1_nemotronh.cpp: hybrid and state-space models
 void read_qwen3_next(const reader& r, model_spec& m);  // qwen3_next, qwen3_5_text, qwen3_5_moe_text
 void read_mamba(const reader& r, model_spec& m);       // mamba, falcon_mamba

@@ -446,6 +446,25 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"llama4_text", read_llama4_text},
       {"glm4_moe", read_glm4_moe},
       {"minimax_m2", read_minimax_m2},
+      // hf_glmmoedsa_glm4moelite_deepseek_minicpm3.cpp
+      {"glm_moe_dsa", read_glm_moe_dsa},
+      {"glm4_moe_lite", read_glm4_moe_lite},
+      {"deepseek", read_deepseek},
+      {"minicpm3", read_minicpm3},
+      // hf_phimoe_dbrx_hunyuanv1moe_bailingmoe.cpp
+      {"phimoe", read_phimoe},
+      {"dbrx", read_dbrx},
+      {"hunyuan_v1_moe", read_hunyuan_v1_moe},
+      {"bailing_moe", read_bailing_moe},
+      {"bailing_moe_v2", read_bailing_moe},
+      // hf_dots1_arctic_flexolmo_granitemoeshared.cpp
+      {"dots1", read_dots1},
+      {"arctic", read_arctic},
+      {"flex_olmo", read_flex_olmo},
+      {"granitemoeshared", read_granitemoeshared},
+      // hf_smallthinker_afmoe.cpp
+      {"smallthinker", read_smallthinker},
+      {"afmoe", read_afmoe},
       // hf_ernie_deepseekv32_kimi_cohere2_exaone_internlm2.cpp
       {"ernie4_5", read_ernie4_5},
       {"ernie4_5_moe", read_ernie4_5_moe},
