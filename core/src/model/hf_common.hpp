@@ -105,6 +105,25 @@ void read_mamba2(const reader& r, model_spec& m);
 void read_jamba(const reader& r, model_spec& m);
 void read_falcon_h1(const reader& r, model_spec& m);
 void read_nemotron_h(const reader& r, model_spec& m);
+// hf_gptj_gptbigcode_stablelm_chatglm_glm_glm4.cpp
+void read_gptj(const reader& r, model_spec& m);
+void read_gpt_bigcode(const reader& r, model_spec& m);
+void read_stablelm(const reader& r, model_spec& m);  // stablelm, stablelm_epoch
+void read_chatglm(const reader& r, model_spec& m);
+void read_glm(const reader& r, model_spec& m);
+void read_glm4(const reader& r, model_spec& m);
+// hf_baichuan_qwen_olmo_internlm3_minicpm_nemotron.cpp
+void read_baichuan(const reader& r, model_spec& m);
+void read_qwen(const reader& r, model_spec& m);
+void read_olmo(const reader& r, model_spec& m);
+void read_internlm3(const reader& r, model_spec& m);
+void read_minicpm(const reader& r, model_spec& m);
+void read_nemotron(const reader& r, model_spec& m);
+// hf_orion_xverse_jais2_codeshell.cpp
+void read_orion(const reader& r, model_spec& m);
+void read_xverse(const reader& r, model_spec& m);
+void read_jais2(const reader& r, model_spec& m);
+void read_codeshell(const reader& r, model_spec& m);
 // vision.cpp
 // The vision tower and projector of a multimodal wrapper (its vision_config, by vision
 // model_type, and the wrapper's model_type for the projector), into m.vision_parameters and

@@ -430,6 +430,26 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"bert", read_bert},
       {"roberta", read_bert},
       {"t5", read_t5},
+      // hf_gptj_gptbigcode_stablelm_chatglm_glm_glm4.cpp
+      {"gptj", read_gptj},
+      {"gpt_bigcode", read_gpt_bigcode},
+      {"stablelm", read_stablelm},
+      {"stablelm_epoch", read_stablelm},
+      {"chatglm", read_chatglm},
+      {"glm", read_glm},
+      {"glm4", read_glm4},
+      // hf_baichuan_qwen_olmo_internlm3_minicpm_nemotron.cpp
+      {"baichuan", read_baichuan},
+      {"qwen", read_qwen},
+      {"olmo", read_olmo},
+      {"internlm3", read_internlm3},
+      {"minicpm", read_minicpm},
+      {"nemotron", read_nemotron},
+      // hf_orion_xverse_jais2_codeshell.cpp
+      {"orion", read_orion},
+      {"xverse", read_xverse},
+      {"jais2", read_jais2},
+      {"codeshell", read_codeshell},
       // hf_granite_olmoe_cohere_mpt.cpp
       {"granite", read_granite},
       {"granitemoe", read_granitemoe},

@@ -62,8 +62,10 @@ struct layer_weights {
 [[nodiscard]] inline std::int64_t norm_params(norm_kind k, std::int64_t width) {
   return k == norm_kind::rmsnorm ? width : 2 * width;
 }
-// One hidden-size norm of the model (a LayerNorm without bias has only its weight).
+// One hidden-size norm of the model (a LayerNorm without bias has only its weight; a
+// non-affine one, OLMo 1's, has none).
 [[nodiscard]] inline std::int64_t norm_params(const model_spec& m, std::int64_t width) {
+  if (!m.norm_affine) return 0;
   return m.norm == norm_kind::layernorm && !m.norm_bias ? width : norm_params(m.norm, width);
 }
 // Width of the token embedding rows (OPT-350m embeds at word_embed_proj_dim).

@@ -139,6 +139,7 @@ struct model_spec {
 
   norm_kind norm = norm_kind::rmsnorm;
   bool norm_bias = true;             // LayerNorm carries a bias (false: Cohere, MPT's no_bias)
+  bool norm_affine = true;           // false: hidden-size norms without weight or bias (OLMo 1)
   std::int64_t norms_per_layer = 2;  // hidden-size norms in one (self-attention) layer
   bool final_norm = true;            // norm before the head (per stack for enc-dec)
   bool embedding_norm = false;       // LayerNorm right after the embedding (BLOOM, BERT)
