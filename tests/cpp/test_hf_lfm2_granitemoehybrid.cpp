@@ -220,3 +220,26 @@ TEST_CASE("granitemoehybrid: Granite 4.0 H Small, 72 experts of 768 (top 10), Ma
   CHECK(p.total == 32207337984);
   CHECK(p.total - p.active == 40 * (72 - 10) * expert);
 }
+
+TEST_CASE("lfm2_moe: LFM2-8B-A1B, two dense layers then 32 experts of 1792 (top 4) with a routing bias") {
+  const flopcast::model_spec& m = test::model("lfm2-8b-a1b");
+  const auto p = count_parameters(m);
+  const std::int64_t conv = 2048LL * 6144 + 2048 * 3 + 2048LL * 2048;       // 16,783,360
+  const std::int64_t attn = 2 * 2048LL * 2048 + 2 * 2048LL * 512 + 2 * 64;  // 10,485,888
+  const std::int64_t dense = 3 * 2048LL * 7168;                             // intermediate_size as written
+  const std::int64_t expert = 3 * 2048LL * 1792;
+  const std::int64_t moe = 2048LL * 32 + 32 + 32 * expert;  // gate, expert_bias, experts
+  // 18 conv + 6 attention layers, 2 dense + 22 MoE feed-forwards, 2 norms per layer, the final
+  // norm, 65536 x 2048 tied: 8,339,930,560 (the card's 8.3B).
+  CHECK(p.total == 18 * conv + 6 * attn + 2 * dense + 22 * moe + 24 * 4096 + 2048 + 65536LL * 2048);
+  CHECK(p.total == 8339930560);
+  CHECK(p.total - p.active == 22 * (32 - 4) * expert);
+  json c = {{"model_type", "lfm2_moe"},  {"hidden_size", 2048},           {"num_hidden_layers", 4},
+            {"num_attention_heads", 32}, {"num_key_value_heads", 8},      {"vocab_size", 65536},
+            {"intermediate_size", 7168}, {"moe_intermediate_size", 1792}, {"num_experts", 32},
+            {"num_experts_per_tok", 4},  {"num_dense_layers", 4},         {"full_attn_idxs", {1}}};
+  CHECK(count_parameters(test::spec(c)).mlp == 4 * dense);  // every layer dense, no adjustment
+  c["num_experts_per_tok"] = 40;
+  c["num_dense_layers"] = 0;
+  CHECK_THROWS_WITH(test::spec(c), Catch::Contains("expected at most the number of experts (32)"));
+}

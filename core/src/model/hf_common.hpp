@@ -77,7 +77,7 @@ void read_mamba2(const reader& r, model_spec& m);
 void read_jamba(const reader& r, model_spec& m);
 void read_falcon_h1(const reader& r, model_spec& m);
 void read_nemotron_h(const reader& r, model_spec& m);
-// hf_lfm2_granitemoehybrid.cpp: LFM2 (short conv + attention), Granite 4.0 hybrids
+// hf_lfm2_granitemoehybrid.cpp: LFM2 and LFM2-MoE (short conv + attention), Granite 4.0 hybrids
 void read_lfm2(const reader& r, model_spec& m);
 void read_granitemoehybrid(const reader& r, model_spec& m);
 // hf_dream_llada_rnd1.cpp: masked-diffusion decoders

@@ -466,6 +466,7 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"nemotron_h", read_nemotron_h},
       // hf_lfm2_granitemoehybrid.cpp
       {"lfm2", read_lfm2},
+      {"lfm2_moe", read_lfm2},
       {"granitemoehybrid", read_granitemoehybrid},
       // hf_dream_llada_rnd1.cpp
       {"Dream", read_dream},

@@ -26,13 +26,12 @@ void lfm2_hybrid_same_as_hidden(const reader& r, std::string_view key, std::int6
 
 }  // namespace
 
-// lfm2 (LFM2-350M / 700M / 1.2B / 2.6B): layer i is GQA attention (q/k/v/out_proj without bias,
-// per-head q and k RMSNorms, rotary) when layer_types says "full_attention" (or, in the first
-// configs, when i is in full_attn_idxs; neither given: every layer), else a gated short conv
-// (Lfm2ShortConv: in_proj h -> 3h, depthwise conv of conv_L_cache taps, out_proj; bias per
-// conv_bias). Every layer has operator_norm, ffn_norm and a SwiGLU MLP (w1, w3, w2) whose width is
-// block_ff_dim (or intermediate_size), and with block_auto_adjust_ff_dim: int(2 x ff / 3), times
-// block_ffn_dim_multiplier, rounded up to block_multiple_of. The final embedding_norm, tied head.
+// lfm2 (LFM2-350M / 700M / 1.2B / 2.6B) and lfm2_moe (LFM2-8B-A1B): layer i is GQA attention (q/k/v/out_proj without
+// bias, per-head q and k RMSNorms, rotary) when layer_types says "full_attention" (or, in the first configs, when i is
+// in full_attn_idxs; neither given: every layer), else a gated short conv (Lfm2ShortConv: in_proj h -> 3h, depthwise
+// conv of conv_L_cache taps, out_proj; bias per conv_bias). Every layer has operator_norm, ffn_norm and a SwiGLU MLP
+// (w1, w3, w2) whose width is block_ff_dim (or intermediate_size), and with block_auto_adjust_ff_dim: int(2 x ff / 3),
+// times block_ffn_dim_multiplier, rounded up to block_multiple_of. The final embedding_norm, tied head.
 void read_lfm2(const reader& r, model_spec& m) {
   m.arch = architecture::decoder;
   m.hidden_size = r.positive("hidden_size");
@@ -51,10 +50,11 @@ void read_lfm2(const reader& r, model_spec& m) {
   read_heads(r, m, "num_attention_heads", "num_key_value_heads", 0);
   m.attention.qk_norm = true;  // q_layernorm, k_layernorm of head_dim
 
-  // The MLP width.
-  const std::string_view ff_key = r.pick({"block_ff_dim", "intermediate_size"});
-  std::int64_t ff = r.positive_or(ff_key, 12288);
-  if (r.boolean_or("block_auto_adjust_ff_dim", true)) {
+  // The MLP width (lfm2_moe's dense layers take intermediate_size as written).
+  const bool moe = m.model_type == "lfm2_moe";
+  const std::string_view ff_key = moe ? "intermediate_size" : r.pick({"block_ff_dim", "intermediate_size"});
+  std::int64_t ff = moe ? r.positive(ff_key) : r.positive_or(ff_key, 12288);
+  if (!moe && r.boolean_or("block_auto_adjust_ff_dim", true)) {
     ff = 2 * ff / 3;  // int(2 * ff_dim / 3) of a positive value
     if (r.has("block_ffn_dim_multiplier")) {
       const double mult = r.number_or("block_ffn_dim_multiplier", 1.0, 0.0, 1024.0);
@@ -96,8 +96,24 @@ void read_lfm2(const reader& r, model_spec& m) {
       attention[static_cast<std::size_t>(idxs[k])] = true;
     }
   }
+  // lfm2_moe (Lfm2MoeSparseMoeBlock): from layer num_dense_layers on, a bias-free router over
+  // num_experts SwiGLU experts of moe_intermediate_size (no shared expert) and, with
+  // use_expert_bias, a per-expert routing bias.
+  std::int64_t dense_layers = m.num_layers;
+  if (moe) {
+    moe_spec& e = m.moe;
+    e.num_experts = r.positive("num_experts");
+    e.experts_per_token = r.positive("num_experts_per_tok");
+    e.expert_intermediate_size = r.positive("moe_intermediate_size");
+    e.router_bias = r.boolean_or("use_expert_bias", true);
+    check_top_k(r, "num_experts_per_tok", e);
+    dense_layers = r.non_negative_or("num_dense_layers", 2);
+  }
   std::vector<layer_desc> layers(n);
-  for (std::size_t i = 0; i < n; ++i) layers[i].mixer = attention[i] ? mixer_kind::attention : mixer_kind::short_conv;
+  for (std::size_t i = 0; i < n; ++i) {
+    layers[i].mixer = attention[i] ? mixer_kind::attention : mixer_kind::short_conv;
+    layers[i].moe = static_cast<std::int64_t>(i) >= dense_layers;
+  }
   set_layers(m, layers);
 }
 
