@@ -122,7 +122,7 @@ std::string report(const estimate_context& c) {
   line("    - embedding", format_flops(f.embedding));
   line("    - layernorm", format_flops(f.norm));
   line("    - output head", format_flops(f.output_head));
-  if (f.mixer > 0) line("    - ssm / linear", format_flops(f.mixer) + "  (Mamba / Gated DeltaNet mixers)");
+  if (f.mixer > 0) line("    - ssm / linear", format_flops(f.mixer) + "  (Mamba / Gated DeltaNet / short-conv mixers)");
   line("  Prefill", format_flops(r.prefill.parts.total) + "  (logits for the last position)");
   if (m.arch != architecture::encoder)
     line("  Decode step", format_flops(r.decode_step.parts.total) + "  (whole batch, first step)");
@@ -152,7 +152,7 @@ std::string report(const estimate_context& c) {
                                               "token")));
     if (mem.recurrent_state > 0)
       line("      of which state",
-           format_bytes(mem.recurrent_state) + "  (constant per sequence: SSM / linear layers)");
+           format_bytes(mem.recurrent_state) + "  (constant per sequence: SSM / linear / short-conv layers)");
     line("    - activations", format_bytes(mem.activations) + "  (ESTIMATED)");
   }
   const std::int64_t gpus = r.has_performance ? r.parallel.total_gpus : 1;

@@ -296,7 +296,7 @@ export interface LayerGroup {
   count: number;
   stack: 'decoder' | 'encoder';
   /** What mixes tokens: softmax attention, Gated DeltaNet, Mamba-1/2, or nothing (MLP-only block). */
-  mixer: 'attention' | 'linear_attention' | 'mamba' | 'mamba2' | 'none';
+  mixer: 'attention' | 'linear_attention' | 'mamba' | 'mamba2' | 'none' | 'short_conv';
   /** A Mamba-2 mixer beside the attention (Falcon-H1). */
   parallel_ssm: boolean;
   /** The layer has an MLP (false: mixer-only blocks). */

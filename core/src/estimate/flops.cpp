@@ -138,6 +138,11 @@ double mixer_flops(const model_spec& m, mixer_kind k, double T) {
     f += 6 * T * vd;            // gated RMSNorm
     return f + 2 * T * vd * h;  // out_proj
   }
+  if (k == mixer_kind::short_conv) {
+    // LFM2: in_proj to B, C, x; B * x; the depthwise conv; C * conv; out_proj.
+    const double K = d(m.short_conv.conv_kernel);
+    return 2 * T * h * 3 * h + T * h + 2 * T * h * K + T * h + 2 * T * h * h;
+  }
   const ssm_spec& s = m.ssm;
   const double I = d(s.inner), N = d(s.state_size), K = d(s.conv_kernel);
   if (k == mixer_kind::mamba) {
@@ -227,6 +232,10 @@ void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, dou
       add_cross_attention(m, T, cross_pairs, kind == pass_kind::decode ? 0 : enc_tokens * B, out, lf, count);
     }
     lf.norm += d(norms_of(m, g)) * norm_e * T * h;
+    // BitNet's sub-norms: over the attention output and over the MLP's intermediate activations.
+    if (has_attention(g) && m.attention.sub_norm)
+      lf.norm += norm_e * T * d(m.attention.num_heads) * d(m.attention.v_head_dim);
+    if (g.mlp && !g.moe && m.mlp.sub_norm) lf.norm += norm_e * T * d(m.mlp.intermediate_size);
     if (g.mlp) lf.mlp += layer_mlp_flops(m, g, T);
     out.per_layer[i] = lf;
     out.parts.attention += count * lf.attention;

@@ -26,6 +26,8 @@ double state_elements_per_sequence(const model_spec& m, const layer_group& g) {
            conv * d(std::max<std::int64_t>(l.conv_kernel - 1, 0));
   }
   if (g.mixer == mixer_kind::mamba || g.mixer == mixer_kind::mamba2) return ssm(g.mixer);
+  if (g.mixer == mixer_kind::short_conv)  // LFM2: the conv's last kernel - 1 inputs of the hidden width
+    return d(m.hidden_size) * d(std::max<std::int64_t>(m.short_conv.conv_kernel - 1, 0));
   if (has_attention(g) && g.parallel_ssm) return ssm(mixer_kind::mamba2);
   return 0;
 }
@@ -42,6 +44,8 @@ double mixer_width(const model_spec& m) {
       w = std::max(w, d(2 * m.ssm.inner));
     else if (k == mixer_kind::mamba2)
       w = std::max(w, d(m.ssm.inner + mamba2_conv_dim(m.ssm) + m.ssm.num_heads));
+    else if (k == mixer_kind::short_conv)
+      w = std::max(w, d(3 * m.hidden_size));
   }
   return w;
 }

@@ -216,6 +216,11 @@ struct row_builder {
       conv_w = 2 * kd + vd;
       kernel = d(l.conv_kernel);
       out_in = vd;
+    } else if (k == mixer_kind::short_conv) {
+      in_w = 3 * h;
+      conv_w = h;
+      kernel = d(m.short_conv.conv_kernel);
+      out_in = h;
     } else {
       const ssm_spec& ss = m.ssm;
       const double I = d(ss.inner);

@@ -81,6 +81,8 @@ const char* mixer_name(mixer_kind k) {
       return "mamba";
     case mixer_kind::mamba2:
       return "mamba2";
+    case mixer_kind::short_conv:
+      return "short_conv";
     case mixer_kind::none:
       return "none";
   }

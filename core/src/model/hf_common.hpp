@@ -124,6 +124,17 @@ void read_orion(const reader& r, model_spec& m);
 void read_xverse(const reader& r, model_spec& m);
 void read_jais2(const reader& r, model_spec& m);
 void read_codeshell(const reader& r, model_spec& m);
+// hf_lfm2_granitemoehybrid.cpp: LFM2 and LFM2-MoE (short conv + attention), Granite 4.0 hybrids
+void read_lfm2(const reader& r, model_spec& m);
+void read_granitemoehybrid(const reader& r, model_spec& m);
+// hf_dream_llada_rnd1.cpp: masked-diffusion decoders
+void read_dream(const reader& r, model_spec& m);  // model_type "Dream"
+void read_llada(const reader& r, model_spec& m);
+void read_rnd1(const reader& r, model_spec& m);
+// hf_qwen3vl.cpp: qwen3_vl_text, qwen3_vl_moe_text (the Qwen3-VL wrappers' text_config)
+void read_qwen3_vl_text(const reader& r, model_spec& m);
+// hf_bitnet.cpp: BitNet b1.58 (Llama with attention and MLP sub-norms)
+void read_bitnet(const reader& r, model_spec& m);
 // vision.cpp
 // The vision tower and projector of a multimodal wrapper (its vision_config, by vision
 // model_type, and the wrapper's model_type for the projector), into m.vision_parameters and

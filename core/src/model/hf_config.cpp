@@ -503,6 +503,19 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"jamba", read_jamba},
       {"falcon_h1", read_falcon_h1},
       {"nemotron_h", read_nemotron_h},
+      // hf_lfm2_granitemoehybrid.cpp
+      {"lfm2", read_lfm2},
+      {"lfm2_moe", read_lfm2},
+      {"granitemoehybrid", read_granitemoehybrid},
+      // hf_dream_llada_rnd1.cpp
+      {"Dream", read_dream},
+      {"llada", read_llada},
+      {"rnd1", read_rnd1},
+      // hf_qwen3vl.cpp: the text models of the Qwen3-VL wrappers
+      {"qwen3_vl_text", read_qwen3_vl_text},
+      {"qwen3_vl_moe_text", read_qwen3_vl_text},
+      // hf_bitnet.cpp
+      {"bitnet", read_bitnet},
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},

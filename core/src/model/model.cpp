@@ -19,6 +19,13 @@ std::int64_t mixer_params(const model_spec& m, mixer_kind k) {
     p = add(p, add(mul(2, l.num_value_heads), l.value_head_dim));
     return add(p, mul(vd, h));  // out_proj
   }
+  if (k == mixer_kind::short_conv) {
+    // Lfm2ShortConv: in_proj h -> 3h, depthwise conv1d (h x kernel), out_proj h -> h.
+    const short_conv_spec& c = m.short_conv;
+    std::int64_t p = add(add(mul(h, 3 * h), mul(h, c.conv_kernel)), mul(h, h));
+    if (c.bias) p = add(p, 5 * h);  // 3h + h + h
+    return p;
+  }
   const ssm_spec& s = m.ssm;
   const std::int64_t I = s.inner, N = s.state_size, K = s.conv_kernel;
   if (k == mixer_kind::mamba) {
@@ -86,6 +93,7 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     else if (a.qk_norm)
       w.norm = add(w.norm, 2 * norm_params(norm_kind::rmsnorm, a.head_dim));
     if (a.sinks) w.attn_bias = add(w.attn_bias, a.num_heads);
+    if (a.sub_norm) w.norm = add(w.norm, mul(a.num_heads, a.v_head_dim));  // BitNet attn_sub_norm
   }
   if (has_attention(g) && g.parallel_ssm) w.mixer = mixer_params(m, mixer_kind::mamba2);
   if (g.cross_attention) {
@@ -119,6 +127,7 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     std::int64_t mlp = m.mlp.gated ? gated_mlp(width) : mul(2, h, width);
     if (m.mlp.bias) mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
     w.mlp_total = w.mlp_active = mlp;
+    if (m.mlp.sub_norm) w.norm = add(w.norm, width);  // BitNet ffn_sub_norm
   }
   return w;
 }

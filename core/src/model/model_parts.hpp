@@ -51,7 +51,7 @@ struct layer_weights {
 [[nodiscard]] inline std::int64_t linear_value_dim(const linear_attention_spec& l) {
   return mul(l.num_value_heads, l.value_head_dim);
 }
-// Parameters of one mixer of kind k (linear attention, Mamba-1, Mamba-2; 0 for the others).
+// Parameters of one mixer of kind k (linear attention, Mamba-1, Mamba-2, short conv; 0 for the others).
 [[nodiscard]] std::int64_t mixer_params(const model_spec& m, mixer_kind k);
 
 [[nodiscard]] layer_weights weights_of(const model_spec& m, const layer_group& g);

@@ -268,7 +268,15 @@ json wrapper_text_config(const reader& wrapper, std::string_view key) {
       text["model_type"] = "gemma3_text";
     else if (w == "paligemma")
       text["model_type"] = "gemma";
+    else if (w == "qwen3_vl" || w == "qwen3_vl_moe")
+      text["model_type"] = w + "_text";
   }
+  // Qwen3-VL's configuration class keeps tie_word_embeddings on the wrapper; a text_config without
+  // its own takes the wrapper's.
+  if ((w == "qwen3_vl" || w == "qwen3_vl_moe") &&
+      (!text.contains("tie_word_embeddings") || text["tie_word_embeddings"].is_null()) &&
+      wrapper.has("tie_word_embeddings"))
+    text["tie_word_embeddings"] = wrapper.at("tie_word_embeddings");
   // A partial LLaVA text_config (llava-1.5-7b-hf names only max_position_embeddings,
   // rms_norm_eps and vocab_size) takes LlamaConfig's defaults for the rest.
   if (text.value("model_type", json()).is_string() && text["model_type"] == "llama") {

@@ -15,8 +15,9 @@ enum class architecture : std::uint8_t { decoder, encoder, encoder_decoder };
 enum class norm_kind : std::uint8_t { rmsnorm, layernorm };
 enum class position_kind : std::uint8_t { rotary, learned, alibi, relative_bias, none };
 // What mixes tokens in a layer: softmax attention, Gated DeltaNet linear attention (Qwen3-Next,
-// Qwen3.5), a Mamba-1 or Mamba-2 selective state-space block, or nothing (an MLP-only block).
-enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none };
+// Qwen3.5), a Mamba-1 or Mamba-2 selective state-space block, nothing (an MLP-only block), or
+// LFM2's gated short convolution.
+enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none, short_conv };
 
 struct attention_spec {
   std::int64_t num_heads = 0;
@@ -50,6 +51,8 @@ struct attention_spec {
   std::int64_t index_heads = 0;
   std::int64_t index_head_dim = 0;
   std::int64_t index_topk = 0;
+  // BitNet's attn_sub_norm: an RMSNorm over the attention output (heads x v_head_dim) before o_proj.
+  bool sub_norm = false;
 };
 
 // Gated DeltaNet (linear_attention layers of Qwen3-Next and Qwen3.5): in_proj_qkvz and
@@ -82,11 +85,21 @@ struct ssm_spec {
   bool dt_bc_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (state each)
 };
 
+// LFM2's gated short convolution (Lfm2ShortConv), as wide as the hidden state: in_proj h -> 3h
+// (gates B and C and the input x), a depthwise causal conv of conv_kernel taps over B * x, C times
+// the result, out_proj h -> h; bias (conv_bias) on all three or none. Its per-sequence state is the
+// conv's last conv_kernel - 1 inputs.
+struct short_conv_spec {
+  std::int64_t conv_kernel = 0;
+  bool bias = false;
+};
+
 struct mlp_spec {
   std::int64_t intermediate_size = 0;  // dense MLP width
   bool gated = false;                  // SwiGLU/GeGLU: gate, up, down projections
   bool bias = false;
   std::string activation;  // as named in the config (silu, gelu_new, relu, ...)
+  bool sub_norm = false;   // BitNet's ffn_sub_norm: an RMSNorm of the intermediate width before down_proj
 };
 
 struct moe_spec {
@@ -136,6 +149,7 @@ struct model_spec {
   moe_spec moe;
   linear_attention_spec linear;
   ssm_spec ssm;
+  short_conv_spec short_conv;
 
   norm_kind norm = norm_kind::rmsnorm;
   bool norm_bias = true;             // LayerNorm carries a bias (false: Cohere, MPT's no_bias)
@@ -184,7 +198,7 @@ struct parameter_breakdown {
   std::int64_t mlp = 0;          // dense MLPs, routed and shared experts, routers
   std::int64_t norm = 0;         // every norm's weights (and biases)
   std::int64_t output_head = 0;  // untied LM head, OPT projections, BERT pooler
-  std::int64_t mixer = 0;        // linear-attention and state-space mixers (Gated DeltaNet, Mamba)
+  std::int64_t mixer = 0;        // linear-attention, state-space and short-conv mixers (Gated DeltaNet, Mamba, LFM2)
   std::int64_t vision = 0;       // vision tower and projector (multimodal wrappers)
   std::int64_t total = 0;
   std::int64_t active = 0;                                 // per token: MoE counts only the experts a token uses
