@@ -197,6 +197,18 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   const double final_norms = m.final_norm ? d(stacks(m)) * d(norm_params(m, m.hidden_size)) : 0.0;
   double last_extra = head + final_norms;
   double last_extra_bytes = head * rate(weight_component::lm_head) + final_norms * norm_rate;
+  if (m.mtp_layers > 0) {
+    // Multi-token-prediction modules (model_spec::mtp_layers) sit after the last layer, each a
+    // dense layer plus input_proj (2h -> h, with attention) and three norms, sharded like a layer.
+    const layer_weights w = weights_of(m, layer_group{});
+    const double h = d(m.hidden_size), k = d(m.mtp_layers);
+    const double attention = (d(w.attn_matmul + w.attn_bias + w.attn_kv_matmul) + 2 * h * h) / d(tp);
+    const double mlp = d(w.mlp_total) / d(tp);
+    const double norms = d(w.norm) + 3 * d(norm_params(m, m.hidden_size));
+    last_extra += k * (attention + mlp + norms);
+    last_extra_bytes +=
+        k * (attention * rate(weight_component::attention) + mlp * rate(weight_component::mlp) + norms * norm_rate);
+  }
   if (m.tie_word_embeddings && m.lm_head && pp > 1) {
     last_extra += table / d(tp);
     last_extra_bytes += table / d(tp) * rate(weight_component::embedding);

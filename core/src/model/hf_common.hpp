@@ -135,6 +135,23 @@ void read_rnd1(const reader& r, model_spec& m);
 void read_qwen3_vl_text(const reader& r, model_spec& m);
 // hf_bitnet.cpp: BitNet b1.58 (Llama with attention and MLP sub-norms)
 void read_bitnet(const reader& r, model_spec& m);
+// hf_seed_oss_smollm3_olmo3_exaone4.cpp
+void read_seed_oss(const reader& r, model_spec& m);
+void read_smollm3(const reader& r, model_spec& m);
+void read_olmo3(const reader& r, model_spec& m);
+void read_exaone4(const reader& r, model_spec& m);
+// hf_vaultgemma_cwm.cpp
+void read_vaultgemma(const reader& r, model_spec& m);
+void read_cwm(const reader& r, model_spec& m);
+// hf_mellum.cpp
+void read_mellum(const reader& r, model_spec& m);
+// hf_apertus.cpp
+void read_apertus(const reader& r, model_spec& m);
+// hf_mimo.cpp
+void read_mimo(const reader& r, model_spec& m);
+// hf_olmo2_starcoder2_phi_gemma3.cpp (read_olmo3 starts from it)
+void read_olmo2(const reader& r, model_spec& m);
+
 // vision.cpp
 // The vision tower and projector of a multimodal wrapper (its vision_config, by vision
 // model_type, and the wrapper's model_type for the projector), into m.vision_parameters and

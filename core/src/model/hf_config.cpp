@@ -459,6 +459,20 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // hf_olmo2_starcoder2_phi_gemma3.cpp
       {"olmo2", read_olmo2},
       {"starcoder2", read_starcoder2},
+      // hf_seed_oss_smollm3_olmo3_exaone4.cpp
+      {"seed_oss", read_seed_oss},
+      {"smollm3", read_smollm3},
+      {"olmo3", read_olmo3},
+      {"exaone4", read_exaone4},
+      // hf_vaultgemma_cwm.cpp
+      {"vaultgemma", read_vaultgemma},
+      {"cwm", read_cwm},
+      // hf_mellum.cpp
+      {"mellum", read_mellum},
+      // hf_apertus.cpp
+      {"apertus", read_apertus},
+      // hf_mimo.cpp
+      {"mimo", read_mimo},
       {"phi", read_phi},
       {"gemma3_text", read_gemma3_text},
       // hf_gptoss_llama4_glm4moe_minimax.cpp

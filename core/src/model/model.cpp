@@ -126,6 +126,7 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     const std::int64_t width = m.mlp.intermediate_size;
     std::int64_t mlp = m.mlp.gated ? gated_mlp(width) : mul(2, h, width);
     if (m.mlp.bias) mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
+    mlp = add(mlp, m.mlp.activation_params);  // stored activation scalars (xIELU)
     w.mlp_total = w.mlp_active = mlp;
     if (m.mlp.sub_norm) w.norm = add(w.norm, width);  // BitNet ffn_sub_norm
   }
@@ -161,6 +162,19 @@ parameter_breakdown count_parameters(const model_spec& m) {
     active_mlp_delta = add(active_mlp_delta, mul(g.count, w.mlp_total - w.mlp_active));
   }
 
+  std::int64_t mtp = 0;
+  if (m.mtp_layers > 0) {
+    // One dense full-attention layer each, plus token_layernorm and hidden_layernorm, input_proj
+    // (2h -> h, counted with attention) and final_layernorm.
+    const detail::layer_weights w = detail::weights_of(m, layer_group{});
+    const std::int64_t attn = add(add(add(w.attn_matmul, w.attn_bias), w.attn_kv_matmul), mul(2, h, h));
+    const std::int64_t norm = add(w.norm, mul(3, detail::norm_params(m, h)));
+    p.attention = add(p.attention, mul(m.mtp_layers, attn));
+    p.norm = add(p.norm, mul(m.mtp_layers, norm));
+    p.mlp = add(p.mlp, mul(m.mtp_layers, w.mlp_total));
+    mtp = mul(m.mtp_layers, add(add(attn, norm), w.mlp_total));
+  }
+
   if (m.lm_head && !m.tie_word_embeddings) p.output_head = add(p.output_head, mul(m.vocab_size, ed));
   if (m.lm_head && !m.tie_word_embeddings && m.lm_head_bias) p.output_head = add(p.output_head, m.vocab_size);
   if (m.embed_proj_dim > 0) p.output_head = add(p.output_head, mul(h, ed));  // OPT project_out
@@ -168,7 +182,7 @@ parameter_breakdown count_parameters(const model_spec& m) {
 
   p.vision = m.vision_parameters;
   p.total = add(add(add(add(p.embedding, p.attention), add(p.mlp, p.norm)), add(p.output_head, p.mixer)), p.vision);
-  p.active = p.total - active_mlp_delta - p.vision;
+  p.active = p.total - active_mlp_delta - p.vision - mtp;
   return p;
 }
 

@@ -100,6 +100,9 @@ struct mlp_spec {
   bool bias = false;
   std::string activation;  // as named in the config (silu, gelu_new, relu, ...)
   bool sub_norm = false;   // BitNet's ffn_sub_norm: an RMSNorm of the intermediate width before down_proj
+  // Scalars a learnable activation keeps in each dense MLP, stored in the checkpoint beside the
+  // projections (Apertus's xIELU: alpha_p, alpha_n and the beta, eps buffers = 4).
+  std::int64_t activation_params = 0;
 };
 
 struct moe_spec {
@@ -170,6 +173,11 @@ struct model_spec {
   bool lm_head_bias = false;        // the untied vocabulary head has a bias (Phi: vocab_size more)
   bool pooler = false;              // BERT/RoBERTa pooler (dense h x h + tanh on [CLS])
   std::int64_t embed_proj_dim = 0;  // OPT-350m word_embed_proj_dim when != hidden_size
+  // Multi-token-prediction modules shipped beside the main stack and counted in its published
+  // total (MiMo): each is one dense decoder layer of the stack's shape plus two input RMSNorms,
+  // a 2h -> h input projection and an output RMSNorm. Part of the weights (total), not of the
+  // per-token parameters (active).
+  std::int64_t mtp_layers = 0;
 
   // The vision tower of a multimodal wrapper (vision_config), with its projector: counted from
   // the config by vision_parameters() when its model_type is known, 0 otherwise. Part of the
