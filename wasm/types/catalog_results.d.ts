@@ -67,6 +67,10 @@ export interface GpuInfo {
   tdp_watts: number;
   interconnect: { name: string; bandwidth_bytes_per_s: number; generation?: string; domain_size?: number };
   cost_per_hour_usd: number;
+  /** NVIDIA CUDA compute capability (8.9); absent when the record does not state it. */
+  compute_capability?: number;
+  /** AMD LLVM target ("gfx1100"); absent when the record does not state it. */
+  gfx?: string;
 }
 
 /** One field of the flat result row (core/src/io/fields.cpp): CompareRow's keys, in order. */

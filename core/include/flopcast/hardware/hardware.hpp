@@ -58,6 +58,12 @@ struct hardware_spec {
   std::string interconnect_generation;        // "NVLink 5", "ICI (v5p)", ...; empty when unknown
   std::int64_t interconnect_domain_size = 0;  // devices in one NVLink / ICI / xGMI domain; 0 = unknown
   double cost_per_hour_usd = 0;
+  // NVIDIA's CUDA compute capability (8.9 for Ada); 0 = not stated. Engines whose docs name a
+  // minimum (vLLM: 7.0) are not offered below it (data/engines/*.json runs_on).
+  double compute_capability = 0;
+  // AMD's LLVM target ("gfx1100"); empty = not stated. Engines that list the targets they ship
+  // kernels for (vLLM's ROCm page) are offered on those alone.
+  std::string gfx;
   std::string source_note;  // where the figures come from
 
   [[nodiscard]] std::optional<double> peak(precision p) const { return peak_flops_per_s[static_cast<std::size_t>(p)]; }
