@@ -78,6 +78,7 @@ TEST_CASE("devices: every NVIDIA GPU states its compute capability and every AMD
     }
   }
   // NVIDIA's CUDA GPUs page: Pascal GP102 6.1, Volta 7.0, Turing 7.5, GA10x 8.6, Ada 8.9, RTX Blackwell 12.0.
+  CHECK(flopcast::find_gpu("P100").compute_capability == 6.0);
   CHECK(flopcast::find_gpu("P40").compute_capability == 6.1);
   CHECK(flopcast::find_gpu("V100").compute_capability == 7.0);
   CHECK(flopcast::find_gpu("2080ti").compute_capability == 7.5);
@@ -90,7 +91,10 @@ TEST_CASE("devices: every NVIDIA GPU states its compute capability and every AMD
 
 TEST_CASE("engines: a device below an engine's minimum compute capability is not offered it", "[engines]") {
   using engine_device_support_test::engine_ids;
-  // vLLM: compute capability 7.0 or higher, so the Pascal P40 (6.1) gets llama.cpp but not vLLM.
+  // vLLM: compute capability 7.0 or higher, so Pascal (P100 6.0, P40 6.1) gets llama.cpp but not vLLM.
+  const auto p100 = engine_ids("P100");
+  CHECK(p100.count("llama.cpp") == 1);
+  CHECK(p100.count("vllm") == 0);
   const auto p40 = engine_ids("P40");
   CHECK(p40.count("llama.cpp") == 1);
   CHECK(p40.count("transformers") == 1);
