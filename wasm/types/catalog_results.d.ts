@@ -71,6 +71,10 @@ export interface GpuInfo {
   cost_per_hour_usd: number;
   /** The flopcast release that first bundled the device ("0.3.0"); null: bundled before 0.3.0. */
   added: string | null;
+  /** NVIDIA CUDA compute capability (8.9); absent when the record does not state it. */
+  compute_capability?: number;
+  /** AMD LLVM target ("gfx1100"); absent when the record does not state it. */
+  gfx?: string;
 }
 
 /** One field of the flat result row (core/src/io/fields.cpp): CompareRow's keys, in order. */

@@ -25,6 +25,10 @@ export interface GpuSpec {
   kind?: 'gpu' | 'tpu' | 'npu' | 'cpu' | 'soc';
   usable_memory_fraction?: number;
   interconnect?: { name?: string; bandwidth_bytes_per_s?: number; generation?: string; domain_size?: number };
+  /** NVIDIA CUDA compute capability, e.g. 8.9: engines below their docs' minimum are not offered. */
+  compute_capability?: number;
+  /** AMD LLVM target, e.g. "gfx1100": engines that list their targets are offered on those alone. */
+  gfx?: string;
 }
 
 /** A stored calibration: applied where efficiencies are not given explicitly. */

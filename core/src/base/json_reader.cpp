@@ -189,8 +189,8 @@ std::string reader::string_or(std::string_view key, std::string fallback) const 
   return v.get<std::string>();
 }
 std::string release_or_empty(const reader& r, std::string_view key) {
+  if (!r.has(key) || r.at(key).is_null()) return "";  // null: what the list outputs write for "none"
   const std::string v = r.string_or(key, "");
-  if (!r.has(key)) return v;
   int parts = 0, digits = 0;
   bool ok = !v.empty() && v.size() <= 32;
   for (char c : v) {

@@ -122,6 +122,12 @@ hardware_spec read_hardware(const json& j) {
       h.interconnect_domain_size =
           ir.integer("domain_size", 1, std::int64_t{1} << 20, "a positive number of devices (at most 2^20)");
   }
+  // CUDA compute capabilities run from 1.0 (Tesla) to 12.x (Blackwell GeForce): [1, 20] leaves room.
+  h.compute_capability = r.number_or("compute_capability", 0, 1, 20);
+  h.gfx = r.string_or("gfx", "");
+  if (!h.gfx.empty() && (h.gfx.rfind("gfx", 0) != 0 || h.gfx.size() < 4))
+    throw error(error_code::config_range, "/gfx",
+                "expected an LLVM AMDGPU target such as \"gfx1100\", but got \"" + h.gfx + "\"");
   if (r.has("sources")) {
     const json& s = j.at("sources");
     if (s.is_object())

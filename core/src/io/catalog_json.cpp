@@ -77,7 +77,12 @@ void write_hardware(json_out& w, const hardware_spec& g) {
     if (!g.interconnect_generation.empty()) w.field("generation", g.interconnect_generation);
     if (g.interconnect_domain_size > 0) w.field("domain_size", g.interconnect_domain_size);
   });
-  w.field("cost_per_hour_usd", g.cost_per_hour_usd).text_or_null("added", g.added).end_object();
+  w.field("cost_per_hour_usd", g.cost_per_hour_usd);
+  // Read back by read_hardware, so a --gpu-file written from list-gpus keeps its engine support.
+  if (g.compute_capability > 0) w.field("compute_capability", g.compute_capability);
+  if (!g.gfx.empty()) w.field("gfx", g.gfx);
+  w.text_or_null("added", g.added);
+  w.end_object();
 }
 
 void write_bands(json_out& w, const engine_bands& b) {

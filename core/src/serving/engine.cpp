@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "base/detail.hpp"
@@ -231,7 +232,8 @@ void read_runs_on(const json& j, engine_profile& p) {
     const json& d = devices[i];
     if (!d.is_object())
       throw error(error_code::config_type, ptr, "expected an object {vendor, kinds}, got " + describe(d));
-    detail::reader(d, ptr).only({"vendor", "kinds"}, "device class field");
+    const detail::reader dr(d, ptr);
+    dr.only({"vendor", "kinds", "min_compute_capability", "gfx"}, "device class field");
     engine_device_class c;
     c.vendor = required_string(d, ptr, "vendor", "the vendor (\"*\" for any)");
     const json& kinds = required(d, ptr, "kinds", "the device kinds (gpu, tpu, npu, cpu, soc)");
@@ -248,6 +250,12 @@ void read_runs_on(const json& j, engine_profile& p) {
       if (!found)
         throw error(error_code::config_range, ptr + "/kinds/" + std::to_string(k),
                     "expected gpu, tpu, npu, cpu or soc, got " + describe(kinds[k]));
+    }
+    c.min_compute_capability = dr.number_or("min_compute_capability", 0, 1, 20);
+    if (dr.has("gfx")) {
+      c.gfx = dr.string_list_or_empty("gfx");
+      if (c.gfx.empty())
+        throw error(error_code::config_range, ptr + "/gfx", "expected a non-empty array of LLVM targets (\"gfx942\")");
     }
     p.runs_on.push_back(c);
   }
@@ -440,7 +448,13 @@ bool engine_profile::runs_on_device(const hardware_spec& gpu) const noexcept {
   const std::string vendor = lowered(gpu.vendor);
   for (const engine_device_class& c : runs_on) {
     if (c.vendor != "*" && !vendor.empty() && lowered(c.vendor) != vendor) continue;
-    if (std::find(c.kinds.begin(), c.kinds.end(), gpu.kind) != c.kinds.end()) return true;
+    if (std::find(c.kinds.begin(), c.kinds.end(), gpu.kind) == c.kinds.end()) continue;
+    // Below the docs' minimum compute capability (vLLM: 7.0, so no Pascal); 1e-6 absorbs 7.0 vs 7.
+    if (c.min_compute_capability > 0 && gpu.compute_capability > 0 &&
+        gpu.compute_capability + 1e-6 < c.min_compute_capability)
+      continue;
+    if (!c.gfx.empty() && !gpu.gfx.empty() && std::find(c.gfx.begin(), c.gfx.end(), gpu.gfx) == c.gfx.end()) continue;
+    return true;
   }
   return false;
 }
@@ -453,6 +467,16 @@ std::string engine_profile::runs_on_text() const {
     for (std::size_t k = 0; k < c.kinds.size(); ++k)
       kinds += (k == 0 ? "" : k + 1 == c.kinds.size() ? " and " : ", ") + kind_plural(c.kinds[k]);
     out += (i == 0 ? "" : ", ") + (c.vendor == "*" ? "any vendor's " + kinds : c.vendor + " " + kinds);
+    if (c.min_compute_capability > 0) {
+      char cc[32];
+      std::snprintf(cc, sizeof cc, "%.1f", c.min_compute_capability);  // "7.0", as NVIDIA writes it
+      out += std::string(" of compute capability ") + cc + " or higher";
+    }
+    if (!c.gfx.empty()) {
+      std::string targets;
+      for (const std::string& t : c.gfx) targets += (targets.empty() ? "" : " ") + t;
+      out += " (" + targets + ")";
+    }
   }
   return out + " (" + runs_on_source.url + ")";
 }

@@ -60,6 +60,12 @@ struct hardware_spec {
   double cost_per_hour_usd = 0;
   // The flopcast release that first bundled the record ("0.3.0"); empty: before 0.3.0.
   std::string added;
+  // NVIDIA's CUDA compute capability (8.9 for Ada); 0 = not stated. Engines whose docs name a
+  // minimum (vLLM: 7.0) are not offered below it (data/engines/*.json runs_on).
+  double compute_capability = 0;
+  // AMD's LLVM target ("gfx1100"); empty = not stated. Engines that list the targets they ship
+  // kernels for (vLLM's ROCm page) are offered on those alone.
+  std::string gfx;
   std::string source_note;  // where the figures come from
 
   [[nodiscard]] std::optional<double> peak(precision p) const { return peak_flops_per_s[static_cast<std::size_t>(p)]; }

@@ -54,10 +54,14 @@ struct engine_family_fit {
 };
 
 // Devices an engine runs on (data/engines/*.json "runs_on"): a vendor ("*": any) and the device
-// kinds of that vendor.
+// kinds of that vendor; optionally the lowest NVIDIA compute capability and the AMD LLVM targets
+// the engine's docs support. A device that does not state its compute capability or gfx target
+// (a custom --gpu-file) is judged by vendor and kind alone.
 struct engine_device_class {
   std::string vendor;
   std::vector<device_kind> kinds;
+  double min_compute_capability = 0;  // 0 = no minimum
+  std::vector<std::string> gfx;       // empty = any target
 };
 
 struct engine_profile {
