@@ -158,6 +158,8 @@ TEST_CASE("orion: Orion-14B, Llama projections behind LayerNorms with bias", "[h
   CHECK(p.total == 40 * layer + 2 * 84608LL * 5120 + 2 * 5120);
   CHECK(p.total == 14498703360);
   CHECK(p.norm == 81 * 2 * 5120);
+  // The bundled record rounds to its report's "14 billion" (13.5B to 14.5B).
+  CHECK(count_parameters(test::model("orion-14b-base")).total == p.total);
 }
 
 TEST_CASE("xverse: Llama's count under its own model type", "[hf_baichuan]") {
