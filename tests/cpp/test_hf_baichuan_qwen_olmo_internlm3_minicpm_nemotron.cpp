@@ -142,6 +142,12 @@ TEST_CASE("nemotron: Minitron-8B, LayerNorm1P, relu2 up/down MLP, half rotary", 
   CHECK(p.total == 8271699968);
   c["mlp_bias"] = true;
   CHECK(count_parameters(test::spec(c)).total - p.total == 32 * (16384 + 4096));
+  // The bundled Minitron-4B-Base: 3072 wide, 24 heads of 128, 8 key/value groups, 9216 up/down;
+  // rounds to the card's "4B" (3.5B to 4.5B).
+  const std::int64_t small = 2 * 3072LL * 3072 + 2 * 3072LL * 1024 + 2 * 3072LL * 9216 + 4 * 3072;
+  const auto minitron = count_parameters(test::model("minitron-4b-base")).total;
+  CHECK(minitron == 32 * small + 2 * 256000LL * 3072 + 2 * 3072);
+  CHECK(minitron == 4190509056);
 }
 
 TEST_CASE("orion: Orion-14B, Llama projections behind LayerNorms with bias", "[hf_baichuan]") {
