@@ -208,6 +208,7 @@ TEST_CASE("glm: GLM-4-9B-Chat-hf, q/k/v biases only, half rotary", "[hf_gptj]") 
   remote["padded_vocab_size"] = 151552;
   CHECK(count_parameters(s).total == count_parameters(test::spec(remote)).total);
   CHECK(count_parameters(s).total == 9399951360);
+  CHECK(count_parameters(test::model("glm-4-9b-chat-hf")).total == 9399951360);
 }
 
 TEST_CASE("glm4: GLM-4-0414 adds two RMSNorms per layer", "[hf_gptj]") {
