@@ -96,6 +96,8 @@ void read_orion(const reader& r, model_spec& m);
 void read_xverse(const reader& r, model_spec& m);
 void read_jais2(const reader& r, model_spec& m);
 void read_codeshell(const reader& r, model_spec& m);
+// hf_telechat.cpp
+void read_telechat(const reader& r, model_spec& m);
 // vision.cpp
 // The vision tower and projector of a multimodal wrapper (its vision_config, by vision
 // model_type, and the wrapper's model_type for the projector), into m.vision_parameters and

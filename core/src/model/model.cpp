@@ -117,7 +117,10 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
   } else {
     const std::int64_t width = m.mlp.intermediate_size;
     std::int64_t mlp = m.mlp.gated ? gated_mlp(width) : mul(2, h, width);
-    if (m.mlp.bias) mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
+    if (m.mlp.bias)
+      mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
+    else if (m.mlp.down_bias)
+      mlp = add(mlp, h);
     w.mlp_total = w.mlp_active = mlp;
   }
   return w;

@@ -86,6 +86,7 @@ struct mlp_spec {
   std::int64_t intermediate_size = 0;  // dense MLP width
   bool gated = false;                  // SwiGLU/GeGLU: gate, up, down projections
   bool bias = false;
+  bool down_bias = false;  // only the down projection has a bias (TeleChat); ignored when bias is set
   std::string activation;  // as named in the config (silu, gelu_new, relu, ...)
 };
 
