@@ -142,6 +142,12 @@ TEST_CASE("nemotron: Minitron-8B, LayerNorm1P, relu2 up/down MLP, half rotary", 
   CHECK(p.total == 8271699968);
   c["mlp_bias"] = true;
   CHECK(count_parameters(test::spec(c)).total - p.total == 32 * (16384 + 4096));
+  // The bundled Minitron-4B-Base: 3072 wide, 24 heads of 128, 8 key/value groups, 9216 up/down;
+  // rounds to the card's "4B" (3.5B to 4.5B).
+  const std::int64_t small = 2 * 3072LL * 3072 + 2 * 3072LL * 1024 + 2 * 3072LL * 9216 + 4 * 3072;
+  const auto minitron = count_parameters(test::model("minitron-4b-base")).total;
+  CHECK(minitron == 32 * small + 2 * 256000LL * 3072 + 2 * 3072);
+  CHECK(minitron == 4190509056);
 }
 
 TEST_CASE("orion: Orion-14B, Llama projections behind LayerNorms with bias", "[hf_baichuan]") {
@@ -158,6 +164,8 @@ TEST_CASE("orion: Orion-14B, Llama projections behind LayerNorms with bias", "[h
   CHECK(p.total == 40 * layer + 2 * 84608LL * 5120 + 2 * 5120);
   CHECK(p.total == 14498703360);
   CHECK(p.norm == 81 * 2 * 5120);
+  // The bundled record rounds to its report's "14 billion" (13.5B to 14.5B).
+  CHECK(count_parameters(test::model("orion-14b-base")).total == p.total);
 }
 
 TEST_CASE("xverse: Llama's count under its own model type", "[hf_baichuan]") {

@@ -208,6 +208,7 @@ TEST_CASE("glm: GLM-4-9B-Chat-hf, q/k/v biases only, half rotary", "[hf_gptj]") 
   remote["padded_vocab_size"] = 151552;
   CHECK(count_parameters(s).total == count_parameters(test::spec(remote)).total);
   CHECK(count_parameters(s).total == 9399951360);
+  CHECK(count_parameters(test::model("glm-4-9b-chat-hf")).total == 9399951360);
 }
 
 TEST_CASE("glm4: GLM-4-0414 adds two RMSNorms per layer", "[hf_gptj]") {
@@ -216,6 +217,8 @@ TEST_CASE("glm4: GLM-4-0414 adds two RMSNorms per layer", "[hf_gptj]") {
   const auto p = count_parameters(test::spec(c));
   CHECK(p.total == 9399951360 + 40 * 2 * 4096);  // GLM-4-9B-0414: post_self_attn and post_mlp norms
   CHECK(p.total == 9400279040);
+  // The bundled GLM-4-9B-0414 record: its published safetensors total.
+  CHECK(count_parameters(test::model("glm-4-9b-0414")).total == 9400279040);
   // GLM-4-32B-0414's sizes: 61 layers of 6144, 48 heads, 2 key/value heads of 128, SwiGLU 23040.
   const json big = {{"model_type", "glm4"},       {"hidden_size", 6144},         {"num_hidden_layers", 61},
                     {"num_attention_heads", 48},  {"num_key_value_heads", 2},    {"head_dim", 128},

@@ -152,6 +152,8 @@ void read_mimo(const reader& r, model_spec& m);
 // hf_olmo2_starcoder2_phi_gemma3.cpp (read_olmo3 starts from it)
 void read_olmo2(const reader& r, model_spec& m);
 
+// hf_telechat.cpp
+void read_telechat(const reader& r, model_spec& m);
 // vision.cpp
 // The vision tower and projector of a multimodal wrapper (its vision_config, by vision
 // model_type, and the wrapper's model_type for the projector), into m.vision_parameters and

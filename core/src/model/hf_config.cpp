@@ -450,6 +450,8 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"xverse", read_xverse},
       {"jais2", read_jais2},
       {"codeshell", read_codeshell},
+      // hf_telechat.cpp
+      {"telechat", read_telechat},
       // hf_granite_olmoe_cohere_mpt.cpp
       {"granite", read_granite},
       {"granitemoe", read_granitemoe},

@@ -125,7 +125,10 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
   } else {
     const std::int64_t width = m.mlp.intermediate_size;
     std::int64_t mlp = m.mlp.gated ? gated_mlp(width) : mul(2, h, width);
-    if (m.mlp.bias) mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
+    if (m.mlp.bias)
+      mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
+    else if (m.mlp.down_bias)
+      mlp = add(mlp, h);
     mlp = add(mlp, m.mlp.activation_params);  // stored activation scalars (xIELU)
     w.mlp_total = w.mlp_active = mlp;
     if (m.mlp.sub_norm) w.norm = add(w.norm, width);  // BitNet ffn_sub_norm

@@ -98,6 +98,7 @@ struct mlp_spec {
   std::int64_t intermediate_size = 0;  // dense MLP width
   bool gated = false;                  // SwiGLU/GeGLU: gate, up, down projections
   bool bias = false;
+  bool down_bias = false;  // only the down projection has a bias (TeleChat); ignored when bias is set
   std::string activation;  // as named in the config (silu, gelu_new, relu, ...)
   bool sub_norm = false;   // BitNet's ffn_sub_norm: an RMSNorm of the intermediate width before down_proj
   // Scalars a learnable activation keeps in each dense MLP, stored in the checkpoint beside the
