@@ -175,8 +175,8 @@ double mlp_flops(const model_spec& m, double T, std::int64_t width, bool gated, 
 double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
   if (!g.moe) return mlp_flops(m, T, m.mlp.intermediate_size, m.mlp.gated, m.mlp.bias);
   const moe_spec& e = m.moe;
-  const double h = d(m.hidden_size), E = d(e.num_experts), k = d(e.experts_per_token);
-  double f = 2 * T * h * E + 5 * T * E;  // router logits + softmax/top-k
+  const double h = d(m.hidden_size), R = d(detail::router_outputs(e)), k = d(e.experts_per_token);
+  double f = 2 * T * h * R + 5 * T * R;  // router logits (routed and zero-computation experts) + softmax/top-k
   f += k * mlp_flops(m, T, e.expert_intermediate_size, e.gated_experts, e.expert_bias);  // on the active path
   f += 2 * T * k * h;  // weighted combination of expert outputs
   if (e.shared_intermediate_size > 0) f += mlp_flops(m, T, e.shared_intermediate_size, e.gated_experts, e.expert_bias);

@@ -68,8 +68,8 @@ activation_estimate estimate_activations(const model_spec& m, const settings& s)
   if (any_moe) {
     const double k = d(m.moe.experts_per_token), Ie = d(m.moe.expert_intermediate_size),
                  Is = d(m.moe.shared_intermediate_size);
-    mlp_live = std::max(mlp_live, k * 2 * Ie + 2 * Is + d(m.moe.num_experts));
-    mlp_stored = std::max(mlp_stored, k * 3 * Ie + 3 * Is + d(m.moe.num_experts));
+    mlp_live = std::max(mlp_live, k * 2 * Ie + 2 * Is + d(detail::router_outputs(m.moe)));
+    mlp_stored = std::max(mlp_stored, k * 3 * Ie + 3 * Is + d(detail::router_outputs(m.moe)));
   }
   // Eager attention materialises the full S x S scores (even under a sliding window).
   const double scores = s.flash_attention ? 0.0 : nh * S;

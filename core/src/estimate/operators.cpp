@@ -245,8 +245,9 @@ struct row_builder {
     const moe_spec& e = m.moe;
     const std::int64_t count = g.count;
     const double c = d(count), h = d(m.hidden_size), E = d(e.num_experts), k = d(e.experts_per_token);
-    add("router", gi, count, bucket::expert_fixed, c * (2 * T * h * E + 5 * T * E),
-        c * (h * E + (e.router_bias ? E : 0.0)), c * T * (h + E));
+    const double R = d(detail::router_outputs(e));  // logits over routed and zero-computation experts
+    add("router", gi, count, bucket::expert_fixed, c * (2 * T * h * R + 5 * T * R),
+        c * (h * R + (e.router_bias ? R : 0.0)), c * T * (h + R));
     mlp_rows("experts_", gi, count, bucket::expert_routed, T, k, e.expert_intermediate_size, e.gated_experts,
              e.expert_bias, E);
     add("experts_combine", gi, count, bucket::none, c * 2 * T * k * h, 0, c * T * (k * h + h));

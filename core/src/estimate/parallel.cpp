@@ -166,7 +166,8 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     double mlp = 0, mlp_bytes = 0;
     if (g.mlp && g.moe) {
       const double experts = d(m.moe.num_experts) * d(w.expert);
-      const double router = d(m.hidden_size) * d(m.moe.num_experts) + (m.moe.router_bias ? d(m.moe.num_experts) : 0.0);
+      const double router = d(m.hidden_size) * d(detail::router_outputs(m.moe)) +
+                            (m.moe.router_bias ? d(detail::router_outputs(m.moe)) : 0.0);
       mlp = router + (d(w.mlp_total) - experts - router) / d(tp) + experts / d(tp * ep);
       mlp_bytes = mlp * rate(weight_component::experts);
     } else if (g.mlp) {

@@ -98,6 +98,12 @@ void read_granitemoeshared(const reader& r, model_spec& m);
 void read_smallthinker(const reader& r, model_spec& m);
 void read_afmoe(const reader& r, model_spec& m);
 
+// hf_cohere2moe.cpp
+void read_cohere2_moe(const reader& r, model_spec& m);
+
+// hf_longcatflash.cpp
+void read_longcat_flash(const reader& r, model_spec& m);
+
 // hf_qwen3next_mamba_jamba_falconh1_nemotronh.cpp: hybrid and state-space models
 void read_qwen3_next(const reader& r, model_spec& m);  // qwen3_next, qwen3_5_text, qwen3_5_moe_text
 void read_mamba(const reader& r, model_spec& m);       // mamba, falcon_mamba

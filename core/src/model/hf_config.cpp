@@ -501,6 +501,10 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // hf_smallthinker_afmoe.cpp
       {"smallthinker", read_smallthinker},
       {"afmoe", read_afmoe},
+      // hf_cohere2moe.cpp
+      {"cohere2_moe", read_cohere2_moe},
+      // hf_longcatflash.cpp
+      {"longcat_flash", read_longcat_flash},
       // hf_ernie_deepseekv32_kimi_cohere2_exaone_internlm2.cpp
       {"ernie4_5", read_ernie4_5},
       {"ernie4_5_moe", read_ernie4_5_moe},

@@ -115,8 +115,8 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
       if (e.expert_bias) p = add(p, add(e.gated_experts ? 2 * width : width, h));
       return p;
     };
-    std::int64_t router = mul(h, e.num_experts);
-    if (e.router_bias) router = add(router, e.num_experts);
+    std::int64_t router = mul(h, router_outputs(e));
+    if (e.router_bias) router = add(router, router_outputs(e));
     w.expert = expert_of(e.expert_intermediate_size);
     std::int64_t shared = e.shared_intermediate_size > 0 ? expert_of(e.shared_intermediate_size) : 0;
     if (e.shared_expert_gate) shared = add(shared, h);

@@ -9,6 +9,9 @@
 
 namespace flopcast::detail {
 
+// Router outputs of a MoE layer: the routed experts and any zero-computation ones.
+[[nodiscard]] inline std::int64_t router_outputs(const moe_spec& e) { return add(e.num_experts, e.zero_experts); }
+
 // Layers of every group: what step_costs' per-layer costs multiply.
 [[nodiscard]] inline double layer_count(const model_spec& m) noexcept {
   double n = 0;

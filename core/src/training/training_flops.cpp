@@ -123,7 +123,7 @@ void for_each_adaptable(const model_spec& m, double tokens, F&& f) {
 
 // Parameters of a layer's MLP that are biases (not matmul weights).
 std::int64_t mlp_bias_params(const model_spec& m, const layer_group& g) {
-  if (g.moe) return m.moe.router_bias ? m.moe.num_experts : 0;
+  if (g.moe) return m.moe.router_bias ? detail::router_outputs(m.moe) : 0;
   if (!m.mlp.bias) return 0;
   return (m.mlp.gated ? 2 : 1) * m.mlp.intermediate_size + m.hidden_size;
 }

@@ -115,6 +115,10 @@ struct moe_spec {
   bool router_bias = false;                   // DeepSeek-V3 e_score_correction_bias, gpt-oss router bias
   bool expert_bias = false;                   // gpt-oss: every expert projection has a bias
   bool gated_experts = true;                  // false: up/down experts (Nemotron-H relu^2)
+  // LongCat-Flash zero-computation experts: identity experts without weights that the router
+  // scores beside the routed ones (its logits and score-correction bias span both). A token's
+  // top-k may pick them, so experts_per_token routed experts is the most a token uses.
+  std::int64_t zero_experts = 0;
 };
 
 // Layers that share a shape are counted once and multiplied.
