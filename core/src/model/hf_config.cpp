@@ -453,6 +453,8 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"apertus", read_apertus},
       // hf_mimo.cpp
       {"mimo", read_mimo},
+      // hf_telechat3.cpp
+      {"telechat3", read_telechat3},
       {"phi", read_phi},
       {"gemma3_text", read_gemma3_text},
       // hf_gptoss_llama4_glm4moe_minimax.cpp
