@@ -110,7 +110,8 @@ TEST_CASE("record published scope and active count") {
       }
     };
     fails(R"({"parameters": 1000, "scope": "vision"})", "/published/scope",
-          R"(expected "all" (the whole checkpoint) or "text" (the language model only), got "vision")");
+          R"(expected "all" (the whole checkpoint), "text" (the language model only) or "non_embedding" )"
+          R"((without the input embedding table), got "vision")");
     fails(R"({"parameters": 1000, "scope": 1})", "/published/scope", "expected a string");
     fails(R"({"parameters": 1000, "active": 2000})", "/published/active", "at most the published total 1000");
     fails(R"({"parameters": 1000, "active": 0})", "/published/active", "a positive integer");

@@ -101,9 +101,13 @@ void read_published(const json& j, model_record& r) {
     r.published_scope = publication_scope::all;
   else if (scope == "text")
     r.published_scope = publication_scope::text;
+  else if (scope == "non_embedding")
+    r.published_scope = publication_scope::non_embedding;
   else
     throw error(error_code::config_range, "/published/scope",
-                "expected \"all\" (the whole checkpoint) or \"text\" (the language model only), got \"" + scope + "\"");
+                "expected \"all\" (the whole checkpoint), \"text\" (the language model only) or \"non_embedding\" "
+                "(without the input embedding table), got \"" +
+                    scope + "\"");
   if (rd.has("active")) {
     r.published_active = rd.integer("active", 1, max_count, "a positive integer");
     if (r.published_parameters > 0 && r.published_active > r.published_parameters)
@@ -178,7 +182,17 @@ lazy_records<hardware_spec>& gpus() {
 
 }  // namespace
 
-std::string_view to_string(publication_scope s) noexcept { return s == publication_scope::text ? "text" : "all"; }
+std::string_view to_string(publication_scope s) noexcept {
+  switch (s) {
+    case publication_scope::text:
+      return "text";
+    case publication_scope::non_embedding:
+      return "non_embedding";
+    case publication_scope::all:
+      break;
+  }
+  return "all";
+}
 
 model_record parse_model_record(std::string_view text) {
   const json j = detail::parse_object(text, "a model record");
@@ -217,7 +231,9 @@ bool matches_published(std::int64_t computed, std::int64_t published, int signif
 compared_counts counts_for_published(const model_record& r) {
   const parameter_breakdown p = count_parameters(r.spec);
   const std::int64_t vision = r.published_scope == publication_scope::text ? p.vision : 0;
-  return {p.total - vision, p.active - vision};
+  // The input embedding table is read, not multiplied, per token: it leaves both figures.
+  const std::int64_t embedding = r.published_scope == publication_scope::non_embedding ? p.embedding : 0;
+  return {p.total - vision - embedding, p.active - vision - embedding};
 }
 
 const std::vector<model_record>& model_records() { return models().all(); }

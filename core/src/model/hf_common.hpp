@@ -155,6 +155,10 @@ void read_mellum(const reader& r, model_spec& m);
 void read_apertus(const reader& r, model_spec& m);
 // hf_mimo.cpp
 void read_mimo(const reader& r, model_spec& m);
+// hf_pangu_embedded.cpp
+void read_pangu_embedded(const reader& r, model_spec& m);
+// hf_telechat3.cpp
+void read_telechat3(const reader& r, model_spec& m);
 // hf_olmo2_starcoder2_phi_gemma3.cpp (read_olmo3 starts from it)
 void read_olmo2(const reader& r, model_spec& m);
 

@@ -475,6 +475,10 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"apertus", read_apertus},
       // hf_mimo.cpp
       {"mimo", read_mimo},
+      // hf_pangu_embedded.cpp
+      {"PanguEmbedded", read_pangu_embedded},
+      // hf_telechat3.cpp
+      {"telechat3", read_telechat3},
       {"phi", read_phi},
       {"gemma3_text", read_gemma3_text},
       // hf_gptoss_llama4_glm4moe_minimax.cpp

@@ -11,7 +11,9 @@
 
 namespace flopcast {
 
-enum class publication_scope { all, text };
+// all: the whole checkpoint; text: the language model without a vision tower; non_embedding: the
+// whole checkpoint less its input embedding table (cards that count "parameters (non-embedding)").
+enum class publication_scope { all, text, non_embedding };
 [[nodiscard]] std::string_view to_string(publication_scope s) noexcept;
 
 struct model_record {
@@ -44,7 +46,8 @@ struct model_record {
 [[nodiscard]] bool matches_published(std::int64_t computed, std::int64_t published, int significant_digits);
 
 // The computed counts a record's published figures are compared with: total and active, less
-// the vision tower when the published scope is "text".
+// the vision tower when the published scope is "text", less the input embedding table when it is
+// "non_embedding".
 struct compared_counts {
   std::int64_t total = 0;
   std::int64_t active = 0;
