@@ -1,6 +1,6 @@
 # Installs flopcast as a CMake package: the public headers, libflopcast_core.a, the
 # `flopcast` CLI and flopcastConfig.cmake, so that another project can write
-#   find_package(flopcast 0.1 REQUIRED)
+#   find_package(flopcast 0.3 REQUIRED)
 #   target_link_libraries(app PRIVATE flopcast::core)
 # Included by the top-level CMakeLists.txt (native builds only).
 include(CMakePackageConfigHelpers)

@@ -91,7 +91,7 @@ std::string models_summary(std::size_t shown) {
       shown == total ? fmt::format("{} models", total) : fmt::format("{} of {} models shown", shown, total);
   out += fmt::format(" ({} config.json model types).\n", bundled_model_types());
   for (const auto& a : model_additions())
-    out += fmt::format("Added in {}: {} models; {} new model types: {}.\n", a.release, a.records.size(),
+    out += fmt::format("Added in {}: {} models, the first of {} model types: {}.\n", a.release, a.records.size(),
                        a.new_model_types.size(), joined(a.new_model_types));
   return out;
 }

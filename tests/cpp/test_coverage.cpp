@@ -44,7 +44,8 @@ coverage_count coverage_of(const test::json& list) {
     const std::string type = e.at("model_type").get<std::string>();
     const bool wrapper = e.value("read_through", std::string()) == "text_config";
     const bool reads = known.count(type) > 0 || (wrapper && coverage_reads_wrapper(type));
-    const bool recorded = wrapper ? wrapper_families.count(type) > 0 : with_record.count(e.value("record_type", type)) > 0;
+    const bool recorded =
+        wrapper ? wrapper_families.count(type) > 0 : with_record.count(e.value("record_type", type)) > 0;
     if (reads && recorded)
       ++c.read;
     else

@@ -94,7 +94,7 @@ test('a separate project builds against the installed package and matches the CL
   assert.match(cache, new RegExp(`flopcast_DIR:PATH=${prefix}/lib(64)?/cmake/flopcast`));
 
   const out = JSON.parse(run(join(binary, 'consumer'), ['llama-2-7b', JSON.stringify(request)], { cwd: tmp }));
-  assert.equal(out.version, '0.1.0');
+  assert.equal(out.version, '0.3.0');
   assert.equal(out.id, 'meta-llama/Llama-2-7b-hf');
   // Llama-2-7B's published count is exact: 6,738,415,616.
   assert.equal(out.parameters, 6738415616);
