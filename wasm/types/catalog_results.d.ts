@@ -18,6 +18,8 @@ export interface ModelInfo {
   active_parameters: number;
   published_parameters: number | null;
   published_significant_digits: number;
+  /** What the published figure counts: the whole checkpoint, the language model alone, or all but the input embedding. */
+  published_scope: 'all' | 'text' | 'non_embedding';
   source: string;
   /** The flopcast release that first bundled the model ("0.3.0"); null: bundled before 0.3.0. */
   added: string | null;

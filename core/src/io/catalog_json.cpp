@@ -47,6 +47,7 @@ std::string models_to_json(const model_filter& filter, int indent) {
         .field("active_parameters", p.active)
         .field_if("published_parameters", r.published_parameters > 0, r.published_parameters)
         .field("published_significant_digits", r.published_significant_digits)
+        .field("published_scope", to_string(r.published_scope))
         .field("source", r.source)
         .text_or_null("added", r.added)
         .end_object();
