@@ -11,7 +11,7 @@ using test::json;
 json report(const json& request) { return json::parse(flopcast::report_json(request.dump())); }
 json compare(const json& request) { return json::parse(flopcast::compare_json(request.dump())); }
 
-const json base = {{"model", "llama-3-8b"}, {"gpu", "H100-SXM"}, {"batch_size", 4}, {"sequence_length", 1024}};
+const json report_base = {{"model", "llama-3-8b"}, {"gpu", "H100-SXM"}, {"batch_size", 4}, {"sequence_length", 1024}};
 
 json with(json request, const char* key, const json& value) {
   request[key] = value;
@@ -21,23 +21,23 @@ json with(json request, const char* key, const json& value) {
 }  // namespace
 
 TEST_CASE("report: the estimate and its row are the request's", "[report]") {
-  const json r = report(base);
-  CHECK(r.at("estimate") == test::run(with(base, "layer_table", true)));
+  const json r = report(report_base);
+  CHECK(r.at("estimate") == test::run(with(report_base, "layer_table", true)));
   // The row is the request's compare row; the layer table is there (one row per layer: 32 for Llama 3 8B).
-  CHECK(r.at("row") == compare(base).at(0));
+  CHECK(r.at("row") == compare(report_base).at(0));
   CHECK(r.at("estimate").at("details").at("flops").at("layers").size() == 32);
   CHECK(r.at("fields") == json::parse(flopcast::defaults_json()).at("row_fields"));
 }
 
 TEST_CASE("report: each series is the compare of the same points", "[report]") {
-  const json r = report(base);
+  const json r = report(report_base);
   const json& s = r.at("series");
   const std::vector<std::int64_t> batches{1, 2, 4, 8, 16, 32, 64, 128, 256};
   CHECK(s.at("batch_size").at("values") == json(batches));
-  CHECK(s.at("batch_size").at("rows") == compare(with(base, "batch_size", batches)));
+  CHECK(s.at("batch_size").at("rows") == compare(with(report_base, "batch_size", batches)));
   const std::vector<std::int64_t> seqs{128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
   CHECK(s.at("sequence_length").at("values") == json(seqs));
-  CHECK(s.at("sequence_length").at("rows") == compare(with(base, "sequence_length", seqs)));
+  CHECK(s.at("sequence_length").at("rows") == compare(with(report_base, "sequence_length", seqs)));
   CHECK(json(flopcast::report_batch_sizes()) == json(batches));
   CHECK(json(flopcast::report_sequence_lengths()) == json(seqs));
   // Every format the core knows (defaults' precisions), each row that precision's compare row.
@@ -45,14 +45,14 @@ TEST_CASE("report: each series is the compare of the same points", "[report]") {
   json names = json::array();
   for (const json& p : defaults.at("precisions")) names.push_back(p.at("name"));
   CHECK(s.at("precision").at("values") == names);
-  CHECK(s.at("precision").at("rows") == compare(with(base, "precision", names)));
+  CHECK(s.at("precision").at("rows") == compare(with(report_base, "precision", names)));
   for (const json& row : s.at("batch_size").at("rows")) CHECK(row.at("sequence_length") == 1024);
 }
 
 TEST_CASE("report: points the core rejects are left out, the rest kept", "[report]") {
   // Training refuses the weight-only and integer formats: each value kept estimates on its own,
   // each left out is refused on its own.
-  const json train = with(base, "training", true);
+  const json train = with(report_base, "training", true);
   const json r = report(train);
   const json& s = r.at("series").at("precision");
   json kept = s.at("values");
@@ -73,7 +73,7 @@ TEST_CASE("report: points the core rejects are left out, the rest kept", "[repor
 }
 
 TEST_CASE("report: the roofline points are prefill's and the first decode step's", "[report]") {
-  const json r = report(base);
+  const json r = report(report_base);
   const json& f = r.at("estimate").at("details").at("performance");
   const json& roof = r.at("roofline");
   CHECK(roof.at("peak_flops_per_s") == f.at("peak_flops_per_s"));
@@ -84,13 +84,13 @@ TEST_CASE("report: the roofline points are prefill's and the first decode step's
         Approx(f.at("prefill_flops").get<double>() / f.at("prefill_bytes").get<double>()));
   // Decode at batch 4 reads every weight once per step: far below the ridge (memory-bound).
   CHECK(roof.at("points").at(1).at("intensity").get<double>() < roof.at("ridge_intensity").get<double>());
-  CHECK(report(with(base, "gpu", nullptr)).at("roofline").is_null());
+  CHECK(report(with(report_base, "gpu", nullptr)).at("roofline").is_null());
 }
 
 TEST_CASE("report: the serving curve only when asked", "[report]") {
-  CHECK(report(base).at("serving").is_null());
-  CHECK(report(with(base, "report", {{"serving", false}})).at("serving").is_null());
-  const json r = report(with(base, "report", {{"serving", true}}));
+  CHECK(report(report_base).at("serving").is_null());
+  CHECK(report(with(report_base, "report", {{"serving", false}})).at("serving").is_null());
+  const json r = report(with(report_base, "report", {{"serving", true}}));
   const json& sv = r.at("serving");
   REQUIRE(sv.is_object());
   const json sim = {
@@ -111,10 +111,10 @@ TEST_CASE("report: a bad report part is an error at its pointer", "[report]") {
       CHECK(e.pointer() == pointer);
     }
   };
-  fails(with(base, "report", {{"serving", "yes"}}), flopcast::error_code::config_type, "/report/serving");
-  fails(with(base, "report", {{"servings", true}}), flopcast::error_code::invalid_argument, "/report/servings");
-  fails(with(base, "report", 1), flopcast::error_code::config_type, "/report");
-  fails(with(base, "batch_size", 0), flopcast::error_code::config_range, "/batch_size");
-  fails(with(with(base, "gpu", nullptr), "report", {{"serving", true}}), flopcast::error_code::invalid_argument,
+  fails(with(report_base, "report", {{"serving", "yes"}}), flopcast::error_code::config_type, "/report/serving");
+  fails(with(report_base, "report", {{"servings", true}}), flopcast::error_code::invalid_argument, "/report/servings");
+  fails(with(report_base, "report", 1), flopcast::error_code::config_type, "/report");
+  fails(with(report_base, "batch_size", 0), flopcast::error_code::config_range, "/batch_size");
+  fails(with(with(report_base, "gpu", nullptr), "report", {{"serving", true}}), flopcast::error_code::invalid_argument,
         "/gpu");
 }
