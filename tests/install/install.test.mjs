@@ -75,7 +75,7 @@ test('cmake --install writes the headers, the library, the CLI and the package c
     assert.doesNotMatch(code, /find_dependency|find_package|nlohmann_json::/, `${f} needs no dependency`);
   }
   const version = readFileSync(join(prefix, cmakeDir, 'flopcastConfigVersion.cmake'), 'utf8');
-  assert.match(version, /set\(PACKAGE_VERSION "0\.1\.0"\)/);
+  assert.match(version, /set\(PACKAGE_VERSION "0\.3\.0"\)/);
 });
 
 test('a separate project builds against the installed package and matches the CLI', () => {
