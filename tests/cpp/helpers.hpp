@@ -1,5 +1,6 @@
 #pragma once
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,42 @@ std::string pointer_of(F&& f) {
     return e.pointer();
   }
   return "";
+}
+
+// A minimal valid engine profile (data/engines schema) to break one field at a time; its one
+// device class is NVIDIA GPUs.
+inline json engine_profile_fixture() {
+  return {{"engine", "test-engine"},
+          {"name", "Test engine"},
+          {"aliases", {"te"}},
+          {"repository", "example/test-engine"},
+          {"version", "1.0"},
+          {"batching", "continuous"},
+          {"kv_cache", "paged"},
+          {"runs_on",
+           {{"devices", {{{"vendor", "NVIDIA"}, {"kinds", {"gpu"}}}}},
+            {"source", {{"url", "https://example.org/install"}, {"quote", "NVIDIA GPUs"}}}}},
+          {"defaults",
+           {{"block_size",
+             {{"value", 16},
+              {"source",
+               {{"url", "https://example.org/config.py"},
+                {"path", "config.py"},
+                {"commit", "0123456789abcdef0123456789abcdef01234567"},
+                {"quote", "block_size: int = 16"}}}}}}},
+          {"efficiency", {{"fitted", false}}}};
+}
+
+// A bad profile raises an error with this code at this JSON pointer.
+inline void require_profile_error(const json& profile, flopcast::error_code code, const std::string& pointer) {
+  try {
+    (void)flopcast::parse_engine_profile(profile.dump());
+    FAIL("expected an error at " << pointer);
+  } catch (const flopcast::error& e) {
+    INFO(e.what());
+    CHECK(e.code() == code);
+    CHECK(e.pointer() == pointer);
+  }
 }
 
 }  // namespace test

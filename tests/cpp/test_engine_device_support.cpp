@@ -20,39 +20,12 @@ std::set<std::string> engine_ids(const flopcast::hardware_spec& gpu) {
 }
 std::set<std::string> engine_ids(const char* gpu) { return engine_ids(flopcast::find_gpu(gpu)); }
 
-// A profile whose one NVIDIA GPU class carries `extra` fields.
+// The test profile whose one NVIDIA GPU class carries `extra` fields.
 test::json profile_with(const test::json& extra) {
-  test::json cls = {{"vendor", "NVIDIA"}, {"kinds", {"gpu"}}};
+  test::json p = test::engine_profile_fixture();
+  auto& cls = p["runs_on"]["devices"][0];
   for (auto it = extra.begin(); it != extra.end(); ++it) cls[it.key()] = it.value();
-  return {{"engine", "test-engine"},
-          {"name", "Test engine"},
-          {"repository", "example/test-engine"},
-          {"version", "1.0"},
-          {"batching", "continuous"},
-          {"kv_cache", "paged"},
-          {"runs_on",
-           {{"devices", test::json::array({cls})},
-            {"source", {{"url", "https://example.org/install"}, {"quote", "NVIDIA GPUs"}}}}},
-          {"defaults",
-           {{"block_size",
-             {{"value", 16},
-              {"source",
-               {{"url", "https://example.org/config.py"},
-                {"path", "config.py"},
-                {"commit", "0123456789abcdef0123456789abcdef01234567"},
-                {"quote", "block_size: int = 16"}}}}}}},
-          {"efficiency", {{"fitted", false}}}};
-}
-
-void require_profile_error(const test::json& profile, flopcast::error_code code, const std::string& pointer) {
-  try {
-    (void)flopcast::parse_engine_profile(profile.dump());
-    FAIL("expected an error at " << pointer);
-  } catch (const flopcast::error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(e.pointer() == pointer);
-  }
+  return p;
 }
 
 flopcast::hardware_spec custom_nvidia(const std::string& extra) {
@@ -156,18 +129,18 @@ TEST_CASE("engines: a custom device that states no compute capability is judged 
 
 TEST_CASE("engines: bad min_compute_capability and gfx fields give specific errors", "[engines]") {
   using engine_device_support_test::profile_with;
-  using engine_device_support_test::require_profile_error;
   using flopcast::error_code;
   const auto ok = flopcast::parse_engine_profile(profile_with({{"min_compute_capability", 8.0}}).dump());
   REQUIRE(ok.runs_on.size() == 1);
   CHECK(ok.runs_on[0].min_compute_capability == 8.0);
   CHECK(ok.runs_on_text().find("compute capability 8.0 or higher") != std::string::npos);
-  require_profile_error(profile_with({{"min_compute_capability", "7.0"}}), error_code::config_type,
-                        "/runs_on/devices/0/min_compute_capability");
-  require_profile_error(profile_with({{"min_compute_capability", 0.5}}), error_code::config_range,
-                        "/runs_on/devices/0/min_compute_capability");
-  require_profile_error(profile_with({{"gfx", test::json::array()}}), error_code::config_range,
-                        "/runs_on/devices/0/gfx");
-  require_profile_error(profile_with({{"gfx", {1100}}}), error_code::config_type, "/runs_on/devices/0/gfx/0");
-  require_profile_error(profile_with({{"min_cc", 7.0}}), error_code::invalid_argument, "/runs_on/devices/0/min_cc");
+  test::require_profile_error(profile_with({{"min_compute_capability", "7.0"}}), error_code::config_type,
+                              "/runs_on/devices/0/min_compute_capability");
+  test::require_profile_error(profile_with({{"min_compute_capability", 0.5}}), error_code::config_range,
+                              "/runs_on/devices/0/min_compute_capability");
+  test::require_profile_error(profile_with({{"gfx", test::json::array()}}), error_code::config_range,
+                              "/runs_on/devices/0/gfx");
+  test::require_profile_error(profile_with({{"gfx", {1100}}}), error_code::config_type, "/runs_on/devices/0/gfx/0");
+  test::require_profile_error(profile_with({{"min_cc", 7.0}}), error_code::invalid_argument,
+                              "/runs_on/devices/0/min_cc");
 }

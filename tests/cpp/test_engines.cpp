@@ -30,40 +30,7 @@ std::string written(double v) {
   return buf;
 }
 
-// A minimal valid profile to break one field at a time.
-test::json good_profile() {
-  return {{"engine", "test-engine"},
-          {"name", "Test engine"},
-          {"aliases", {"te"}},
-          {"repository", "example/test-engine"},
-          {"version", "1.0"},
-          {"batching", "continuous"},
-          {"kv_cache", "paged"},
-          {"runs_on",
-           {{"devices", {{{"vendor", "NVIDIA"}, {"kinds", {"gpu"}}}}},
-            {"source", {{"url", "https://example.org/install"}, {"quote", "NVIDIA GPUs"}}}}},
-          {"defaults",
-           {{"block_size",
-             {{"value", 16},
-              {"source",
-               {{"url", "https://example.org/config.py"},
-                {"path", "config.py"},
-                {"commit", "0123456789abcdef0123456789abcdef01234567"},
-                {"quote", "block_size: int = 16"}}}}}}},
-          {"efficiency", {{"fitted", false}}}};
-}
-
-// The error a bad profile raises: its code and pointer.
-void require_error(const test::json& profile, error_code code, const std::string& pointer) {
-  try {
-    (void)flopcast::parse_engine_profile(profile.dump());
-    FAIL("expected an error at " << pointer);
-  } catch (const flopcast::error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(e.pointer() == pointer);
-  }
-}
+using test::engine_profile_fixture;
 
 const engine_default& get(const engine_profile& p, const char* key) {
   const engine_default* d = p.find(key);
@@ -206,7 +173,7 @@ TEST_CASE("find_engine matches ids and aliases ignoring case and punctuation", "
 }
 
 TEST_CASE("a valid engine profile parses", "[engines]") {
-  const engine_profile p = flopcast::parse_engine_profile(good_profile().dump());
+  const engine_profile p = flopcast::parse_engine_profile(engine_profile_fixture().dump());
   CHECK(p.id == "test-engine");
   CHECK(p.number("block_size") == 16);
   CHECK(get(p, "block_size").source.commit == "0123456789abcdef0123456789abcdef01234567");
@@ -216,59 +183,59 @@ TEST_CASE("a valid engine profile parses", "[engines]") {
 TEST_CASE("bad engine profiles give specific errors", "[engines]") {
   using j = test::json;
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"].erase("source");
-    require_error(p, error_code::config_missing, "/defaults/block_size/source");
+    test::require_profile_error(p, error_code::config_missing, "/defaults/block_size/source");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"]["source"].erase("quote");
-    require_error(p, error_code::config_missing, "/defaults/block_size/source/quote");
+    test::require_profile_error(p, error_code::config_missing, "/defaults/block_size/source/quote");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"]["source"]["url"] = "http://example.org/config.py";
-    require_error(p, error_code::config_range, "/defaults/block_size/source/url");
+    test::require_profile_error(p, error_code::config_range, "/defaults/block_size/source/url");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"]["source"]["commit"] = "abc123";
-    require_error(p, error_code::config_range, "/defaults/block_size/source/commit");
+    test::require_profile_error(p, error_code::config_range, "/defaults/block_size/source/commit");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"]["value"] = j::array({16});
-    require_error(p, error_code::config_type, "/defaults/block_size/value");
+    test::require_profile_error(p, error_code::config_type, "/defaults/block_size/value");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"].erase("value");
-    require_error(p, error_code::config_missing, "/defaults/block_size/value");
+    test::require_profile_error(p, error_code::config_missing, "/defaults/block_size/value");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"]["value"] = nullptr;  // computed at start-up: needs a note
-    require_error(p, error_code::config_missing, "/defaults/block_size/note");
+    test::require_profile_error(p, error_code::config_missing, "/defaults/block_size/note");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["block_size"]["default"] = 16;
-    require_error(p, error_code::invalid_argument, "/defaults/block_size/default");
+    test::require_profile_error(p, error_code::invalid_argument, "/defaults/block_size/default");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"]["Block-Size"] = p["defaults"]["block_size"];
-    require_error(p, error_code::config_range, "/defaults/Block-Size");
+    test::require_profile_error(p, error_code::config_range, "/defaults/Block-Size");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["defaults"] = j::object();
-    require_error(p, error_code::config_missing, "/defaults");
+    test::require_profile_error(p, error_code::config_missing, "/defaults");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["efficiency"]["costs"] = {{"per_step_s", 1e-3}};  // an unfitted constant
-    require_error(p, error_code::config_range, "/efficiency/costs");
+    test::require_profile_error(p, error_code::config_range, "/efficiency/costs");
   }
   const j fitted = {
       {"fitted", true},
@@ -283,7 +250,7 @@ TEST_CASE("bad engine profiles give specific errors", "[engines]") {
         {"throughput", {{"low", 0.9}, {"high", 1.1}, {"rows", 5}}},
         {"ttft_load", {{"low", 0.5}, {"high", 2}, {"rows", 5}}}}}};
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["efficiency"] = fitted;
     const flopcast::engine_profile e = flopcast::parse_engine_profile(p.dump());
     CHECK(e.efficiency_fitted);
@@ -301,63 +268,63 @@ TEST_CASE("bad engine profiles give specific errors", "[engines]") {
     CHECK(s.costs.gemm_half_tokens == 64);
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["efficiency"] = fitted;
     p["efficiency"].erase("fitted_to");
-    require_error(p, error_code::config_missing, "/efficiency/fitted_to");
+    test::require_profile_error(p, error_code::config_missing, "/efficiency/fitted_to");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["efficiency"] = fitted;
     p["efficiency"]["families"].erase("all");
-    require_error(p, error_code::config_missing, "/efficiency/families/all");
+    test::require_profile_error(p, error_code::config_missing, "/efficiency/families/all");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["efficiency"] = fitted;
     p["efficiency"]["families"]["all"]["compute_efficiency"] = 1.5;
-    require_error(p, error_code::config_range, "/efficiency/families/all/compute_efficiency");
+    test::require_profile_error(p, error_code::config_range, "/efficiency/families/all/compute_efficiency");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["efficiency"] = fitted;
     p["efficiency"]["bands"]["decode"]["low"] = 2;
-    require_error(p, error_code::config_range, "/efficiency/bands/decode");
+    test::require_profile_error(p, error_code::config_range, "/efficiency/bands/decode");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p.erase("efficiency");
-    require_error(p, error_code::config_missing, "/efficiency");
+    test::require_profile_error(p, error_code::config_missing, "/efficiency");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["batching"] = "dynamic";
-    require_error(p, error_code::config_range, "/batching");
+    test::require_profile_error(p, error_code::config_range, "/batching");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["kv_cache"] = "radix";
-    require_error(p, error_code::config_range, "/kv_cache");
+    test::require_profile_error(p, error_code::config_range, "/kv_cache");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["repository"] = "test-engine";
-    require_error(p, error_code::config_range, "/repository");
+    test::require_profile_error(p, error_code::config_range, "/repository");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["engine"] = "Test Engine";
-    require_error(p, error_code::config_range, "/engine");
+    test::require_profile_error(p, error_code::config_range, "/engine");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p.erase("version");
-    require_error(p, error_code::config_missing, "/version");
+    test::require_profile_error(p, error_code::config_missing, "/version");
   }
   {
-    j p = good_profile();
+    j p = engine_profile_fixture();
     p["max_batch_size"] = 8;
-    require_error(p, error_code::invalid_argument, "/max_batch_size");
+    test::require_profile_error(p, error_code::invalid_argument, "/max_batch_size");
   }
   CHECK_THROWS_AS(flopcast::parse_engine_profile("[1, 2]"), flopcast::error);
   CHECK_THROWS_AS(flopcast::parse_engine_profile("{\"engine\": "), flopcast::error);
