@@ -99,7 +99,10 @@ TEST_CASE("devices: at least 95 records, every name and alias resolves to its ow
                                           {"nvidia a2", "A2"},
                                           {"a580", "Arc-A580"},
                                           {"b570", "Arc-B570"},
-                                          {"w7800", "Radeon-PRO-W7800"}}) {
+                                          {"w7800", "Radeon-PRO-W7800"},
+                                          {"mi50", "MI50-32GB"},
+                                          {"mi60", "MI60"},
+                                          {"7600xt", "RX-7600-XT"}}) {
     INFO(alias);
     CHECK(flopcast::find_gpu(alias).name == name);
   }

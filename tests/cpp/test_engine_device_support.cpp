@@ -146,6 +146,9 @@ TEST_CASE("engines: vLLM on AMD is offered on the gfx targets its ROCm page list
   const auto rx6700xt = engine_ids("6700xt");
   CHECK(rx6700xt.count("llama.cpp") == 1);
   CHECK(rx6700xt.count("vllm") == 0);
+  // MI50 and MI60 are gfx906 (Vega 20), also outside vLLM's list.
+  CHECK(engine_ids("MI50").count("vllm") == 0);
+  CHECK(engine_ids("MI50").count("llama.cpp") == 1);
   // SGLang names no AMD targets: the class is unchanged.
   CHECK(mi100.count("sglang") == 1);
 }
