@@ -102,7 +102,9 @@ TEST_CASE("devices: at least 95 records, every name and alias resolves to its ow
                                           {"w7800", "Radeon-PRO-W7800"},
                                           {"mi50", "MI50-32GB"},
                                           {"mi60", "MI60"},
-                                          {"7600xt", "RX-7600-XT"}}) {
+                                          {"7600xt", "RX-7600-XT"},
+                                          {"6950xt", "RX-6950-XT"},
+                                          {"6750xt", "RX-6750-XT"}}) {
     INFO(alias);
     CHECK(flopcast::find_gpu(alias).name == name);
   }
