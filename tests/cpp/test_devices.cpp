@@ -86,7 +86,25 @@ TEST_CASE("devices: at least 95 records, every name and alias resolves to its ow
                                           {"9070xt", "RX-9070-XT"},
                                           {"r9700", "Radeon-AI-PRO-R9700"},
                                           {"mi250", "MI250"},
-                                          {"b60", "Arc-Pro-B60"}}) {
+                                          {"b60", "Arc-Pro-B60"},
+                                          {"h200-nvl", "H200-NVL"},
+                                          {"mi300a", "MI300A"},
+                                          {"6700xt", "RX-6700-XT"},
+                                          {"a770", "Arc-A770-16GB"},
+                                          {"a750", "Arc-A750"},
+                                          {"v100s", "V100S-PCIe"},
+                                          {"rtx 5000 ada", "RTX-5000-Ada"},
+                                          {"w7900", "Radeon-PRO-W7900"},
+                                          {"titan v", "TITAN-V"},
+                                          {"nvidia a2", "A2"},
+                                          {"a580", "Arc-A580"},
+                                          {"b570", "Arc-B570"},
+                                          {"w7800", "Radeon-PRO-W7800"},
+                                          {"mi50", "MI50-32GB"},
+                                          {"mi60", "MI60"},
+                                          {"7600xt", "RX-7600-XT"},
+                                          {"6950xt", "RX-6950-XT"},
+                                          {"6750xt", "RX-6750-XT"}}) {
     INFO(alias);
     CHECK(flopcast::find_gpu(alias).name == name);
   }
@@ -205,6 +223,50 @@ TEST_CASE("devices: figures match the vendor documents the records cite") {
   CHECK(gpu("A100").kind == device_kind::gpu);
   CHECK(gpu("A100").usable_memory_fraction == 1);
   CHECK_FALSE(gpu("H100").peak_fp4);
+}
+
+TEST_CASE("devices: the issue-25 additions match the documents they cite") {
+  // NVIDIA H200 datasheet, NVL column: 141GB HBM3e, 4.8 TB/s, FP8 3,341 TFLOPS with sparsity -> 1,670.5
+  // dense, up to 600 W, a 2- or 4-way NVLink bridge at 900 GB/s per GPU.
+  const auto& nvl = gpu("h200-nvl");
+  CHECK(nvl.memory_bytes == 141 * GiB);
+  CHECK(nvl.memory_bandwidth_bytes_per_s == 4.8e12);
+  CHECK(*nvl.peak(precision::fp8) == Approx(3341e12 / 2));
+  CHECK(*nvl.peak(precision::bf16) == Approx(1671e12 / 2).epsilon(0.001));
+  CHECK(nvl.tdp_watts == 600);
+  CHECK(nvl.interconnect_bandwidth_bytes_per_s == 900e9);
+  CHECK(nvl.interconnect_domain_size == 4);
+  // The H200 NVL is the H100 NVL's GH100 configuration with more, faster memory: same dense peaks.
+  CHECK(*nvl.peak(precision::bf16) == *gpu("H100-NVL").peak(precision::bf16));
+  // AMD MI300A: 228 CUs at 2.1 GHz, FP16 980.6 TFLOPS = 228 x 2.1e9 x 2048; 128 GB HBM3 at 5.3 TB/s;
+  // four APUs per node, each linked to its 3 peers at 256 GB/s.
+  const auto& mi300a = gpu("mi300a");
+  CHECK(*mi300a.peak(precision::fp16) == Approx(228 * 2.1e9 * 2048).epsilon(1e-4));
+  CHECK(mi300a.memory_bytes == 128 * GiB);
+  CHECK(mi300a.memory_bandwidth_bytes_per_s == 5.3e12);
+  CHECK(mi300a.interconnect_bandwidth_bytes_per_s == 3 * 256e9);
+  CHECK(mi300a.gfx == "gfx942");
+  // RX 6700 XT: 2,560 stream processors at 2,581 MHz = 13.21 TFLOPS FP32, 12 GB at 384 GB/s, gfx1031.
+  const auto& rx6700xt = gpu("6700xt");
+  CHECK(*rx6700xt.peak(precision::fp32) == Approx(2560 * 2 * 2.581e9).epsilon(1e-3));
+  CHECK(rx6700xt.memory_bytes == 12 * GiB);
+  CHECK(rx6700xt.gfx == "gfx1031");
+  // Arc A770: 32 Xe-cores x 16 XMX engines x 128 FP16 ops per clock x 2.1 GHz; INT8 at twice that.
+  const auto& a770 = gpu("a770");
+  CHECK(*a770.peak(precision::fp16) == Approx(32 * 16 * 128 * 2.1e9).epsilon(1e-3));
+  CHECK(*a770.peak(precision::int8) == Approx(2 * *a770.peak(precision::fp16)).epsilon(1e-3));
+  CHECK(a770.memory_bandwidth_bytes_per_s == 560e9);
+  // V100S PCIe (NVIDIA V100 datasheet): 16.4 TFLOPS FP32, 130 tensor TFLOPS, 1,134 GB/s.
+  CHECK(*gpu("v100s").peak(precision::fp16) == 130e12);
+  CHECK(gpu("v100s").memory_bandwidth_bytes_per_s == 1134e9);
+  // RTX 5000 Ada: 100 SMs x 2.55 GHz x 1024 dense FP16 FLOP per clock, the RTX 6000 Ada's per-SM rate.
+  CHECK(*gpu("rtx 5000 ada").peak(precision::fp16) == Approx(100 * 2.55e9 * 1024).epsilon(1e-3));
+  // A2 (GA107): 18.13 TFLOPS dense FP16 tensor (36.25 sparse), 60 W, PCIe 4.0 x8.
+  CHECK(*gpu("nvidia a2").peak(precision::fp16) == Approx(36.25e12 / 2).epsilon(1e-3));
+  CHECK(gpu("nvidia a2").compute_capability == 8.6);
+  // Arc B570: Intel's 203 peak INT8 TOPS; XMX FP16 at half that, as the B580 record.
+  CHECK(*gpu("b570").peak(precision::int8) == 203e12);
+  CHECK(*gpu("b570").peak(precision::fp16) == Approx(203e12 / 2));
 }
 
 TEST_CASE("devices: the new record fields are read and bounded") {

@@ -83,6 +83,13 @@ TEST_CASE("engines: a device below an engine's minimum compute capability is not
   CHECK(v100.count("vllm") == 1);
   CHECK(v100.count("sglang") == 0);
   CHECK(v100.count("tensorrt-llm") == 0);
+  // V100S and TITAN V are Volta too.
+  CHECK(engine_ids("V100S").count("vllm") == 1);
+  CHECK(engine_ids("V100S").count("sglang") == 0);
+  CHECK(engine_ids("TITAN V").count("tensorrt-llm") == 0);
+  // The A2 (GA107, 8.6) and H200 NVL (9.0) get all three.
+  CHECK(engine_ids("A2").count("tensorrt-llm") == 1);
+  CHECK(engine_ids("H200-NVL").count("sglang") == 1);
   // Turing (7.5): SGLang yes, TensorRT-LLM no.
   CHECK(engine_ids("T4").count("sglang") == 1);
   CHECK(engine_ids("T4").count("tensorrt-llm") == 0);
@@ -106,6 +113,15 @@ TEST_CASE("engines: vLLM on AMD is offered on the gfx targets its ROCm page list
   CHECK(engine_ids("MI210").count("vllm") == 1);       // gfx90a
   CHECK(engine_ids("7800 XT").count("vllm") == 1);     // gfx1101
   CHECK(engine_ids("RX-9070-XT").count("vllm") == 1);  // gfx1201
+  CHECK(engine_ids("MI300A").count("vllm") == 1);      // gfx942, the MI300X's target
+  CHECK(engine_ids("W7900").count("vllm") == 1);       // gfx1100
+  // RX 6700 XT is gfx1031 (RDNA2), not in vLLM's list: llama.cpp yes, vLLM no.
+  const auto rx6700xt = engine_ids("6700xt");
+  CHECK(rx6700xt.count("llama.cpp") == 1);
+  CHECK(rx6700xt.count("vllm") == 0);
+  // MI50 and MI60 are gfx906 (Vega 20), also outside vLLM's list.
+  CHECK(engine_ids("MI50").count("vllm") == 0);
+  CHECK(engine_ids("MI50").count("llama.cpp") == 1);
   // SGLang names no AMD targets: the class is unchanged.
   CHECK(mi100.count("sglang") == 1);
 }
