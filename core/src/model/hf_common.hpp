@@ -184,4 +184,8 @@ void read_quantization_config(const reader& top, model_spec& m);
 // max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
 void read_context_length(const reader& r, model_spec& m);
 
+// hf_hunyuandense_arcee.cpp
+void read_hunyuan_v1_dense(const reader& r, model_spec& m);
+void read_arcee(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

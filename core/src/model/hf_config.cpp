@@ -540,6 +540,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"qwen3_vl_moe_text", read_qwen3_vl_text},
       // hf_bitnet.cpp
       {"bitnet", read_bitnet},
+      // hf_hunyuandense_arcee.cpp
+      {"hunyuan_v1_dense", read_hunyuan_v1_dense},
+      {"arcee", read_arcee},
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},

@@ -1,8 +1,7 @@
 // Config readers for the text models of the Qwen3-VL wrappers (qwen3_vl, qwen3_vl_moe): their
 // text_config (model_type qwen3_vl_text / qwen3_vl_moe_text) reaches these through the wrapper
 // path of read_hf_config. Registered in families() in hf_config.cpp. The vision tower (a ViT with
-// DeepStack mergers) is not counted: vision.cpp does not know it, so the wrapper's total is the
-// text model's.
+// DeepStack mergers) is counted by vision.cpp from the wrapper's vision_config.
 #include <string>
 
 #include "base/json_reader.hpp"

@@ -20,6 +20,14 @@
 //                        PatchMerger (LayerNorm ln_q, Linear(4e, 4e), Linear(4e, hidden_size)).
 //   qwen2_5_vl           Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl.py): the
 //                        same with RMSNorms, a gated MLP with biases and out_hidden_size.
+//   qwen3_vl, qwen3_vl_moe
+//                        Qwen3VLVisionModel (modeling_qwen3_vl.py; Qwen3-VL-MoE's is the same):
+//                        Conv3d patch embedding with bias, a learned position table of
+//                        num_position_embeddings rows, blocks of two LayerNorms, fused qkv and
+//                        proj with biases, linear_fc1/linear_fc2 with biases, the
+//                        PatchMerger (LayerNorm over the width, Linear(4w, 4w), Linear(4w,
+//                        out_hidden_size), biases) and one DeepStack merger per entry of
+//                        deepstack_visual_indexes (the same, its LayerNorm over the merged 4w).
 //   llama4_vision_model  Llama4VisionModel (modeling_llama4.py): unfold-linear patch embedding
 //                        without bias, class_embedding, (image/patch)^2 + 1 positions,
 //                        layernorm_pre/post, layers with biased q/k/v/o and fc1/fc2, and the
@@ -35,7 +43,7 @@
 //   mistral3   Mistral3MultiModalProjector: RMSNorm (vision hidden), the patch merger's
 //              merging_layer (vision hidden x spatial_merge_size^2 -> vision hidden, no bias),
 //              linear_1 and linear_2 (biases only with multimodal_projector_bias).
-//   qwen2_vl, qwen2_5_vl
+//   qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe
 //              the merger is part of the tower.
 //   llama4     Llama4MultiModalProjector: linear_1 (vision_output_dim -> text hidden, no bias).
 #include <string>
@@ -166,6 +174,30 @@ i64 qwen2_5_vl_tower(const reader& v) {
   return add(add(q.patch_embed, mul(q.depth, block)), add(h, qwen_merger_mlp(q, out)));  // ln_q: RMSNorm
 }
 
+// Qwen3VLVisionConfig's defaults are Qwen3-VL's released towers (27 blocks of 1152, 16-pixel
+// patches, three DeepStack mergers); only out_hidden_size changes with the text model.
+i64 qwen3_vl_tower(const reader& v) {
+  const i64 w = v.positive_or("hidden_size", 1152);
+  const i64 ff = v.positive_or("intermediate_size", 4304);
+  const i64 depth = v.has("depth") ? v.layers("depth") : 27;
+  const i64 channels = v.positive_or("in_channels", 3);
+  const i64 patch = v.positive_or("patch_size", 16);
+  const i64 temporal = v.positive_or("temporal_patch_size", 2);
+  const i64 merge = v.positive_or("spatial_merge_size", 2);
+  const i64 out = v.positive_or("out_hidden_size", 3584);
+  const i64 positions = v.positive_or("num_position_embeddings", 2304);
+  // The default list [8, 16, 24]; an explicit empty list means no DeepStack mergers.
+  const i64 deepstack =
+      v.has("deepstack_visual_indexes") ? static_cast<i64>(v.int_list_or_empty("deepstack_visual_indexes").size()) : 3;
+  const i64 patch_embed = add(mul(mul(w, channels), mul(temporal, mul(patch, patch))), w);  // Conv3d, bias
+  const i64 block =
+      add(add(4 * w, add(linear(w, 3 * w, true), linear(w, w, true))), add(linear(w, ff, true), linear(ff, w, true)));
+  const i64 merged = mul(w, mul(merge, merge));
+  const i64 mlp = add(linear(merged, merged, true), linear(merged, out, true));
+  const i64 mergers = add(add(2 * w, mlp), mul(deepstack, add(2 * merged, mlp)));
+  return add(add(patch_embed, mul(positions, w)), add(mul(depth, block), mergers));
+}
+
 i64 llama4_tower(const reader& v) {
   const vit_dims d = read_vit(v, 768, 5632, 34, 16, 448, 14);
   const i64 h = d.hidden;
@@ -209,6 +241,8 @@ i64 projector(const reader& w, const std::string& wrapper, const std::string& to
                                                linear(text_hidden, text_hidden, bias)));
   }
   if ((wrapper == "qwen2_vl" && tower == "qwen2_vl") || (wrapper == "qwen2_5_vl" && tower == "qwen2_5_vl")) return 0;
+  if ((wrapper == "qwen3_vl" || wrapper == "qwen3_vl_moe") && (tower == "qwen3_vl" || tower == "qwen3_vl_moe"))
+    return 0;
   if (wrapper == "llama4" && tower == "llama4_vision_model") return mul(v.positive("vision_output_dim"), text_hidden);
   return -1;
 }
@@ -247,6 +281,8 @@ void read_vision_tower(const reader& wrapper, model_spec& m) {
     n = qwen2_vl_tower(v);
   else if (tower == "qwen2_5_vl")
     n = qwen2_5_vl_tower(v);
+  else if (tower == "qwen3_vl" || tower == "qwen3_vl_moe")
+    n = qwen3_vl_tower(v);
   else if (tower == "llama4_vision_model")
     n = llama4_tower(v);
   if (n < 0) return;  // unknown tower: not counted, vision_model_type says which
