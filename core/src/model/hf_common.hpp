@@ -184,4 +184,12 @@ void read_quantization_config(const reader& top, model_spec& m);
 // max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
 void read_context_length(const reader& r, model_spec& m);
 
+// hf_grok1_exaonemoe_panguultramoe_mistral4_axk1_sarvammla.cpp
+void read_grok1(const reader& r, model_spec& m);
+void read_exaone_moe(const reader& r, model_spec& m);
+void read_pangu_ultra_moe(const reader& r, model_spec& m);
+void read_mistral4(const reader& r, model_spec& m);
+void read_axk1(const reader& r, model_spec& m);
+void read_sarvam_mla(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail
