@@ -188,4 +188,12 @@ void read_context_length(const reader& r, model_spec& m);
 void read_hunyuan_v1_dense(const reader& r, model_spec& m);
 void read_arcee(const reader& r, model_spec& m);
 
+// hf_grok1_exaonemoe_panguultramoe_mistral4_axk1_sarvammla.cpp
+void read_grok1(const reader& r, model_spec& m);
+void read_exaone_moe(const reader& r, model_spec& m);
+void read_pangu_ultra_moe(const reader& r, model_spec& m);
+void read_mistral4(const reader& r, model_spec& m);
+void read_axk1(const reader& r, model_spec& m);
+void read_sarvam_mla(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -546,6 +546,13 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},
+      // hf_grok1_exaonemoe_panguultramoe_mistral4_axk1_sarvammla.cpp
+      {"grok-1", read_grok1},
+      {"exaone_moe", read_exaone_moe},
+      {"pangu_ultra_moe", read_pangu_ultra_moe},
+      {"mistral4", read_mistral4},
+      {"axk1", read_axk1},
+      {"sarvam_mla", read_sarvam_mla},
   };
   return k;
 }
