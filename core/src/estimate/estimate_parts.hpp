@@ -58,15 +58,15 @@ void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, dou
 
 // FLOPs of one decode step per cached key and layer (the attention terms that scale with
 // the context): those over the keys attention reads (attention_window) and, for
-// DeepSeek-V3.2, the indexer's over every earlier key.
-[[nodiscard]] double decode_flops_per_key(const model_spec& m);
+// DeepSeek-V3.2, the indexer's over every earlier key. Per group: its attention may be its own.
+[[nodiscard]] double decode_flops_per_key(const model_spec& m, const layer_group& g);
 [[nodiscard]] double decode_indexer_flops_per_key(const model_spec& m);
 
 // ---- memory.cpp ----
 
 // KV-cache elements per cached token per layer (self-attention only; DeepSeek-V3.2's indexer
-// keys included).
-[[nodiscard]] double kv_elements_per_token(const model_spec& m);
+// keys included), for a layer of group g.
+[[nodiscard]] double kv_elements_per_token(const model_spec& m, const layer_group& g);
 // Elements of the constant per-sequence state of one layer of the group: Gated DeltaNet's
 // value heads x key_head_dim x value_head_dim, Mamba's inner x state, plus the conv window
 // (conv_kernel - 1 inputs). 0 for attention-only layers.

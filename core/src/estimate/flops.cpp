@@ -58,7 +58,7 @@ void accumulate(attention_detail& pass, layer_flops& layer, double count, const 
 
 void add_attention(const model_spec& m, const layer_group& g, double T, double P, double P_full, double kv_tokens,
                    bool absorbed, pass_flops& out, layer_flops& lf, double count) {
-  const attention_spec& a = m.attention;
+  const attention_spec& a = attention_of(m, g);
   const double h = d(m.hidden_size), nh = d(a.num_heads);
   const bool rotary = m.position == position_kind::rotary && !g.nope;
   double qkv = 0, rot = 0, scores = 0, soft = 0, values = 0, oproj = 0, norm = 0;
@@ -233,8 +233,8 @@ void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, dou
     }
     lf.norm += d(norms_of(m, g)) * norm_e * T * h;
     // BitNet's sub-norms: over the attention output and over the MLP's intermediate activations.
-    if (has_attention(g) && m.attention.sub_norm)
-      lf.norm += norm_e * T * d(m.attention.num_heads) * d(m.attention.v_head_dim);
+    if (has_attention(g) && attention_of(m, g).sub_norm)
+      lf.norm += norm_e * T * d(attention_of(m, g).num_heads) * d(attention_of(m, g).v_head_dim);
     if (g.mlp && !g.moe && m.mlp.sub_norm) lf.norm += norm_e * T * d(m.mlp.intermediate_size);
     if (g.mlp) lf.mlp += layer_mlp_flops(m, g, T);
     out.per_layer[i] = lf;
@@ -268,8 +268,8 @@ void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, dou
                     out.parts.mixer;
 }
 
-double decode_flops_per_key(const model_spec& m) {
-  const attention_spec& a = m.attention;
+double decode_flops_per_key(const model_spec& m, const layer_group& g) {
+  const attention_spec& a = attention_of(m, g);
   const double nh = d(a.num_heads);
   if (a.mla) return nh * (2 * d(a.kv_lora_rank + a.qk_rope_head_dim) + 5 + 2 * d(a.kv_lora_rank));
   return nh * (2 * d(a.head_dim) + 5 + 2 * d(a.v_head_dim)) +

@@ -6,8 +6,8 @@
 
 namespace flopcast::detail {
 
-double kv_elements_per_token(const model_spec& m) {
-  const attention_spec& a = m.attention;
+double kv_elements_per_token(const model_spec& m, const layer_group& g) {
+  const attention_spec& a = attention_of(m, g);
   // the compressed latent and the shared rope key (+ DeepSeek-V3.2's indexer key)
   if (a.mla) return d(a.kv_lora_rank + a.qk_rope_head_dim) + d(a.index_head_dim);
   return d(a.num_kv_heads) * d(a.head_dim + a.v_head_dim);
@@ -53,10 +53,16 @@ double mixer_width(const model_spec& m) {
 
 activation_estimate estimate_activations(const model_spec& m, const settings& s) {
   const double act_bytes = activation_bytes(s.weight_precision);
-  const attention_spec& a = m.attention;
-  const double B = d(s.batch_size), S = d(s.sequence_length), h = d(m.hidden_size), nh = d(a.num_heads);
-  const double qkv = qkv_width(a) + mixer_width(m);
-  const double attn_out = nh * d(a.v_head_dim);
+  const double B = d(s.batch_size), S = d(s.sequence_length), h = d(m.hidden_size);
+  // The widest attention of any group (groups may have their own layout).
+  double nh = d(m.attention.num_heads), qkv = qkv_width(m.attention), attn_out = nh * d(m.attention.v_head_dim);
+  for (const auto& g : m.groups) {
+    const attention_spec& a = attention_of(m, g);
+    nh = std::max(nh, d(a.num_heads));
+    qkv = std::max(qkv, qkv_width(a));
+    attn_out = std::max(attn_out, d(a.num_heads) * d(a.v_head_dim));
+  }
+  qkv += mixer_width(m);
   double mlp_live = 0, mlp_stored = 0;
   bool any_moe = false;
   for (const auto& g : m.groups) any_moe = any_moe || g.moe;
@@ -262,12 +268,12 @@ void fill_inference_memory(const model_spec& m, const settings& s, estimate_resu
   mem.kv_cache = kv_cache_bytes(m, s.batch_size, dec_tokens_end, r.kv_precision, s.sequence_length);
   mem.kv_cache_prompt = kv_cache_bytes(m, s.batch_size, dec_tokens_prompt, r.kv_precision, s.sequence_length);
   if (m.arch != architecture::encoder) {
-    double layers = 0, state = 0;
+    double kv_elements = 0, state = 0;  // per token over every attention layer
     for (const auto& g : m.groups) {
-      layers += g.encoder || !has_attention(g) ? 0 : d(g.count);
+      kv_elements += g.encoder || !has_attention(g) ? 0 : d(g.count) * kv_elements_per_token(m, g);
       state += d(g.count) * state_elements_per_sequence(m, g);
     }
-    mem.kv_cache_per_token = layers * kv_elements_per_token(m) * storage_bytes(r.kv_precision);
+    mem.kv_cache_per_token = kv_elements * storage_bytes(r.kv_precision);
     mem.recurrent_state = d(s.batch_size) * state * storage_bytes(r.kv_precision);
   }
   const activation_estimate acts = estimate_activations(m, s);
@@ -282,12 +288,12 @@ namespace flopcast {
 double kv_cache_bytes(const model_spec& m, std::int64_t batch, double tokens, precision kv,
                       std::int64_t encoder_tokens) {
   if (m.arch == architecture::encoder) return 0;
-  const double per = detail::kv_elements_per_token(m) * storage_bytes(kv);
   double total = 0;
   for (const auto& g : m.groups) {
     if (g.encoder) continue;
     total += detail::d(g.count) * detail::state_elements_per_sequence(m, g) * storage_bytes(kv);
     if (!detail::has_attention(g)) continue;
+    const double per = detail::kv_elements_per_token(m, g) * storage_bytes(kv);
     total += detail::d(g.count) * detail::cached_tokens(g, tokens) * per;
     if (g.cross_attention)  // cross-attention K/V of the encoder output
       total += detail::d(g.count) * detail::d(encoder_tokens) * 2 * detail::d(m.attention.num_heads) *

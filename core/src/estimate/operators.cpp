@@ -123,7 +123,7 @@ struct row_builder {
   }
 
   void attention_rows(const layer_group& g, int gi, const attention_detail& a, double T, double pairs) {
-    const attention_spec& at = m.attention;
+    const attention_spec& at = attention_of(m, g);
     const std::int64_t count = g.count;
     const double c = d(count), h = d(m.hidden_size), nh = d(at.num_heads), nkv = d(at.num_kv_heads);
     const bool decode = kind == pass_kind::decode, flash = s.flash_attention;
@@ -278,7 +278,7 @@ struct row_builder {
           no_cross.cross_attention = false;
           self = one_group(no_cross).attention;
         }
-        const double pairs = self.softmax > 0 ? self.softmax / (5 * c * d(m.attention.num_heads)) : 0.0;
+        const double pairs = self.softmax > 0 ? self.softmax / (5 * c * d(attention_of(m, g).num_heads)) : 0.0;
         attention_rows(g, gi, self, T, pairs);
         if (g.cross_attention) {
           attention_detail cross = full.attention;

@@ -153,9 +153,10 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   if (!m.attention.mla && m.arch != architecture::encoder && m.attention.num_kv_heads > 0 &&
       m.attention.num_kv_heads < tp)
     r.notes |= note_kv_replicated;
-  const double kv_heads_factor = m.attention.mla || m.attention.num_kv_heads == 0
-                                     ? 1.0
-                                     : std::max(d(m.attention.num_kv_heads) / d(tp), 1.0) / d(m.attention.num_kv_heads);
+  // The share of a layer's K/V heads one rank holds (replicated below one head per rank).
+  const auto kv_heads_factor = [&](const attention_spec& a) {
+    return a.mla || a.num_kv_heads == 0 ? 1.0 : std::max(d(a.num_kv_heads) / d(tp), 1.0) / d(a.num_kv_heads);
+  };
   const double kv_elem_bytes = storage_bytes(r.kv_precision);
   const double dec_tokens_end =
       m.arch == architecture::encoder_decoder ? d(s.num_generated_tokens) : S + d(s.num_generated_tokens);
@@ -180,7 +181,7 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
                      d(w.norm) * norm_rate + mlp_bytes;
     if (!g.encoder && m.arch != architecture::encoder) {
       // K/V heads shard over TP (replicated below one per rank); mixer states shard by heads.
-      const double per_token = kv_elements_per_token(m) * kv_heads_factor * kv_elem_bytes;
+      const double per_token = kv_elements_per_token(m, g) * kv_heads_factor(attention_of(m, g)) * kv_elem_bytes;
       layer_kv[i] = B_rank * state_elements_per_sequence(m, g) / d(tp) * kv_elem_bytes;
       if (has_attention(g)) layer_kv[i] += B_rank * cached_tokens(g, dec_tokens_end) * per_token;
       if (g.cross_attention)

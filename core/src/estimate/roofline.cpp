@@ -224,10 +224,9 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   step_cost fl, by;
   double kv_timed_bytes = 0;
   if (!encoder_only) {
-    const double flops_per_key = decode_flops_per_key(m), index_flops_per_key = decode_indexer_flops_per_key(m);
+    const double index_flops_per_key = decode_indexer_flops_per_key(m);
     const double kvb = storage_bytes(r.kv_precision);
     const double index_bytes_per_key = d(m.attention.index_head_dim) * kvb;
-    const double kv_bytes_per_key = kv_elements_per_token(m) * kvb - index_bytes_per_key;
     fl.base = r.decode_step.parts.total;
     // Weights, the new token's K/V write, and each recurrent state read and written once.
     by.base = weight_bytes_read(B) + B * mem.kv_cache_per_token + 2 * mem.recurrent_state;
@@ -235,8 +234,8 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
       const layer_group& g = m.groups[i];
       if (g.encoder || !has_attention(g)) continue;
       const double per = d(g.count) * B;
-      fl.per_key[i] = per * flops_per_key;
-      by.per_key[i] = per * kv_bytes_per_key;
+      fl.per_key[i] = per * decode_flops_per_key(m, g);
+      by.per_key[i] = per * (kv_elements_per_token(m, g) * kvb - index_bytes_per_key);
       fl.per_key_full[i] = per * index_flops_per_key;
       by.per_key_full[i] = per * index_bytes_per_key;
       // run_pass already counted c0's keys

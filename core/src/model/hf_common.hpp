@@ -4,6 +4,7 @@
 // write its reader (often read_llama_family plus the family's own fields) and register its
 // model_type in families() in hf_config.cpp.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -25,8 +26,9 @@ struct layer_desc {
   bool parallel_ssm = false, mlp = true, nope = false;
   std::int64_t chunk = 0;
   std::int64_t norms = -1;
+  std::optional<attention_spec> attention;
   [[nodiscard]] auto key() const {
-    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms);
+    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms, attention);
   }
   bool operator<(const layer_desc& o) const { return key() < o.key(); }
 };
@@ -195,5 +197,9 @@ void read_pangu_ultra_moe(const reader& r, model_spec& m);
 void read_mistral4(const reader& r, model_spec& m);
 void read_axk1(const reader& r, model_spec& m);
 void read_sarvam_mla(const reader& r, model_spec& m);
+
+// hf_mimov2flash_hyv3.cpp
+void read_mimo_v2_flash(const reader& r, model_spec& m);
+void read_hy_v3(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

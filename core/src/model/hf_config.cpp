@@ -33,6 +33,7 @@ void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
       g.nope = d.nope;
       g.chunk = d.chunk;
       g.norms = d.norms;
+      g.attention = d.attention;
       m.groups.push_back(g);
       it = index.emplace(d, m.groups.size() - 1).first;
     }
@@ -475,6 +476,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"apertus", read_apertus},
       // hf_mimo.cpp
       {"mimo", read_mimo},
+      // hf_mimov2flash_hyv3.cpp
+      {"mimo_v2_flash", read_mimo_v2_flash},
+      {"hy_v3", read_hy_v3},
       // hf_pangu_embedded.cpp
       {"PanguEmbedded", read_pangu_embedded},
       // hf_telechat3.cpp

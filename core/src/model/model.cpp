@@ -54,7 +54,7 @@ std::int64_t mixer_params(const model_spec& m, mixer_kind k) {
 }
 
 layer_weights weights_of(const model_spec& m, const layer_group& g) {
-  const attention_spec& a = m.attention;
+  const attention_spec& a = attention_of(m, g);
   const std::int64_t h = m.hidden_size;
   layer_weights w;
 

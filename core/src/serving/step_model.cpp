@@ -64,11 +64,8 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
 
   // Per-group attention coefficients.
   const double kvb = storage_bytes(r.kv_precision);
-  const double fpk = detail::decode_flops_per_key(m);
   index_flops_per_key_ = detail::decode_indexer_flops_per_key(m);
   index_bytes_per_key_ = d(m.attention.index_head_dim) * kvb;
-  const double kv_per_token_layer = detail::kv_elements_per_token(m) * kvb;
-  const double kv_bytes_per_key = kv_per_token_layer - index_bytes_per_key_;
   // Prefill pairs: run_pass is linear in tokens and (non-causal) pairs = n^2 per layer, so the
   // second difference over n = 1, 2, 3 is twice the FLOPs per pair (self + indexer).
   const detail::pass_kind pre = detail::pass_kind::prefill;
@@ -83,6 +80,10 @@ step_model::step_model(const model_spec& m, const settings& s_in, const hardware
     layers_ += g.count;
     if (g.encoder || !detail::has_attention(g)) continue;
     group_coef& c = groups_[n_groups_++];
+    // a group's attention may have its own KV layout (layer_group::attention)
+    const double fpk = detail::decode_flops_per_key(m, g);
+    const double kv_per_token_layer = detail::kv_elements_per_token(m, g) * kvb;
+    const double kv_bytes_per_key = kv_per_token_layer - index_bytes_per_key_;
     c.window = detail::attention_window(m, g);
     c.chunked = g.window == 0 && g.chunk > 0;
     c.chunk = g.chunk;

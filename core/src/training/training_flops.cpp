@@ -72,9 +72,9 @@ struct linear_shape {
 // Every linear layer LoRA can adapt (see lora_module), for a forward over B x S tokens.
 template <class F>
 void for_each_adaptable(const model_spec& m, double tokens, F&& f) {
-  const attention_spec& a = m.attention;
   const double h = d(m.hidden_size);
   for (const layer_group& g : m.groups) {
+    const attention_spec& a = attention_of(m, g);
     const double c = d(g.count), T = tokens;
     if (!has_attention(g)) {
       // linear-attention and state-space mixers: not LoRA targets here
@@ -156,7 +156,7 @@ forward_split split_forward(const model_spec& m, double T) {
   for (const layer_group& g : m.groups) {
     const detail::layer_weights w = detail::weights_of(m, g);
     const double c = d(g.count);
-    const double o_bias = m.attention.o_bias ? h : 0.0;
+    const double o_bias = attention_of(m, g).o_bias ? h : 0.0;
     s.qkv_bias += c * T * (d(w.attn_bias) - o_bias);
     s.o_bias += c * T * o_bias;
     const double bias = d(mlp_bias_params(m, g));

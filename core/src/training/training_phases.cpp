@@ -42,9 +42,17 @@ std::vector<phase_cost> training_phases(const model_spec& m, const training_core
   const double wbytes = storage_bytes(s.weight_precision), act_bytes = activation_bytes(s.weight_precision);
   const double core = b.attention.dq_dk + b.attention.dv_dp + b.attention.softmax + b.attention.rotary;
 
-  const double qkv = qkv_width(m.attention);
-  const double out_width = d(m.attention.num_heads) * d(m.attention.v_head_dim);
-  const double layer_tokens = T * d(m.num_layers + m.num_encoder_layers);
+  // The model's widths, averaged with those of groups that have their own attention layout.
+  const double layers = d(m.num_layers + m.num_encoder_layers);
+  double qkv = qkv_width(m.attention), out_width = d(m.attention.num_heads) * d(m.attention.v_head_dim);
+  for (const layer_group& g : m.groups) {
+    if (!g.attention || layers <= 0) continue;
+    const attention_spec& a = *g.attention;
+    qkv += d(g.count) * (qkv_width(a) - qkv_width(m.attention)) / layers;
+    out_width +=
+        d(g.count) * (d(a.num_heads) * d(a.v_head_dim) - d(m.attention.num_heads) * d(m.attention.v_head_dim)) / layers;
+  }
+  const double layer_tokens = T * layers;
   const double core_saved = layer_tokens * (qkv + out_width) * act_bytes;
   const double rest_acts = std::max(0.0, A.stored - core_saved - A.score_bytes);
   const double weights_read = (P + (lora ? Pt : 0.0)) * wbytes;  // the 16-bit copy of a quantised base

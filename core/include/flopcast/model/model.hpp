@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "flopcast/formats/precision.hpp"
@@ -53,6 +54,15 @@ struct attention_spec {
   std::int64_t index_topk = 0;
   // BitNet's attn_sub_norm: an RMSNorm over the attention output (heads x v_head_dim) before o_proj.
   bool sub_norm = false;
+  // Compared so layer shapes that differ only in their attention group apart (layer_group::attention).
+  [[nodiscard]] auto fields() const {
+    return std::tie(num_heads, num_kv_heads, head_dim, v_head_dim, qkv_bias, o_bias, qk_norm, qk_norm_full_width,
+                    rotary_dim, mla, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, sinks, output_gate,
+                    index_heads, index_head_dim, index_topk, sub_norm);
+  }
+  bool operator==(const attention_spec& o) const { return fields() == o.fields(); }
+  bool operator!=(const attention_spec& o) const { return fields() != o.fields(); }
+  bool operator<(const attention_spec& o) const { return fields() < o.fields(); }
 };
 
 // Gated DeltaNet (linear_attention layers of Qwen3-Next and Qwen3.5): in_proj_qkvz and
@@ -134,6 +144,10 @@ struct layer_group {
   bool nope = false;          // attention without positions in this layer (Llama 4 global layers)
   std::int64_t chunk = 0;     // chunked local attention: queries see their own chunk only (Llama 4)
   std::int64_t norms = -1;    // hidden-size norms of the layer; -1: the model's norms_per_layer
+  // The layer's own attention when its layout differs from the model's (MiMo-V2-Flash's
+  // sliding-window layers have twice the KV heads of its full layers, and sinks): every count
+  // and the KV cache of the group read it; empty: model_spec::attention.
+  std::optional<attention_spec> attention;
 };
 
 inline constexpr std::size_t max_layer_groups = 8;
@@ -218,6 +232,11 @@ struct parameter_breakdown {
   std::array<std::int64_t, max_layer_groups> per_layer{};  // one layer of each group
   std::array<std::int64_t, max_layer_groups> per_layer_active{};
 };
+
+// The attention a layer of group g runs: the group's own, or the model's.
+[[nodiscard]] inline const attention_spec& attention_of(const model_spec& m, const layer_group& g) {
+  return g.attention ? *g.attention : m.attention;
+}
 
 [[nodiscard]] parameter_breakdown count_parameters(const model_spec& m);
 
