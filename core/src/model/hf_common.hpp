@@ -184,4 +184,11 @@ void read_quantization_config(const reader& top, model_spec& m);
 // max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
 void read_context_length(const reader& r, model_spec& m);
 
+// hf_solar_step1_jais_iquestcoder_maincoder.cpp
+void read_solar(const reader& r, model_spec& m);
+void read_step1(const reader& r, model_spec& m);
+void read_jais(const reader& r, model_spec& m);
+void read_iquestcoder(const reader& r, model_spec& m);
+void read_maincoder(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -540,6 +540,12 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"qwen3_vl_moe_text", read_qwen3_vl_text},
       // hf_bitnet.cpp
       {"bitnet", read_bitnet},
+      // hf_solar_step1_jais_iquestcoder_maincoder.cpp
+      {"solar", read_solar},
+      {"step1", read_step1},
+      {"jais", read_jais},
+      {"iquestcoder", read_iquestcoder},
+      {"maincoder", read_maincoder},
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},
