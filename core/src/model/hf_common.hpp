@@ -184,11 +184,13 @@ void read_quantization_config(const reader& top, model_spec& m);
 // max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
 void read_context_length(const reader& r, model_spec& m);
 
-// hf_solar_step1_jais_iquestcoder_maincoder.cpp
+// hf_solar_step1_jais_iquestcoder_maincoder_refact_teleflm.cpp
 void read_solar(const reader& r, model_spec& m);
 void read_step1(const reader& r, model_spec& m);
 void read_jais(const reader& r, model_spec& m);
 void read_iquestcoder(const reader& r, model_spec& m);
 void read_maincoder(const reader& r, model_spec& m);
+void read_gpt_refact(const reader& r, model_spec& m);
+void read_teleflm(const reader& r, model_spec& m);  // model_type "TeleFLM"
 
 }  // namespace flopcast::detail

@@ -1,9 +1,10 @@
-// Config readers for Solar Pro (solar), Step-1 (step1), Jais (jais), IQuest-Coder (iquestcoder) and
-// Maincoder (maincoder), registered in families() in hf_config.cpp. All but Jais start from
-// read_llama_family, Jais from the GPT-2-like read_mha_stack.
+// Config readers for Solar Pro (solar), Step-1 (step1), Jais (jais), IQuest-Coder (iquestcoder),
+// Maincoder (maincoder), Refact (gpt_refact) and Tele-FLM (TeleFLM), registered in families() in
+// hf_config.cpp. Most start from read_llama_family, Jais from the GPT-2-like read_mha_stack.
 #include <string>
 #include <string_view>
 
+#include "base/detail.hpp"
 #include "base/json_reader.hpp"
 #include "model/hf_common.hpp"
 
@@ -106,6 +107,38 @@ void read_maincoder(const reader& r, model_spec& m) {
   hf_solar_read_as_llama(r, m);
   m.attention.qkv_bias = m.attention.o_bias = false;
   m.attention.qk_norm = r.boolean_or("use_qk_norm", true);
+  m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", false);
+}
+
+// gpt_refact (Refact-1.6B, GPTRefactForCausalLM, remote code; llama.cpp's refact.cpp and its
+// converter): Llama's pre-norm layer without biases (q, a fused k/v projection, a gated SiLU MLP,
+// two RMSNorms) with ALiBi where Llama has rotary positions, one key/value head when multi_query
+// (every head otherwise) and an untied head. The MLP width is not in the config (n_inner is null):
+// 256 x ceil(int(8 x n_embd / 3) / 256), as the modeling code and llama.cpp's converter derive it.
+void read_gpt_refact(const reader& r, model_spec& m) {
+  m.arch = architecture::decoder;
+  m.hidden_size = r.positive(r.pick({"n_embd", "hidden_size"}));
+  m.num_layers = r.layers(r.pick({"n_layer", "num_hidden_layers"}));
+  m.vocab_size = r.positive("vocab_size");
+  read_heads(r, m, r.pick({"n_head", "num_attention_heads"}), "__none__", r.boolean_or("multi_query", true) ? 1 : 0);
+  m.attention.rotary_dim = 0;
+  m.position = position_kind::alibi;
+  m.norm = norm_kind::rmsnorm;
+  m.mlp.gated = true;
+  m.mlp.activation = "silu";
+  const std::int64_t width = detail::mul(8, m.hidden_size) / 3;
+  m.mlp.intermediate_size = detail::mul(256, (width + 255) / 256);
+  m.max_position_embeddings = r.non_negative_or(r.pick({"n_positions", "max_position_embeddings"}), 0);
+  m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", false);
+  uniform_layers(m);
+}
+
+// TeleFLM (Tele-FLM 52B, FLM-2, Tele-FLM-1T; TeleFLMForCausalLM, remote code; vLLM's teleflm.py is
+// LlamaForCausalLM with muP input and output multipliers): Llama's layout, no biases, an untied head.
+// input_mult, output_mult and mup_scale_factor scale activations and logits, not weights.
+void read_teleflm(const reader& r, model_spec& m) {
+  hf_solar_read_as_llama(r, m);
+  m.attention.qkv_bias = m.attention.o_bias = false;
   m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", false);
 }
 

@@ -1,4 +1,4 @@
-// Solar Pro, Step-1, Jais, IQuest-Coder and Maincoder (issue 25): published counts and the
+// Solar Pro, Step-1, Jais, IQuest-Coder, Maincoder, Refact and Tele-FLM (issue 25): published counts and the
 // structure behind them, summed by hand from each family's modeling code.
 #include <catch2/catch.hpp>
 
@@ -118,4 +118,40 @@ TEST_CASE("maincoder: Llama with per-head q/k RMSNorms; Maincoder-1B") {
   json c = json::parse(test::read_text("data/models/maincoder-1b.json"))["config"];
   c["use_qk_norm"] = false;
   CHECK(p.total - count_parameters(test::spec(c)).total == 32 * 2 * 96);
+}
+
+TEST_CASE("gpt_refact: Llama layers with ALiBi and one key/value head; Refact-1.6B") {
+  const auto m = test::model("smallcloudai/Refact-1_6B-fim");
+  CHECK(m.position == flopcast::position_kind::alibi);
+  CHECK(m.attention.num_kv_heads == 1);
+  CHECK(m.attention.head_dim == 64);
+  CHECK(m.mlp.intermediate_size == 5632);  // 256 x ceil(int(8 x 2048 / 3) / 256) = 256 x 22
+  CHECK_FALSE(m.tie_word_embeddings);
+  const auto p = count_parameters(m);
+  // Per layer: q and o 2048 x 2048, k and v 2048 x 64, gate/up/down 2048 x 5632, two RMSNorms.
+  const std::int64_t layer = 2 * 2048LL * 2048 + 2 * 2048LL * 64 + 3 * 2048LL * 5632 + 2 * 2048;
+  CHECK(p.per_layer[0] == layer);
+  // 32 layers + embedding and head 2 x 49216 x 2048 + final norm = 1,585,842,176: "1.6B", and
+  // 3.17 GB at two bytes a parameter.
+  CHECK(p.total == 32 * layer + 2 * 49216LL * 2048 + 2048);
+  CHECK(p.total == 1585842176);
+
+  // multi_query false gives every head its own keys and values.
+  json c = json::parse(test::read_text("data/models/refact-1.6b-fim.json"))["config"];
+  c["multi_query"] = false;
+  CHECK(count_parameters(test::spec(c)).total - p.total == 32 * 2 * 2048LL * (2048 - 64));
+}
+
+TEST_CASE("TeleFLM: Llama layers with muP scalars; Tele-FLM-1T") {
+  const auto m = test::model("CofeAI/Tele-FLM-1T");
+  CHECK(m.model_type == "TeleFLM");
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK(m.attention.num_kv_heads == 160);
+  const auto p = count_parameters(m);
+  // Per layer: q, k, v, o 20480 x 20480, gate/up/down 20480 x 98304, two RMSNorms.
+  const std::int64_t layer = 4 * 20480LL * 20480 + 3 * 20480LL * 98304 + 2 * 20480;
+  CHECK(p.per_layer[0] == layer);
+  // 140 layers + embedding and head 2 x 81920 x 20480 + final norm = 1,083,813,908,480: the card's 1T.
+  CHECK(p.total == 140 * layer + 2 * 81920LL * 20480 + 20480);
+  CHECK(p.total == 1083813908480);
 }
