@@ -202,4 +202,13 @@ void read_sarvam_mla(const reader& r, model_spec& m);
 void read_mimo_v2_flash(const reader& r, model_spec& m);
 void read_hy_v3(const reader& r, model_spec& m);
 
+// hf_solar_step1_jais_iquestcoder_maincoder_refact_teleflm.cpp
+void read_solar(const reader& r, model_spec& m);
+void read_step1(const reader& r, model_spec& m);
+void read_jais(const reader& r, model_spec& m);
+void read_iquestcoder(const reader& r, model_spec& m);
+void read_maincoder(const reader& r, model_spec& m);
+void read_gpt_refact(const reader& r, model_spec& m);
+void read_teleflm(const reader& r, model_spec& m);  // model_type "TeleFLM"
+
 }  // namespace flopcast::detail

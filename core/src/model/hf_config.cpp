@@ -547,6 +547,14 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // hf_hunyuandense_arcee.cpp
       {"hunyuan_v1_dense", read_hunyuan_v1_dense},
       {"arcee", read_arcee},
+      // hf_solar_step1_jais_iquestcoder_maincoder_refact_teleflm.cpp
+      {"solar", read_solar},
+      {"step1", read_step1},
+      {"jais", read_jais},
+      {"iquestcoder", read_iquestcoder},
+      {"maincoder", read_maincoder},
+      {"gpt_refact", read_gpt_refact},
+      {"TeleFLM", read_teleflm},
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},
