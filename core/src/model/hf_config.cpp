@@ -543,6 +543,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},
+      // hf_dotsocr_plamo.cpp
+      {"dots_ocr", read_dots_ocr},
+      {"plamo", read_plamo},
   };
   return k;
 }
