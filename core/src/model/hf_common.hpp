@@ -184,8 +184,9 @@ void read_quantization_config(const reader& top, model_spec& m);
 // max_position_embeddings and a YaRN / dynamic / longrope rope_scaling into m.context_length.
 void read_context_length(const reader& r, model_spec& m);
 
-// hf_dotsocr_plamo.cpp
+// hf_dotsocr_paddleocrvl_plamo.cpp
 void read_dots_ocr(const reader& r, model_spec& m);
+void read_paddleocr_vl(const reader& r, model_spec& m);
 void read_plamo(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

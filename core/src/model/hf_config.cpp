@@ -543,8 +543,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // vision.cpp
       {"qwen2_vl", read_qwen2_vl},
       {"qwen2_5_vl", read_qwen2_vl},
-      // hf_dotsocr_plamo.cpp
+      // hf_dotsocr_paddleocrvl_plamo.cpp
       {"dots_ocr", read_dots_ocr},
+      {"paddleocr_vl", read_paddleocr_vl},
       {"plamo", read_plamo},
   };
   return k;

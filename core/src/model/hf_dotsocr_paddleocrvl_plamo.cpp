@@ -1,5 +1,6 @@
-// Config readers for dots.ocr (dots_ocr: a Qwen2 text model with the DotsViT vision tower) and
-// PLaMo (plamo), registered in families() in hf_config.cpp.
+// Config readers for dots.ocr (dots_ocr: a Qwen2 text model with the DotsViT vision tower),
+// PaddleOCR-VL (paddleocr_vl: an ERNIE-4.5 text model with a SigLIP-style tower) and PLaMo
+// (plamo), registered in families() in hf_config.cpp.
 #include <string>
 #include <vector>
 
@@ -47,6 +48,36 @@ dotsocr_i64 dotsocr_vision_tower(const reader& v) {
   return add(n, add(2 * e, add(dotsocr_linear(merged, merged, true), dotsocr_linear(merged, out, true))));
 }
 
+// PaddleOCRVisionModel and PaddleOCRProjector (transformers modular_paddleocr_vl.py), with
+// PaddleOCRVisionConfig's defaults where vision_config leaves a field out:
+//   embeddings      SigLIP's: Conv2d(num_channels, hidden, patch x patch) with bias and a learned
+//                   position table of (image_size / patch_size)^2 rows
+//   encoder layers  layer_norm1, q/k/v/out_proj with biases, layer_norm2, fc1/fc2 with biases
+//   post_layernorm  LayerNorm(hidden)
+//   projector       pre_norm LayerNorm(hidden), linear_1 (hidden x merge^2, same) and linear_2
+//                   (-, text hidden), both biased
+// The checkpoint also stores a packing_position_embedding and an attention-pooling head that
+// the model never builds (transformers ignores them on load); they are not counted.
+dotsocr_i64 paddleocrvl_vision_tower(const reader& v, dotsocr_i64 text_hidden) {
+  const dotsocr_i64 h = v.positive_or("hidden_size", 1152);
+  const dotsocr_i64 ff = v.positive_or("intermediate_size", 4304);
+  const dotsocr_i64 layers = v.has("num_hidden_layers") ? v.layers("num_hidden_layers") : 27;
+  const dotsocr_i64 channels = v.positive_or("num_channels", 3);
+  const dotsocr_i64 image = v.positive_or("image_size", 384);
+  const dotsocr_i64 patch = v.positive_or("patch_size", 14);
+  if (patch > image)
+    range_error(v, "patch_size",
+                "expected at most image_size (" + std::to_string(image) + "), but got " + std::to_string(patch));
+  const dotsocr_i64 merge = v.positive_or("spatial_merge_size", 2);
+  dotsocr_i64 n = add(mul(mul(channels, mul(patch, patch)), h), h);  // patch_embedding with bias
+  n = add(n, mul(mul(image / patch, image / patch), h));             // position_embedding
+  const dotsocr_i64 layer = add(add(mul(4, dotsocr_linear(h, h, true)), 4 * h),
+                                add(dotsocr_linear(h, ff, true), dotsocr_linear(ff, h, true)));
+  n = add(n, add(mul(layers, layer), 2 * h));  // encoder layers, post_layernorm
+  const dotsocr_i64 merged = mul(h, mul(merge, merge));
+  return add(n, add(2 * h, add(dotsocr_linear(merged, merged, true), dotsocr_linear(merged, text_hidden, true))));
+}
+
 }  // namespace
 
 // dots_ocr (rednote-hilab/dots.ocr): DotsOCRForCausalLM is Qwen2ForCausalLM (q/k/v biases,
@@ -63,6 +94,25 @@ void read_dots_ocr(const reader& r, model_spec& m) {
     throw error(error_code::config_type, r.ptr("vision_config"), "expected an object, but got " + describe(vc));
   m.vision_model_type = "dots_vit";
   m.vision_parameters = dotsocr_vision_tower(reader(vc, r.ptr("vision_config")));
+}
+
+// paddleocr_vl (PaddlePaddle/PaddleOCR-VL): PaddleOCRVLForConditionalGeneration, an ERNIE-4.5
+// text model (its fields at the top level, or under text_config in newer saves) and the
+// PaddleOCR vision tower with its projector under vision_config.
+void read_paddleocr_vl(const reader& r, model_spec& m) {
+  const std::string type = m.model_type;
+  m.model_type = "ernie4_5";
+  if (!r.has("hidden_size") && r.has("text_config") && r.at("text_config").is_object())
+    read_ernie4_5(reader(r.at("text_config"), r.ptr("text_config")), m);
+  else
+    read_ernie4_5(r, m);
+  m.model_type = type;
+  if (!r.has("vision_config")) return;
+  const json& vc = r.at("vision_config");
+  if (!vc.is_object())
+    throw error(error_code::config_type, r.ptr("vision_config"), "expected an object, but got " + describe(vc));
+  m.vision_model_type = "paddleocr_vl_vision";
+  m.vision_parameters = paddleocrvl_vision_tower(reader(vc, r.ptr("vision_config")), m.hidden_size);
 }
 
 // plamo (pfnet/plamo-13b, PlamoForCausalLM; modeling_plamo.py, llama.cpp src/models/plamo.cpp):

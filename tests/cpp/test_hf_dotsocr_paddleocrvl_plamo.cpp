@@ -1,6 +1,6 @@
-// dots.ocr (dots_ocr) and PLaMo (plamo): the published counts and the structure
-// behind them, summed by hand from vLLM's dots_ocr.py (DotsVisionTransformer beside
-// Qwen2ForCausalLM) and llama.cpp's src/models/plamo.cpp.
+// dots.ocr (dots_ocr), PaddleOCR-VL (paddleocr_vl) and PLaMo (plamo): the published counts and
+// the structure behind them, summed by hand from vLLM's dots_ocr.py (DotsVisionTransformer beside
+// Qwen2ForCausalLM), transformers' modular_paddleocr_vl.py and llama.cpp's src/models/plamo.cpp.
 #include <catch2/catch.hpp>
 
 #include "flopcast/flopcast.hpp"
@@ -80,4 +80,45 @@ TEST_CASE("plamo: one norm feeding parallel attention and MLP, shared K/V heads;
   CHECK_THROWS_WITH(test::spec(c), Catch::Contains("(/n_shared_head)"));
   c["n_shared_head"] = 0;
   CHECK_THROWS_WITH(test::spec(c), Catch::Contains("(/n_shared_head)"));
+}
+
+TEST_CASE("paddleocr_vl: ERNIE-4.5 text model and the PaddleOCR tower; PaddleOCR-VL to 0.9B") {
+  const auto& m = test::model("PaddlePaddle/PaddleOCR-VL");
+  CHECK(m.model_type == "paddleocr_vl");
+  CHECK_FALSE(m.attention.qkv_bias);
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK(m.attention.head_dim == 128);
+  CHECK(m.vision_model_type == "paddleocr_vl_vision");
+  const auto p = count_parameters(m);
+  // Text: per layer q 1024 -> 2048 and o back, k and v 1024 -> 256, gated MLP 3 x 1024 x 3072,
+  // two RMSNorms = 14,157,824; 18 layers + embedding and untied head 2 x 103424 x 1024 + final
+  // norm = 466,654,208.
+  const std::int64_t layer = 2LL * 1024 * 2048 + 2LL * 1024 * 256 + 3LL * 1024 * 3072 + 2 * 1024;
+  CHECK(layer == 14157824);
+  CHECK(p.per_layer[0] == layer);
+  const std::int64_t text = 18 * layer + 2LL * 103424 * 1024 + 1024;
+  CHECK(text == 466654208);
+  // Vision: Conv2d 3 x 14 x 14 -> 1152 with bias, 27 x 27 positions; 27 layers of two
+  // LayerNorms, q/k/v/out 1152 x 1152 with biases, fc1 1152 -> 4304 and fc2 back with biases
+  // (15,239,504); post_layernorm; projector LayerNorm(1152), 4608 -> 4608 and 4608 -> 1024 with
+  // biases.
+  const std::int64_t vlayer = 4 * (1152LL * 1152 + 1152) + 4 * 1152 + (1152LL * 4304 + 4304) + (4304LL * 1152 + 1152);
+  CHECK(vlayer == 15239504);
+  const std::int64_t vision = (3LL * 14 * 14 * 1152 + 1152) + 729LL * 1152 + 27 * vlayer + 2 * 1152 +
+                              (2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 1024 + 1024);
+  CHECK(vision == 438947440);
+  CHECK(p.vision == vision);
+  CHECK(p.total == text + vision);
+  CHECK(p.total == 905601648);  // the report's 0.9B
+  CHECK(p.active == text);
+
+  json c = json::parse(test::read_text("data/models/paddleocr-vl.json"))["config"];
+  c["tie_word_embeddings"] = true;
+  CHECK(count_parameters(test::spec(c)).total == p.total - 103424LL * 1024);
+  c["vision_config"]["image_size"] = 448;  // 32 x 32 positions
+  CHECK(count_parameters(test::spec(c)).vision == vision + (1024 - 729) * 1152LL);
+  c["vision_config"]["patch_size"] = 500;
+  CHECK_THROWS_WITH(test::spec(c), Catch::Contains("(/vision_config/patch_size)"));
+  c["vision_config"] = json::array();
+  CHECK_THROWS_WITH(test::spec(c), Catch::Contains("(/vision_config)"));
 }
