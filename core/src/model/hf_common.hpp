@@ -188,5 +188,7 @@ void read_context_length(const reader& r, model_spec& m);
 void read_dots_ocr(const reader& r, model_spec& m);
 void read_paddleocr_vl(const reader& r, model_spec& m);
 void read_plamo(const reader& r, model_spec& m);
+// hf_olmohybrid.cpp
+void read_olmo_hybrid(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

@@ -547,6 +547,8 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"dots_ocr", read_dots_ocr},
       {"paddleocr_vl", read_paddleocr_vl},
       {"plamo", read_plamo},
+      // hf_olmohybrid.cpp
+      {"olmo_hybrid", read_olmo_hybrid},
   };
   return k;
 }
