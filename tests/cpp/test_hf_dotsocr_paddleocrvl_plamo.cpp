@@ -35,7 +35,7 @@ TEST_CASE("dots_ocr: Qwen2 text model and the DotsViT tower; dots.ocr to 3.04B")
   CHECK(vision == 1262091264);
   CHECK(p.vision == vision);
   CHECK(p.total == text + vision);
-  CHECK(p.total == 3039179264);  // the Hub's 3.04B
+  CHECK(p.total == 3039179264);  // 3.04B as listed
   CHECK(p.active == text);
 
   // use_bias puts biases on qkv, proj, fc1, fc3 and fc2 of every block.
