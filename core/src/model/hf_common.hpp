@@ -190,5 +190,7 @@ void read_paddleocr_vl(const reader& r, model_spec& m);
 void read_plamo(const reader& r, model_spec& m);
 // hf_olmohybrid.cpp
 void read_olmo_hybrid(const reader& r, model_spec& m);
+// hf_hunyuanvl.cpp
+void read_hunyuan_vl(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

@@ -549,6 +549,8 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"plamo", read_plamo},
       // hf_olmohybrid.cpp
       {"olmo_hybrid", read_olmo_hybrid},
+      // hf_hunyuanvl.cpp
+      {"hunyuan_vl", read_hunyuan_vl},
   };
   return k;
 }
