@@ -211,4 +211,13 @@ void read_maincoder(const reader& r, model_spec& m);
 void read_gpt_refact(const reader& r, model_spec& m);
 void read_teleflm(const reader& r, model_spec& m);  // model_type "TeleFLM"
 
+// hf_dotsocr_paddleocrvl_plamo.cpp
+void read_dots_ocr(const reader& r, model_spec& m);
+void read_paddleocr_vl(const reader& r, model_spec& m);
+void read_plamo(const reader& r, model_spec& m);
+// hf_olmohybrid.cpp
+void read_olmo_hybrid(const reader& r, model_spec& m);
+// hf_hunyuanvl.cpp
+void read_hunyuan_vl(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

@@ -565,6 +565,14 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"mistral4", read_mistral4},
       {"axk1", read_axk1},
       {"sarvam_mla", read_sarvam_mla},
+      // hf_dotsocr_paddleocrvl_plamo.cpp
+      {"dots_ocr", read_dots_ocr},
+      {"paddleocr_vl", read_paddleocr_vl},
+      {"plamo", read_plamo},
+      // hf_olmohybrid.cpp
+      {"olmo_hybrid", read_olmo_hybrid},
+      // hf_hunyuanvl.cpp
+      {"hunyuan_vl", read_hunyuan_vl},
   };
   return k;
 }
