@@ -11,7 +11,7 @@ namespace {
 
 struct coverage_count {
   int read = 0;
-  int exact = 0;  // read, with a record whose published count is exact (not a rounded card figure)
+  int exact = 0;   // read, with a record whose published count is exact (not a rounded card figure)
   int listed = 0;  // text-generation entries (the excluded ones are outside the count)
   std::vector<std::string> missing;
   std::vector<std::string> unexplained;  // not read, with no "not_read" reason in the list
@@ -77,8 +77,8 @@ TEST_CASE("coverage: the README's figures are the ones the reader achieves") {
     const coverage_count c = coverage_of(list);
     std::string missing;
     for (const auto& m : c.missing) missing += "\n  " + m;
-    INFO(list.at("id").get<std::string>() << ": " << c.read << " of " << c.listed << " (" << c.exact
-                                          << " exact); not read:" << missing);
+    INFO(list.at("id").get<std::string>()
+         << ": " << c.read << " of " << c.listed << " (" << c.exact << " exact); not read:" << missing);
     CHECK(c.listed > 100);  // the whole list, not a chosen part of it
     // The README row of this list names the list's commit and gives "**N of M**".
     const std::string version = list.at("version").get<std::string>();
