@@ -121,3 +121,17 @@ TEST_CASE("plamo2: PLaMo 2 1B alternates per-head-dt Mamba and attention layers 
   c.erase("hidden_size_per_head");
   CHECK_THROWS_WITH(test::spec(c), Catch::Contains("(/hidden_size_per_head)"));
 }
+
+TEST_CASE("plamo2: a Mamba layer's FLOPs per token use the per-head time step and the Mamba-2 recurrence") {
+  const auto& m = test::model("pfnet/plamo-2-1b");
+  const flopcast::pass_flops f = flopcast::forward_flops(m, 1, 1, true);
+  const double h = 2048, I = 4096, N = 64, K = 4, r = 128, H = 32;
+  // in_proj, depthwise conv and SiLU; bcdt_proj; dt_proj to 32 heads with dt_bias and softplus;
+  // the recurrence with one decay per head (5 per state element, dt and A per head); D skip and
+  // the SiLU(z) gate; the dt/B/C RMSNorms; out_proj.
+  const double per_layer = 2 * h * 2 * I + 2 * I * K + I + 2 * I * (r + 2 * N) + 2 * r * H + 2 * H + 5 * I * N + 4 * H +
+                           4 * I + 4 * (r + 2 * N) + 2 * I * h;
+  CHECK(f.per_layer[m.layer_group_of[0]].mixer == Approx(per_layer).epsilon(1e-12));
+  CHECK(f.per_layer[m.layer_group_of[1]].mixer == 0);  // attention layers have no recurrent mixer
+  CHECK(f.parts.mixer == Approx(8 * per_layer).epsilon(1e-12));
+}
