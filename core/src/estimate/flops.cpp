@@ -146,12 +146,20 @@ double mixer_flops(const model_spec& m, mixer_kind k, double T) {
   const ssm_spec& s = m.ssm;
   const double I = d(s.inner), N = d(s.state_size), K = d(s.conv_kernel);
   if (k == mixer_kind::mamba) {
-    double f = 2 * T * h * 2 * I + 2 * T * I * K + T * I;             // in_proj, conv, SiLU
-    f += 2 * T * I * d(s.dt_rank + 2 * s.state_size);                 // x_proj
-    f += 2 * T * d(s.dt_rank) * I + 2 * T * I;                        // dt_proj, softplus
-    f += 8 * T * I * N;                                               // discretise, update, read the state
+    double f = 2 * T * h * 2 * I + 2 * T * I * K + T * I;  // in_proj, conv, SiLU
+    f += 2 * T * I * d(s.dt_rank + 2 * s.state_size);      // x_proj
+    if (s.num_heads > 0) {
+      // A Mamba-1 mixer with heads (PLaMo 2): dt per head, then the Mamba-2 recurrence with one
+      // decay per head.
+      const double H = d(s.num_heads);
+      f += 2 * T * d(s.dt_rank) * H + 2 * T * H;  // dt_proj, bias and softplus
+      f += 5 * T * I * N + 4 * T * H;             // SSD recurrence, dt/A per head
+    } else {
+      f += 2 * T * d(s.dt_rank) * I + 2 * T * I;  // dt_proj, softplus
+      f += 8 * T * I * N;                         // discretise, update, read the state
+    }
     f += 4 * T * I;                                                   // D skip, SiLU(z) gate
-    if (s.dt_bc_norms) f += 4 * T * d(s.dt_rank + 2 * s.state_size);  // Jamba's dt/B/C norms
+    if (s.dt_bc_norms) f += 4 * T * d(s.dt_rank + 2 * s.state_size);  // Jamba's, PLaMo 2's dt/B/C norms
     return f + 2 * T * I * h;
   }
   if (k == mixer_kind::mamba2) {

@@ -220,4 +220,7 @@ void read_olmo_hybrid(const reader& r, model_spec& m);
 // hf_hunyuanvl.cpp
 void read_hunyuan_vl(const reader& r, model_spec& m);
 
+// hf_plamo2.cpp
+void read_plamo2(const reader& r, model_spec& m);
+
 }  // namespace flopcast::detail

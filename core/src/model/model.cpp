@@ -29,14 +29,21 @@ std::int64_t mixer_params(const model_spec& m, mixer_kind k) {
   const ssm_spec& s = m.ssm;
   const std::int64_t I = s.inner, N = s.state_size, K = s.conv_kernel;
   if (k == mixer_kind::mamba) {
-    std::int64_t p = mul(h, 2 * I);                        // in_proj (x and z)
-    p = add(p, add(mul(I, K), s.conv_bias ? I : 0));       // depthwise conv1d
-    p = add(p, mul(I, add(s.dt_rank, 2 * N)));             // x_proj -> dt, B, C
-    p = add(p, add(mul(s.dt_rank, I), I));                 // dt_proj with bias
-    p = add(p, add(mul(I, N), I));                         // A_log, D
+    std::int64_t p = mul(h, 2 * I);                   // in_proj (x and z)
+    p = add(p, add(mul(I, K), s.conv_bias ? I : 0));  // depthwise conv1d
+    p = add(p, mul(I, add(s.dt_rank, 2 * N)));        // x_proj -> dt, B, C
+    if (s.num_heads > 0) {
+      // A Mamba-1 mixer with heads (PLaMo 2): dt_proj dt_rank -> heads without bias, and dt_bias,
+      // A_log and D per head (a Mamba-2 scan with one decay per head). Mamba, Falcon-Mamba and
+      // Jamba have no heads (num_heads 0).
+      p = add(p, add(mul(s.dt_rank, s.num_heads), mul(3, s.num_heads)));  // dt_proj, dt_bias, A_log, D per head
+    } else {
+      p = add(p, add(mul(s.dt_rank, I), I));  // dt_proj with bias
+      p = add(p, add(mul(I, N), I));          // A_log, D
+    }
     p = add(p, mul(I, h));                                 // out_proj
     if (s.proj_bias) p = add(p, add(2 * I, h));            // in_proj, out_proj biases
-    if (s.dt_bc_norms) p = add(p, add(s.dt_rank, 2 * N));  // Jamba dt/B/C RMSNorms
+    if (s.dt_bc_norms) p = add(p, add(s.dt_rank, 2 * N));  // Jamba's, PLaMo 2's dt/B/C RMSNorms
     return p;
   }
   if (k == mixer_kind::mamba2) {
