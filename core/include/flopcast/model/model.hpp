@@ -86,9 +86,11 @@ struct ssm_spec {
   std::int64_t inner = 0;  // d_inner / mamba_d_ssm
   std::int64_t state_size = 0;
   std::int64_t conv_kernel = 0;
-  std::int64_t dt_rank = 0;    // Mamba-1
-  std::int64_t num_heads = 0;  // Mamba-2 (head_dim = inner / num_heads)
-  std::int64_t n_groups = 1;   // Mamba-2 B and C groups
+  std::int64_t dt_rank = 0;  // Mamba-1
+  // Mamba-2 (head_dim = inner / num_heads); on a Mamba-1 mixer, PLaMo 2's heads: dt_proj goes
+  // dt_rank -> heads and dt_bias, A_log and D are per head (0: Mamba-1's per-channel layout).
+  std::int64_t num_heads = 0;
+  std::int64_t n_groups = 1;  // Mamba-2 B and C groups
   bool conv_bias = true;
   bool proj_bias = false;    // in_proj and out_proj biases
   bool gated_norm = true;    // Mamba-2 gated RMSNorm before out_proj
