@@ -573,6 +573,8 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"olmo_hybrid", read_olmo_hybrid},
       // hf_hunyuanvl.cpp
       {"hunyuan_vl", read_hunyuan_vl},
+      // hf_kimilinear.cpp
+      {"kimi_linear", read_kimi_linear},
   };
   return k;
 }
