@@ -258,13 +258,17 @@ export interface ModelConfig {
     shared_intermediate_size: number;
   } | null;
   layer_groups: LayerGroup[];
-  /** Gated DeltaNet layers (Qwen3-Next, Qwen3.5); null when the model has none. */
+  /** Gated DeltaNet layers (Qwen3-Next, Qwen3.5) or Kimi Delta Attention (Kimi Linear); null when the model has none. */
   linear_attention: {
     num_key_heads: number;
     num_value_heads: number;
     key_head_dim: number;
     value_head_dim: number;
     conv_kernel: number;
+    /** Kimi Delta Attention's low-rank per-channel decay (f_a/f_b); 0: Gated DeltaNet's per-head decay. */
+    decay_rank: number;
+    /** Kimi Delta Attention's low-rank output gate (g_a/g_b); 0: Gated DeltaNet's full-width gate. */
+    gate_rank: number;
   } | null;
   /** Mamba-1 / Mamba-2 mixers; null when the model has none. */
   ssm: {

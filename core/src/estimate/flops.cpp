@@ -128,10 +128,13 @@ double mixer_flops(const model_spec& m, mixer_kind k, double T) {
     const linear_attention_spec& l = m.linear;
     const double kd = d(linear_key_dim(l)), vd = d(linear_value_dim(l)), nv = d(l.num_value_heads);
     const double conv = 2 * kd + vd;
-    double f = 2 * T * h * (2 * kd + 2 * vd + 2 * nv);  // in_proj_qkvz, in_proj_ba
-    f += 2 * T * conv * d(l.conv_kernel) + T * conv;    // depthwise conv, SiLU
-    f += 8 * T * kd;                                    // L2 norms of q and k
-    f += 10 * T * nv;                                   // decay and beta gates
+    double f = 2 * T * h * d(linear_in_width(l));             // in_proj_qkvz, in_proj_ba (KDA: q, k, v, b, f_a, g_a)
+    if (l.decay_rank > 0) f += 2 * T * d(l.decay_rank) * kd;  // KDA f_b
+    if (l.gate_rank > 0) f += 2 * T * d(l.gate_rank) * vd;    // KDA g_b
+    f += 2 * T * conv * d(l.conv_kernel) + T * conv;          // depthwise conv, SiLU
+    f += 8 * T * kd;                                          // L2 norms of q and k
+    // Decay and beta gates: per value head, or (KDA) the decay per key channel.
+    f += l.decay_rank > 0 ? 5 * T * kd + 5 * T * nv : 10 * T * nv;
     // Gated delta rule per value head: decay the state, read it with k, the delta, the rank-1
     // update and the read with q: 7 FLOPs per state element.
     f += 7 * T * nv * d(l.key_head_dim) * d(l.value_head_dim);

@@ -39,7 +39,8 @@ double mixer_width(const model_spec& m) {
   for (const auto& g : m.groups) {
     const mixer_kind k = has_attention(g) && g.parallel_ssm ? mixer_kind::mamba2 : g.mixer;
     if (k == mixer_kind::linear_attention)
-      w = std::max(w, d(2 * linear_key_dim(m.linear) + 2 * linear_value_dim(m.linear)));
+      w = std::max(w, d(2 * linear_key_dim(m.linear) + 2 * linear_value_dim(m.linear)) +
+                          (m.linear.decay_rank > 0 ? d(linear_key_dim(m.linear)) : 0.0));  // KDA per-channel decay
     else if (k == mixer_kind::mamba)
       w = std::max(w, d(2 * m.ssm.inner));
     else if (k == mixer_kind::mamba2)

@@ -212,7 +212,7 @@ struct row_builder {
     if (k == mixer_kind::linear_attention) {
       const linear_attention_spec& l = m.linear;
       const double kd = d(detail::linear_key_dim(l)), vd = d(detail::linear_value_dim(l));
-      in_w = 2 * kd + 2 * vd + 2 * d(l.num_value_heads);
+      in_w = d(detail::linear_in_width(l));
       conv_w = 2 * kd + vd;
       kernel = d(l.conv_kernel);
       out_in = vd;

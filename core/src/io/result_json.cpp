@@ -153,7 +153,9 @@ void write_config(json_out& w, const model_spec& m) {
           .field("num_value_heads", m.linear.num_value_heads)
           .field("key_head_dim", m.linear.key_head_dim)
           .field("value_head_dim", m.linear.value_head_dim)
-          .field("conv_kernel", m.linear.conv_kernel);
+          .field("conv_kernel", m.linear.conv_kernel)
+          .field("decay_rank", m.linear.decay_rank)
+          .field("gate_rank", m.linear.gate_rank);
     });
   else
     w.field("linear_attention", nullptr);

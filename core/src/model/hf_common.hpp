@@ -219,6 +219,8 @@ void read_plamo(const reader& r, model_spec& m);
 void read_olmo_hybrid(const reader& r, model_spec& m);
 // hf_hunyuanvl.cpp
 void read_hunyuan_vl(const reader& r, model_spec& m);
+// hf_kimilinear.cpp: Kimi Linear (Kimi Delta Attention beside MLA, DeepSeek-V3-style MoE)
+void read_kimi_linear(const reader& r, model_spec& m);
 
 // hf_plamo2.cpp
 void read_plamo2(const reader& r, model_spec& m);

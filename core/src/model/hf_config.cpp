@@ -575,6 +575,8 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"hunyuan_vl", read_hunyuan_vl},
       // hf_plamo2.cpp
       {"plamo2", read_plamo2},
+      // hf_kimilinear.cpp
+      {"kimi_linear", read_kimi_linear},
   };
   return k;
 }

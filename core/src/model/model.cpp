@@ -10,14 +10,21 @@ std::int64_t mixer_params(const model_spec& m, mixer_kind k) {
   const std::int64_t h = m.hidden_size;
   if (k == mixer_kind::linear_attention) {
     // Qwen3-Next GatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d (no bias) over q, k, v,
-    // dt_bias and A_log per value head, RMSNormGated(value_head_dim), out_proj.
+    // dt_bias and A_log per value head, RMSNormGated(value_head_dim), out_proj. Kimi Delta
+    // Attention (KimiDeltaAttention): q/k/v_proj, b_proj, f_a_proj and g_a_proj from the hidden
+    // state, f_b_proj (rank -> key width), dt_bias per key channel and A_log per head, g_b_proj
+    // (rank -> value width), q/k/v_conv1d (no bias), o_norm(head_dim), o_proj.
     const linear_attention_spec& l = m.linear;
     const std::int64_t kd = linear_key_dim(l), vd = linear_value_dim(l);
-    std::int64_t p = mul(h, add(mul(2, kd), mul(2, vd)));  // in_proj_qkvz
-    p = add(p, mul(h, 2 * l.num_value_heads));             // in_proj_ba
-    p = add(p, mul(add(mul(2, kd), vd), l.conv_kernel));   // depthwise conv1d
-    p = add(p, add(mul(2, l.num_value_heads), l.value_head_dim));
-    return add(p, mul(vd, h));  // out_proj
+    std::int64_t p = mul(h, linear_in_width(l));  // in_proj_qkvz + in_proj_ba (KDA: q, k, v, b, f_a, g_a)
+    if (l.decay_rank > 0)
+      p = add(p, add(mul(l.decay_rank, kd), add(kd, l.num_value_heads)));  // f_b, dt_bias, A_log
+    else
+      p = add(p, mul(2, l.num_value_heads));                // dt_bias, A_log
+    if (l.gate_rank > 0) p = add(p, mul(l.gate_rank, vd));  // g_b
+    p = add(p, mul(add(mul(2, kd), vd), l.conv_kernel));    // depthwise conv1d
+    p = add(p, l.value_head_dim);                           // gated RMSNorm
+    return add(p, mul(vd, h));                              // out_proj
   }
   if (k == mixer_kind::short_conv) {
     // Lfm2ShortConv: in_proj h -> 3h, depthwise conv1d (h x kernel), out_proj h -> h.

@@ -54,6 +54,15 @@ struct layer_weights {
 [[nodiscard]] inline std::int64_t linear_value_dim(const linear_attention_spec& l) {
   return mul(l.num_value_heads, l.value_head_dim);
 }
+// What the mixer projects the hidden state to: q, k, v, beta (one per value head), and the
+// output gate and decay inputs: Gated DeltaNet's z (value width) and a (one per value head) in
+// in_proj_qkvz/in_proj_ba, or KDA's low-rank g_a and f_a.
+[[nodiscard]] inline std::int64_t linear_in_width(const linear_attention_spec& l) {
+  const std::int64_t kd = linear_key_dim(l), vd = linear_value_dim(l);
+  const std::int64_t gate = l.gate_rank > 0 ? l.gate_rank : vd;
+  const std::int64_t decay = l.decay_rank > 0 ? l.decay_rank : l.num_value_heads;
+  return add(add(add(mul(2, kd), vd), add(l.num_value_heads, gate)), decay);
+}
 // Parameters of one mixer of kind k (linear attention, Mamba-1, Mamba-2, short conv; 0 for the others).
 [[nodiscard]] std::int64_t mixer_params(const model_spec& m, mixer_kind k);
 

@@ -16,7 +16,7 @@ enum class architecture : std::uint8_t { decoder, encoder, encoder_decoder };
 enum class norm_kind : std::uint8_t { rmsnorm, layernorm };
 enum class position_kind : std::uint8_t { rotary, learned, alibi, relative_bias, none };
 // What mixes tokens in a layer: softmax attention, Gated DeltaNet linear attention (Qwen3-Next,
-// Qwen3.5), a Mamba-1 or Mamba-2 selective state-space block, nothing (an MLP-only block), or
+// Qwen3.5; Kimi Delta Attention), a Mamba-1 or Mamba-2 selective state-space block, nothing (an MLP-only block), or
 // LFM2's gated short convolution.
 enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none, short_conv };
 
@@ -69,12 +69,19 @@ struct attention_spec {
 // in_proj_ba from the hidden state, a depthwise causal conv over q, k and v, a gated RMSNorm of
 // value_head_dim and out_proj. Per sequence it keeps a constant state of value heads x
 // key_head_dim x value_head_dim plus the conv's last conv_kernel - 1 inputs, instead of a KV cache.
+// Kimi Delta Attention (kimi_linear) is the same delta rule with finer gates, expressed by the two
+// ranks: its decay is per key channel, from a low-rank f_a (h -> decay_rank) and f_b (rank -> key
+// width) with a dt_bias per key channel, and its output gate comes from a low-rank g_a/g_b pair
+// instead of the full-width z of in_proj_qkvz. 0 (Gated DeltaNet): a per-head decay a and the z
+// gate come from the hidden state directly, dt_bias per value head.
 struct linear_attention_spec {
   std::int64_t num_key_heads = 0;
   std::int64_t num_value_heads = 0;
   std::int64_t key_head_dim = 0;
   std::int64_t value_head_dim = 0;
   std::int64_t conv_kernel = 0;
+  std::int64_t decay_rank = 0;  // KDA f_a/f_b rank; 0: per-head decay
+  std::int64_t gate_rank = 0;   // KDA g_a/g_b rank; 0: full-width output gate
 };
 
 // Selective state-space mixers. Mamba-1 (mamba, jamba): in_proj h -> 2 inner, depthwise conv,
