@@ -208,3 +208,21 @@ TEST_CASE("nemotron-nas: Llama-3.1-Nemotron-Ultra-253B-v1, the published 253.4B"
   CHECK(p == 253401268224);
   CHECK(flopcast::matches_published(p, 253400000000, 4));  // "253.4B"
 }
+
+TEST_CASE("layer groups: up to 64 distinct layer shapes, a clear error beyond") {
+  // FFN multipliers 1.00, 1.05, ... give widths 1280, 1344, ... (multiples of 8): one shape per layer.
+  json c = openelm_record_config("openelm-270m.json");
+  c["qkv_multipliers"] = 1.0;
+  c["ffn_dim_divisor"] = 8;
+  c.erase("num_query_heads");
+  c.erase("num_kv_heads");
+  const auto with_layers = [&](int n) {
+    json multipliers = json::array();
+    for (int i = 0; i < n; ++i) multipliers.push_back(1.0 + 0.05 * i);
+    c["num_transformer_layers"] = n;
+    c["ffn_multipliers"] = multipliers;
+    return c;
+  };
+  CHECK(test::spec(with_layers(64)).groups.size() == 64);
+  CHECK_THROWS_WITH(test::spec(with_layers(65)), Catch::Contains("more than 64"));
+}
