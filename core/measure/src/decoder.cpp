@@ -38,6 +38,7 @@ decoder_shape decoder_shape_of(const model_spec& m, bool moe_mla) {
     if (!g.mlp || g.mixer != mixer_kind::attention || g.parallel_ssm || g.nope || g.chunk > 0)
       reject("has layers without attention + MLP, without positions or with chunked attention");
     if (g.cross_attention || g.encoder) reject("has cross-attention or encoder layers");
+    if (g.intermediate_size > 0) reject("has layers with their own MLP width");
   }
   if (!m.mlp.gated) reject("has a plain (ungated) MLP");
   if (m.mlp.activation != "silu" && m.mlp.activation != "swish")

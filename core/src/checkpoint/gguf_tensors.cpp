@@ -117,7 +117,7 @@ std::vector<tensor_desc> converter_tensors(const model_spec& m, std::string_view
         add_tensor(block(L, "ffn_down_shexp.weight"), {sff, h}, true);
       }
     } else {
-      const std::int64_t ff = m.mlp.intermediate_size;
+      const std::int64_t ff = mlp_width_of(m, g);
       if (arch == "phi3") {
         add_tensor(block(L, "ffn_up.weight"), {h, 2 * ff}, true);  // gate_up_proj, fused
       } else {

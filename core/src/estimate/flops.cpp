@@ -184,7 +184,7 @@ double mlp_flops(const model_spec& m, double T, std::int64_t width, bool gated, 
 }
 
 double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
-  if (!g.moe) return mlp_flops(m, T, m.mlp.intermediate_size, m.mlp.gated, m.mlp.bias);
+  if (!g.moe) return mlp_flops(m, T, mlp_width_of(m, g), m.mlp.gated, m.mlp.bias);
   const moe_spec& e = m.moe;
   const double h = d(m.hidden_size), R = d(detail::router_outputs(e)), k = d(e.experts_per_token);
   double f = 2 * T * h * R + 5 * T * R;  // router logits (routed and zero-computation experts) + softmax/top-k
@@ -246,7 +246,7 @@ void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, dou
     // BitNet's sub-norms: over the attention output and over the MLP's intermediate activations.
     if (has_attention(g) && attention_of(m, g).sub_norm)
       lf.norm += norm_e * T * d(attention_of(m, g).num_heads) * d(attention_of(m, g).v_head_dim);
-    if (g.mlp && !g.moe && m.mlp.sub_norm) lf.norm += norm_e * T * d(m.mlp.intermediate_size);
+    if (g.mlp && !g.moe && m.mlp.sub_norm) lf.norm += norm_e * T * d(mlp_width_of(m, g));
     if (g.mlp) lf.mlp += layer_mlp_flops(m, g, T);
     out.per_layer[i] = lf;
     out.parts.attention += count * lf.attention;

@@ -67,8 +67,11 @@ activation_estimate estimate_activations(const model_spec& m, const settings& s)
   double mlp_live = 0, mlp_stored = 0;
   bool any_moe = false;
   for (const auto& g : m.groups) any_moe = any_moe || g.moe;
-  if (m.mlp.intermediate_size > 0) {
-    const double I = d(m.mlp.intermediate_size);
+  // The widest dense MLP of any group (groups may have their own width).
+  std::int64_t dense_width = m.mlp.intermediate_size;
+  for (const auto& g : m.groups) dense_width = std::max(dense_width, g.intermediate_size);
+  if (dense_width > 0) {
+    const double I = d(dense_width);
     mlp_live = m.mlp.gated ? 2 * I : I;
     mlp_stored = m.mlp.gated ? 3 * I : 2 * I;
   }

@@ -301,7 +301,7 @@ struct row_builder {
       if (g.moe)
         moe_rows(g, gi, T);
       else
-        mlp_rows("mlp_", gi, g.count, bucket::mlp, T, 1, m.mlp.intermediate_size, m.mlp.gated, m.mlp.bias, 1);
+        mlp_rows("mlp_", gi, g.count, bucket::mlp, T, 1, mlp_width_of(m, g), m.mlp.gated, m.mlp.bias, 1);
       // lf.mlp is the core's: the split above must add up to it (tests/cpp/test_operators.cpp).
     }
     // Once per model: the embedding side, the final (and embedding) norms, the head.

@@ -27,8 +27,10 @@ struct layer_desc {
   std::int64_t chunk = 0;
   std::int64_t norms = -1;
   std::optional<attention_spec> attention;
+  std::int64_t intermediate_size = 0;  // the layer's own dense MLP width (layer_group::intermediate_size)
   [[nodiscard]] auto key() const {
-    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms, attention);
+    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms, attention,
+                    intermediate_size);
   }
   bool operator<(const layer_desc& o) const { return key() < o.key(); }
 };
@@ -224,5 +226,9 @@ void read_kimi_linear(const reader& r, model_spec& m);
 
 // hf_plamo2.cpp
 void read_plamo2(const reader& r, model_spec& m);
+
+// hf_openelm_nemotronnas.cpp
+void read_openelm(const reader& r, model_spec& m);
+void read_nemotron_nas(const reader& r, model_spec& m);  // model_type "nemotron-nas"
 
 }  // namespace flopcast::detail

@@ -21,7 +21,8 @@ void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
     auto it = index.find(d);
     if (it == index.end()) {
       if (m.groups.size() == max_layer_groups)
-        throw error(error_code::config_range, "", "too many distinct layer shapes (more than 8)");
+        throw error(error_code::config_range, "",
+                    "too many distinct layer shapes (more than " + std::to_string(max_layer_groups) + ")");
       layer_group g;
       g.encoder = d.encoder;
       g.cross_attention = d.cross;
@@ -34,6 +35,7 @@ void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
       g.chunk = d.chunk;
       g.norms = d.norms;
       g.attention = d.attention;
+      g.intermediate_size = d.intermediate_size;
       m.groups.push_back(g);
       it = index.emplace(d, m.groups.size() - 1).first;
     }
@@ -577,6 +579,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"plamo2", read_plamo2},
       // hf_kimilinear.cpp
       {"kimi_linear", read_kimi_linear},
+      // hf_openelm_nemotronnas.cpp
+      {"openelm", read_openelm},
+      {"nemotron-nas", read_nemotron_nas},
   };
   return k;
 }

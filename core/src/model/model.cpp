@@ -137,7 +137,7 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
     w.mlp_total = add(add(router, mul(e.num_experts, w.expert)), shared);
     w.mlp_active = add(add(router, mul(e.experts_per_token, w.expert)), shared);
   } else {
-    const std::int64_t width = m.mlp.intermediate_size;
+    const std::int64_t width = mlp_width_of(m, g);
     std::int64_t mlp = m.mlp.gated ? gated_mlp(width) : mul(2, h, width);
     if (m.mlp.bias)
       mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));

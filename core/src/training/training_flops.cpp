@@ -116,7 +116,7 @@ void for_each_adaptable(const model_spec& m, double tokens, F&& f) {
       mlp(c * E, T * k / E, d(m.moe.expert_intermediate_size), gated);  // each expert sees T·k/E tokens on average
       if (m.moe.shared_intermediate_size > 0) mlp(c, T, d(m.moe.shared_intermediate_size), gated);
     } else {
-      mlp(c, T, d(m.mlp.intermediate_size), m.mlp.gated);
+      mlp(c, T, d(mlp_width_of(m, g)), m.mlp.gated);
     }
   }
 }
@@ -125,7 +125,7 @@ void for_each_adaptable(const model_spec& m, double tokens, F&& f) {
 std::int64_t mlp_bias_params(const model_spec& m, const layer_group& g) {
   if (g.moe) return m.moe.router_bias ? detail::router_outputs(m.moe) : 0;
   if (!m.mlp.bias) return 0;
-  return (m.mlp.gated ? 2 : 1) * m.mlp.intermediate_size + m.hidden_size;
+  return (m.mlp.gated ? 2 : 1) * mlp_width_of(m, g) + m.hidden_size;
 }
 
 }  // namespace

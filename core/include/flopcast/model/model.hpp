@@ -157,9 +157,18 @@ struct layer_group {
   // sliding-window layers have twice the KV heads of its full layers, and sinks): every count
   // and the KV cache of the group read it; empty: model_spec::attention.
   std::optional<attention_spec> attention;
+  // The layer's own dense MLP width when it differs from the model's (OpenELM's and DeciLM's
+  // per-layer FFN widths): every count of the group's dense MLP reads it; 0:
+  // model_spec::mlp.intermediate_size. Layers without attention (mixer none) or without an MLP
+  // (mlp false) are expressed by those fields.
+  std::int64_t intermediate_size = 0;
 };
 
-inline constexpr std::size_t max_layer_groups = 8;
+// Distinct layer shapes a model may have. OpenELM-3B has 36 distinct layers and DeciLM
+// (Nemotron-NAS) models give many layers their own FFN width and head count. layer_group_of
+// indexes groups with a std::uint8_t (at most 256); every estimate result carries per-group
+// arrays of this size, and 64 keeps them small (the wasm build runs on a 64 KiB stack).
+inline constexpr std::size_t max_layer_groups = 64;
 
 struct model_spec {
   std::string name;        // e.g. "meta-llama/Meta-Llama-3-8B"
@@ -245,6 +254,11 @@ struct parameter_breakdown {
 // The attention a layer of group g runs: the group's own, or the model's.
 [[nodiscard]] inline const attention_spec& attention_of(const model_spec& m, const layer_group& g) {
   return g.attention ? *g.attention : m.attention;
+}
+
+// The dense MLP width of a layer of group g: the group's own, or the model's.
+[[nodiscard]] inline std::int64_t mlp_width_of(const model_spec& m, const layer_group& g) {
+  return g.intermediate_size > 0 ? g.intermediate_size : m.mlp.intermediate_size;
 }
 
 [[nodiscard]] parameter_breakdown count_parameters(const model_spec& m);
