@@ -27,8 +27,9 @@ struct layer_desc {
   std::int64_t chunk = 0;
   std::int64_t norms = -1;
   std::optional<attention_spec> attention;
+  bool rwkv_first = false;
   [[nodiscard]] auto key() const {
-    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms, attention);
+    return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms, attention, rwkv_first);
   }
   bool operator<(const layer_desc& o) const { return key() < o.key(); }
 };
@@ -219,5 +220,9 @@ void read_plamo(const reader& r, model_spec& m);
 void read_olmo_hybrid(const reader& r, model_spec& m);
 // hf_hunyuanvl.cpp
 void read_hunyuan_vl(const reader& r, model_spec& m);
+
+// hf_rwkv.cpp
+void read_rwkv6(const reader& r, model_spec& m);
+void read_rwkv7(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

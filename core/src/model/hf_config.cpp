@@ -34,6 +34,7 @@ void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
       g.chunk = d.chunk;
       g.norms = d.norms;
       g.attention = d.attention;
+      g.rwkv_first = d.rwkv_first;
       m.groups.push_back(g);
       it = index.emplace(d, m.groups.size() - 1).first;
     }
@@ -573,6 +574,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       {"olmo_hybrid", read_olmo_hybrid},
       // hf_hunyuanvl.cpp
       {"hunyuan_vl", read_hunyuan_vl},
+      // hf_rwkv.cpp
+      {"rwkv6", read_rwkv6},
+      {"rwkv7", read_rwkv7},
   };
   return k;
 }
