@@ -137,7 +137,7 @@ TEST_CASE("operators: hybrids and other layer kinds", "[operators]") {
   s.sequence_length = 700;
   for (const char* name : {"qwen3-next-80b-a3b-instruct", "jamba-v0.1", "nemotron-h-8b", "falcon-mamba-7b",
                            "mamba-2.8b", "gemma-2-9b", "gemma-3-4b-it", "flan-t5-small", "bert-base", "opt-350m",
-                           "llava-1.5-7b", "phi-2", "bloom-560m", "deepseek-v2-lite"}) {
+                           "llava-1.5-7b", "phi-2", "bloom-560m", "deepseek-v2-lite", "rwkv6-1b6", "rwkv7-2.9b"}) {
     INFO(name);
     check_invariants(test::model(name), s);
   }

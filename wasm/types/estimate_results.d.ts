@@ -299,8 +299,8 @@ export type Architecture = 'decoder' | 'encoder' | 'encoder-decoder';
 export interface LayerGroup {
   count: number;
   stack: 'decoder' | 'encoder';
-  /** What mixes tokens: softmax attention, Gated DeltaNet, Mamba-1/2, or nothing (MLP-only block). */
-  mixer: 'attention' | 'linear_attention' | 'mamba' | 'mamba2' | 'none' | 'short_conv';
+  /** What mixes tokens: softmax attention, Gated DeltaNet, Mamba-1/2, nothing (MLP-only block), LFM2's short conv or an RWKV-6/7 time mix. */
+  mixer: 'attention' | 'linear_attention' | 'mamba' | 'mamba2' | 'none' | 'short_conv' | 'rwkv';
   /** A Mamba-2 mixer beside the attention (Falcon-H1). */
   parallel_ssm: boolean;
   /** The layer has an MLP (false: mixer-only blocks). */

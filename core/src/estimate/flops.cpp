@@ -122,8 +122,39 @@ void add_cross_attention(const model_spec& m, double T, double P, double enc_kv_
 
 // A linear-attention or state-space mixer over T tokens, in its recurrent form (what decode
 // runs; chunked prefill kernels do the same work up to their intra-chunk terms).
-double mixer_flops(const model_spec& m, mixer_kind k, double T) {
+double mixer_flops(const model_spec& m, mixer_kind k, double T, bool rwkv_first = false) {
   const double h = d(m.hidden_size);
+  if (k == mixer_kind::rwkv) {
+    const rwkv_spec& r = m.rwkv;
+    const double A = d(r.attention_size), S = d(r.head_size);
+    double f = T * h;  // token shift: the difference to the previous token
+    if (r.version == 6) {
+      const double R = d(r.mix_rank), D = d(r.decay_rank);
+      f += 2 * T * h;                                          // x + xx * time_maa_x
+      f += 2 * T * h * 5 * R + 5 * T * R + 2 * T * 5 * R * h;  // token-shift LoRA (tanh)
+      f += 5 * 3 * T * h;                                      // five data-dependent mixes
+      f += 2 * T * h * 4 * A + T * A;                          // r, k, v, g projections, SiLU(g)
+      f += 2 * T * h * D + T * D + 2 * T * D * A + 3 * T * A;  // decay LoRA, + time_decay, exp(-exp)
+      // WKV per head: k v^T, the bonus u * kv, the state added, the read with r (2) and the decay
+      // and add of the update: 7 FLOPs per state element.
+      f += 7 * T * A * S;
+    } else {
+      const bool gate = r.gate_rank > 0;
+      const double rank = d(r.decay_rank + r.a_rank + (rwkv_first ? 0 : r.value_rank) + r.gate_rank);
+      f += (gate ? 6 : 5) * 2 * T * h;                     // addcmul mixes
+      f += 2 * T * h * 3 * A;                              // r, k, v
+      f += 2 * T * h * rank + 2 * T * rank * A;            // the w, a, v, g LoRAs
+      f += T * d(r.decay_rank + r.gate_rank) + 6 * T * A;  // tanh, sigmoid; biases, decay, a's sigmoid
+      if (!rwkv_first) f += 5 * T * A;                     // v's bias, sigmoid and mix toward v_first
+      f += 8 * T * A;                                      // k * k_k, per-head L2 norm, k * (1 + (a - 1) k_a)
+      // Generalised delta rule per head: the decay, the read with -kk and the rank-1 update with
+      // kk * a (2 each), v k^T (2) and the read with r (2): 9 FLOPs per state element.
+      f += 9 * T * A * S;
+      f += 4 * T * A;  // the r * k * r_k bonus
+    }
+    f += 7 * T * A + T * A;    // GroupNorm, times the gate
+    return f + 2 * T * A * h;  // output projection
+  }
   if (k == mixer_kind::linear_attention) {
     const linear_attention_spec& l = m.linear;
     const double kd = d(linear_key_dim(l)), vd = d(linear_value_dim(l)), nv = d(l.num_value_heads);
@@ -184,7 +215,7 @@ double mlp_flops(const model_spec& m, double T, std::int64_t width, bool gated, 
 }
 
 double layer_mlp_flops(const model_spec& m, const layer_group& g, double T) {
-  if (!g.moe) return mlp_flops(m, T, mlp_width_of(m, g), m.mlp.gated, m.mlp.bias);
+  if (!g.moe) return mlp_flops(m, T, mlp_width_of(m, g), m.mlp.gated, m.mlp.bias) + detail::mlp_token_mix_flops(m, T);
   const moe_spec& e = m.moe;
   const double h = d(m.hidden_size), R = d(detail::router_outputs(e)), k = d(e.experts_per_token);
   double f = 2 * T * h * R + 5 * T * R;  // router logits (routed and zero-computation experts) + softmax/top-k
@@ -236,7 +267,7 @@ void run_pass(const model_spec& m, pass_kind kind, double batch, double seq, dou
       add_attention(m, g, T, pairs, all_pairs, T, kind == pass_kind::decode, out, lf, count);
       if (g.parallel_ssm) lf.mixer += mixer_flops(m, mixer_kind::mamba2, T);
     } else {
-      lf.mixer += mixer_flops(m, g.mixer, T);
+      lf.mixer += mixer_flops(m, g.mixer, T, g.rwkv_first);
     }
     if (g.cross_attention) {
       const double cross_pairs = dec_tokens * seq * B;

@@ -28,6 +28,8 @@ double state_elements_per_sequence(const model_spec& m, const layer_group& g) {
   if (g.mixer == mixer_kind::mamba || g.mixer == mixer_kind::mamba2) return ssm(g.mixer);
   if (g.mixer == mixer_kind::short_conv)  // LFM2: the conv's last kernel - 1 inputs of the hidden width
     return d(m.hidden_size) * d(std::max<std::int64_t>(m.short_conv.conv_kernel - 1, 0));
+  if (g.mixer == mixer_kind::rwkv)  // heads x head_size^2, and the last token for time and channel mix
+    return d(m.rwkv.attention_size) * d(m.rwkv.head_size) + 2 * d(m.hidden_size);
   if (has_attention(g) && g.parallel_ssm) return ssm(mixer_kind::mamba2);
   return 0;
 }
@@ -47,6 +49,8 @@ double mixer_width(const model_spec& m) {
       w = std::max(w, d(m.ssm.inner + mamba2_conv_dim(m.ssm) + m.ssm.num_heads));
     else if (k == mixer_kind::short_conv)
       w = std::max(w, d(3 * m.hidden_size));
+    else if (k == mixer_kind::rwkv)
+      w = std::max(w, d(rwkv_in_width(m.rwkv)));
   }
   return w;
 }

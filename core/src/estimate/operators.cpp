@@ -221,6 +221,10 @@ struct row_builder {
       conv_w = h;
       kernel = d(m.short_conv.conv_kernel);
       out_in = h;
+    } else if (k == mixer_kind::rwkv) {
+      // No conv: the token shift, LoRAs and recurrence are the scan's.
+      in_w = d(detail::rwkv_in_width(m.rwkv));
+      out_in = d(m.rwkv.attention_size);
     } else {
       const ssm_spec& ss = m.ssm;
       const double I = d(ss.inner);
@@ -230,7 +234,7 @@ struct row_builder {
       out_in = I;
     }
     const double in = 2 * T * h * in_w, conv = 2 * T * conv_w * kernel + T * conv_w, out = 2 * T * out_in * h;
-    const double all_params = d(detail::mixer_params(m, k));
+    const double all_params = d(detail::mixer_params(m, k, g.rwkv_first));
     const double state = g.encoder || m.arch == architecture::encoder ? 0.0
                                                                       : B * detail::state_elements_per_sequence(m, g) *
                                                                             kvb * (kind == pass_kind::decode ? 2 : 1);
@@ -302,6 +306,12 @@ struct row_builder {
         moe_rows(g, gi, T);
       else
         mlp_rows("mlp_", gi, g.count, bucket::mlp, T, 1, mlp_width_of(m, g), m.mlp.gated, m.mlp.bias, 1);
+      if (!g.moe && (m.mlp.token_shift > 0 || m.mlp.receptance)) {
+        // The RWKV channel mix's token shift and RWKV-6's receptance gate.
+        const double params = d(m.mlp.token_shift) * h + (m.mlp.receptance ? h * h : 0.0);
+        add("mlp_token_mix", gi, g.count, bucket::mlp, c * detail::mlp_token_mix_flops(m, T), c * params,
+            c * T * 2 * h);
+      }
       // lf.mlp is the core's: the split above must add up to it (tests/cpp/test_operators.cpp).
     }
     // Once per model: the embedding side, the final (and embedding) norms, the head.

@@ -83,6 +83,8 @@ const char* mixer_name(mixer_kind k) {
       return "mamba2";
     case mixer_kind::short_conv:
       return "short_conv";
+    case mixer_kind::rwkv:
+      return "rwkv";
     case mixer_kind::none:
       return "none";
   }

@@ -28,9 +28,10 @@ struct layer_desc {
   std::int64_t norms = -1;
   std::optional<attention_spec> attention;
   std::int64_t intermediate_size = 0;  // the layer's own dense MLP width (layer_group::intermediate_size)
+  bool rwkv_first = false;             // layer_group::rwkv_first
   [[nodiscard]] auto key() const {
     return std::tie(encoder, cross, moe, window, mixer, parallel_ssm, mlp, nope, chunk, norms, attention,
-                    intermediate_size);
+                    intermediate_size, rwkv_first);
   }
   bool operator<(const layer_desc& o) const { return key() < o.key(); }
 };
@@ -230,5 +231,9 @@ void read_plamo2(const reader& r, model_spec& m);
 // hf_openelm_nemotronnas.cpp
 void read_openelm(const reader& r, model_spec& m);
 void read_nemotron_nas(const reader& r, model_spec& m);  // model_type "nemotron-nas"
+
+// hf_rwkv.cpp
+void read_rwkv6(const reader& r, model_spec& m);
+void read_rwkv7(const reader& r, model_spec& m);
 
 }  // namespace flopcast::detail

@@ -36,6 +36,7 @@ void set_layers(model_spec& m, const std::vector<layer_desc>& layers) {
       g.norms = d.norms;
       g.attention = d.attention;
       g.intermediate_size = d.intermediate_size;
+      g.rwkv_first = d.rwkv_first;
       m.groups.push_back(g);
       it = index.emplace(d, m.groups.size() - 1).first;
     }
@@ -582,6 +583,9 @@ const std::vector<std::pair<std::string, family_reader>>& families() {
       // hf_openelm_nemotronnas.cpp
       {"openelm", read_openelm},
       {"nemotron-nas", read_nemotron_nas},
+      // hf_rwkv.cpp
+      {"rwkv6", read_rwkv6},
+      {"rwkv7", read_rwkv7},
   };
   return k;
 }

@@ -6,8 +6,35 @@
 namespace flopcast {
 namespace detail {
 
-std::int64_t mixer_params(const model_spec& m, mixer_kind k) {
+std::int64_t mixer_params(const model_spec& m, mixer_kind k, bool rwkv_first) {
   const std::int64_t h = m.hidden_size;
+  if (k == mixer_kind::rwkv) {
+    const rwkv_spec& r = m.rwkv;
+    const std::int64_t A = r.attention_size;
+    if (r.version == 6) {
+      // Rwkv6SelfAttention: time_maa_x/w/k/v/r/g, time_maa_w1 (h x 5R) and w2 (5 x R x h),
+      // time_decay, time_decay_w1 (h x D) and w2 (D x A), time_faaaa, key/value/receptance/gate,
+      // output, ln_x (GroupNorm weight and bias).
+      std::int64_t p = mul(6, h);
+      p = add(p, mul(2, mul(5, r.mix_rank), h));
+      p = add(p, add(A, add(mul(h, r.decay_rank), mul(r.decay_rank, A))));
+      p = add(p, A);             // time_faaaa (heads x head_size)
+      p = add(p, mul(4, h, A));  // key, value, receptance, gate
+      p = add(p, mul(A, h));     // output
+      return add(p, mul(2, A));  // ln_x
+    }
+    // RWKV7Attention: x_r/w/k/v/a(/g), k_k, k_a, r_k, r/k/v/o_proj, the w, a, v (not in the first
+    // layer) and g LoRAs, g_norm.
+    const bool gate = r.gate_rank > 0;
+    std::int64_t p = mul(gate ? 6 : 5, h);
+    p = add(p, mul(3, A));                                                                 // k_k, k_a, r_k
+    p = add(p, add(mul(3, h, A), mul(A, h)));                                              // r, k, v, o
+    p = add(p, add(add(mul(h, r.decay_rank), mul(r.decay_rank, A)), A));                   // w_lora (+ bias)
+    p = add(p, add(add(mul(h, r.a_rank), mul(r.a_rank, A)), A));                           // a_lora (+ bias)
+    if (!rwkv_first) p = add(p, add(add(mul(h, r.value_rank), mul(r.value_rank, A)), A));  // v_lora
+    if (gate) p = add(p, add(mul(h, r.gate_rank), mul(r.gate_rank, A)));                   // g_lora, no bias
+    return add(p, mul(2, A));                                                              // g_norm
+  }
   if (k == mixer_kind::linear_attention) {
     // Qwen3-Next GatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d (no bias) over q, k, v,
     // dt_bias and A_log per value head, RMSNormGated(value_head_dim), out_proj. Kimi Delta
@@ -73,7 +100,7 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
   layer_weights w;
 
   if (!has_attention(g)) {
-    w.mixer = mixer_params(m, g.mixer);
+    w.mixer = mixer_params(m, g.mixer, g.rwkv_first);
   } else if (a.mla) {
     const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
     if (a.q_lora_rank > 0) {
@@ -143,7 +170,9 @@ layer_weights weights_of(const model_spec& m, const layer_group& g) {
       mlp = add(mlp, add(m.mlp.gated ? 2 * width : width, h));
     else if (m.mlp.down_bias)
       mlp = add(mlp, h);
-    mlp = add(mlp, m.mlp.activation_params);  // stored activation scalars (xIELU)
+    mlp = add(mlp, m.mlp.activation_params);          // stored activation scalars (xIELU)
+    mlp = add(mlp, mul(m.mlp.token_shift, h));        // RWKV channel mix's token-shift vectors
+    if (m.mlp.receptance) mlp = add(mlp, mul(h, h));  // RWKV-6 channel mix's receptance
     w.mlp_total = w.mlp_active = mlp;
     if (m.mlp.sub_norm) w.norm = add(w.norm, width);  // BitNet ffn_sub_norm
   }

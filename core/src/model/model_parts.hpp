@@ -63,8 +63,28 @@ struct layer_weights {
   const std::int64_t decay = l.decay_rank > 0 ? l.decay_rank : l.num_value_heads;
   return add(add(add(mul(2, kd), vd), add(l.num_value_heads, gate)), decay);
 }
-// Parameters of one mixer of kind k (linear attention, Mamba-1, Mamba-2, short conv; 0 for the others).
-[[nodiscard]] std::int64_t mixer_params(const model_spec& m, mixer_kind k);
+// Parameters of one mixer of kind k (linear attention, Mamba-1, Mamba-2, short conv, RWKV time mix;
+// 0 for the others). rwkv_first: the first layer of an RWKV-7 stack (no value-residual LoRA).
+[[nodiscard]] std::int64_t mixer_params(const model_spec& m, mixer_kind k, bool rwkv_first = false);
+// RWKV: heads of the time mix (attention_size / head_size) and the projections from the hidden
+// state that the operator view shows as the mixer's in_proj (receptance, key, value and a gate).
+[[nodiscard]] inline std::int64_t rwkv_heads(const rwkv_spec& r) {
+  return r.head_size > 0 ? r.attention_size / r.head_size : 0;
+}
+// The RWKV channel mix beyond its key/value projections, over T tokens: the token-shift mixes
+// (the difference once, then 2 FLOPs per vector and element) and RWKV-6's receptance (projection,
+// sigmoid, product). 0 for every other MLP.
+[[nodiscard]] inline double mlp_token_mix_flops(const model_spec& m, double T) {
+  const double h = d(m.hidden_size);
+  double f = 0;
+  if (m.mlp.token_shift > 0) f += T * h + 2 * T * h * d(m.mlp.token_shift);
+  if (m.mlp.receptance) f += 2 * T * h * h + 2 * T * h;
+  return f;
+}
+[[nodiscard]] inline std::int64_t rwkv_in_width(const rwkv_spec& r) {
+  if (r.version == 6) return mul(4, r.attention_size);  // receptance, key, value, gate
+  return mul(3, r.attention_size);                      // RWKV-7 r, k, v (the gate is a LoRA)
+}
 
 [[nodiscard]] layer_weights weights_of(const model_spec& m, const layer_group& g);
 

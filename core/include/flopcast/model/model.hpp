@@ -16,9 +16,9 @@ enum class architecture : std::uint8_t { decoder, encoder, encoder_decoder };
 enum class norm_kind : std::uint8_t { rmsnorm, layernorm };
 enum class position_kind : std::uint8_t { rotary, learned, alibi, relative_bias, none };
 // What mixes tokens in a layer: softmax attention, Gated DeltaNet linear attention (Qwen3-Next,
-// Qwen3.5; Kimi Delta Attention), a Mamba-1 or Mamba-2 selective state-space block, nothing (an MLP-only block), or
-// LFM2's gated short convolution.
-enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none, short_conv };
+// Qwen3.5; Kimi Delta Attention), a Mamba-1 or Mamba-2 selective state-space block, nothing (an
+// MLP-only block), LFM2's gated short convolution, or an RWKV-6 / RWKV-7 time mix.
+enum class mixer_kind : std::uint8_t { attention, linear_attention, mamba, mamba2, none, short_conv, rwkv };
 
 struct attention_spec {
   std::int64_t num_heads = 0;
@@ -113,6 +113,31 @@ struct short_conv_spec {
   bool bias = false;
 };
 
+// RWKV time mix (mixer_kind::rwkv). Both versions shift each token against the previous one
+// (token shift), project receptance, key and value (and a gate) from per-projection mixes of the
+// two, run a per-head matrix-valued recurrence of head_size x head_size, a per-head GroupNorm
+// (weight and bias) and the output projection; no positions, no KV cache. Per sequence a layer keeps
+// heads x head_size x head_size state plus the last token's hidden vector for the time mix and one
+// for the channel mix.
+// RWKV-6 (Finch): time_maa_x/w/k/v/r/g vectors, the token-shift LoRA time_maa_w1 (h x 5 mix_rank,
+// tanh) and time_maa_w2 (5 x mix_rank x h), time_decay and time_faaaa (attention_size each), the
+// decay LoRA time_decay_w1 (h x decay_rank, tanh) and time_decay_w2 (decay_rank x attention_size),
+// receptance/key/value/gate (h x attention_size), output (attention_size x h), ln_x.
+// RWKV-7 (Goose, fla's RWKV7Attention): x_r/w/k/v/a(/g) vectors, k_k, k_a and r_k (h each), r/k/v/o
+// projections (h x h), LoRAs h -> rank -> h for the decay w (tanh, bias), the in-context rate a
+// (bias), the value residual v (bias; not in the first layer, whose value the others mix toward)
+// and the gate g (sigmoid, no bias; absent without a gate), g_norm.
+struct rwkv_spec {
+  int version = 0;                  // 6 or 7
+  std::int64_t head_size = 0;       // per-head key/value size (the state is head_size^2 per head)
+  std::int64_t attention_size = 0;  // receptance/key/value width (heads x head_size)
+  std::int64_t mix_rank = 0;        // RWKV-6 token-shift LoRA rank (TIME_MIX_EXTRA_DIM)
+  std::int64_t decay_rank = 0;      // decay LoRA rank (RWKV-6 TIME_DECAY_EXTRA_DIM, RWKV-7 w)
+  std::int64_t a_rank = 0;          // RWKV-7 in-context learning rate LoRA
+  std::int64_t value_rank = 0;      // RWKV-7 value residual LoRA
+  std::int64_t gate_rank = 0;       // RWKV-7 gate LoRA; 0: no gate (and no x_g)
+};
+
 struct mlp_spec {
   std::int64_t intermediate_size = 0;  // dense MLP width
   bool gated = false;                  // SwiGLU/GeGLU: gate, up, down projections
@@ -123,6 +148,11 @@ struct mlp_spec {
   // Scalars a learnable activation keeps in each dense MLP, stored in the checkpoint beside the
   // projections (Apertus's xIELU: alpha_p, alpha_n and the beta, eps buffers = 4).
   std::int64_t activation_params = 0;
+  // The RWKV channel mix as an MLP (key = up h -> width, relu^2, value = down): token_shift vectors
+  // of hidden size mix each token with the previous one before the projections (RWKV-6: time_maa_k
+  // and time_maa_r = 2, RWKV-7: x_k = 1), and RWKV-6's receptance (h x h, sigmoid) gates the output.
+  std::int64_t token_shift = 0;
+  bool receptance = false;
 };
 
 struct moe_spec {
@@ -162,6 +192,9 @@ struct layer_group {
   // model_spec::mlp.intermediate_size. Layers without attention (mixer none) or without an MLP
   // (mlp false) are expressed by those fields.
   std::int64_t intermediate_size = 0;
+  // The first layer of an RWKV-7 stack: its value is the v_first the later layers mix toward, so
+  // its time mix has no value-residual LoRA.
+  bool rwkv_first = false;
 };
 
 // Distinct layer shapes a model may have. OpenELM-3B has 36 distinct layers and DeciLM
@@ -190,6 +223,7 @@ struct model_spec {
   linear_attention_spec linear;
   ssm_spec ssm;
   short_conv_spec short_conv;
+  rwkv_spec rwkv;
 
   norm_kind norm = norm_kind::rmsnorm;
   bool norm_bias = true;             // LayerNorm carries a bias (false: Cohere, MPT's no_bias)
@@ -243,7 +277,7 @@ struct parameter_breakdown {
   std::int64_t mlp = 0;          // dense MLPs, routed and shared experts, routers
   std::int64_t norm = 0;         // every norm's weights (and biases)
   std::int64_t output_head = 0;  // untied LM head, OPT projections, BERT pooler
-  std::int64_t mixer = 0;        // linear-attention, state-space and short-conv mixers (Gated DeltaNet, Mamba, LFM2)
+  std::int64_t mixer = 0;        // linear-attention, state-space, short-conv and RWKV time-mix mixers
   std::int64_t vision = 0;       // vision tower and projector (multimodal wrappers)
   std::int64_t total = 0;
   std::int64_t active = 0;                                 // per token: MoE counts only the experts a token uses
