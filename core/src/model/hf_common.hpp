@@ -41,6 +41,9 @@ void read_heads(const reader& r, model_spec& m, std::string_view heads_key, std:
                 std::int64_t kv_default);
 // "layer_types": one "sliding_attention" or "full_attention" per layer (empty when absent).
 std::vector<std::string> window_layer_kinds(const reader& r, std::int64_t layers);
+// What most decoder configs spell alike: a decoder of hidden_size, num_hidden_layers layers,
+// vocab_size tokens and max_position_embeddings positions (0 when absent), with RMSNorm.
+void read_decoder_basics(const reader& r, model_spec& m);
 // Pre-norm RMSNorm decoders with rotary positions and gated MLPs (Llama, Mistral, Qwen, Gemma,
 // Phi-3, DeepSeek), dispatching on m.model_type for each family's details.
 void read_llama_family(const reader& r, model_spec& m);

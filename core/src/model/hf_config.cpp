@@ -99,17 +99,21 @@ std::vector<std::string> window_layer_kinds(const reader& r, std::int64_t layers
 
 // llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, phi3,
 // deepseek_v2, deepseek_v3: pre-norm RMSNorm decoders with rotary positions and gated MLPs.
-void read_llama_family(const reader& r, model_spec& m) {
-  const std::string& t = m.model_type;
-  const bool deepseek = t == "deepseek_v2" || t == "deepseek_v3";
-  const bool gemma = t == "gemma" || t == "gemma2";
-  const bool qwen_moe = t == "qwen2_moe" || t == "qwen3_moe";
+void read_decoder_basics(const reader& r, model_spec& m) {
   m.arch = architecture::decoder;
   m.hidden_size = r.positive("hidden_size");
   m.num_layers = r.layers("num_hidden_layers");
   m.vocab_size = r.positive("vocab_size");
   m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
   m.norm = norm_kind::rmsnorm;
+}
+
+void read_llama_family(const reader& r, model_spec& m) {
+  const std::string& t = m.model_type;
+  const bool deepseek = t == "deepseek_v2" || t == "deepseek_v3";
+  const bool gemma = t == "gemma" || t == "gemma2";
+  const bool qwen_moe = t == "qwen2_moe" || t == "qwen3_moe";
+  read_decoder_basics(r, m);
   m.norms_per_layer = t == "gemma2" ? 4 : 2;
   m.position = position_kind::rotary;
   m.scale_embeddings = gemma;

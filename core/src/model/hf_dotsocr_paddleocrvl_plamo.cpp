@@ -122,12 +122,7 @@ void read_paddleocr_vl(const reader& r, model_spec& m) {
 // num_key_value_heads is not what the model builds (plamo-13b's config says 40 while its k/v
 // projections hold 40 / 8 = 5 heads), so it is not read.
 void read_plamo(const reader& r, model_spec& m) {
-  m.arch = architecture::decoder;
-  m.hidden_size = r.positive("hidden_size");
-  m.num_layers = r.layers("num_hidden_layers");
-  m.vocab_size = r.positive("vocab_size");
-  m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
+  read_decoder_basics(r, m);
   m.norms_per_layer = 1;
   m.parallel_attention = true;
   m.position = position_kind::rotary;

@@ -33,12 +33,7 @@ void lfm2_hybrid_same_as_hidden(const reader& r, std::string_view key, std::int6
 // (w1, w3, w2) whose width is block_ff_dim (or intermediate_size), and with block_auto_adjust_ff_dim: int(2 x ff / 3),
 // times block_ffn_dim_multiplier, rounded up to block_multiple_of. The final embedding_norm, tied head.
 void read_lfm2(const reader& r, model_spec& m) {
-  m.arch = architecture::decoder;
-  m.hidden_size = r.positive("hidden_size");
-  m.num_layers = r.layers("num_hidden_layers");
-  m.vocab_size = r.positive("vocab_size");
-  m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
+  read_decoder_basics(r, m);
   m.norms_per_layer = 2;  // operator_norm, ffn_norm
   m.position = position_kind::rotary;
   // Lfm2Config: tie_embedding (the original key) wins over tie_word_embeddings; default tied.
@@ -125,12 +120,7 @@ void read_lfm2(const reader& r, model_spec& m) {
 // MLP of shared_intermediate_size, plus, when num_local_experts > 0, a mixture of SwiGLU experts of
 // intermediate_size with a bias-free router.
 void read_granitemoehybrid(const reader& r, model_spec& m) {
-  m.arch = architecture::decoder;
-  m.hidden_size = r.positive("hidden_size");
-  m.num_layers = r.layers("num_hidden_layers");
-  m.vocab_size = r.positive("vocab_size");
-  m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
+  read_decoder_basics(r, m);
   m.norms_per_layer = 2;
   m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", false);
   m.position = r.string_or("position_embedding_type", "") == "rope" ? position_kind::rotary : position_kind::none;

@@ -136,12 +136,7 @@ void read_openelm(const reader& r, model_spec& m) {
 // otherwise a SwiGLU of _ffn_mult_to_intermediate_size(ffn.ffn_mult). replace_with_linear (a
 // single hidden x hidden matrix in place of the block) is not expressible and is refused.
 void read_nemotron_nas(const reader& r, model_spec& m) {
-  m.arch = architecture::decoder;
-  m.hidden_size = r.positive("hidden_size");
-  m.num_layers = r.layers("num_hidden_layers");
-  m.vocab_size = r.positive("vocab_size");
-  m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
+  read_decoder_basics(r, m);
   m.norms_per_layer = 2;
   m.position = position_kind::rotary;
   m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", false);

@@ -32,12 +32,7 @@ bool plamo2_is_mamba(bool enabled, std::int64_t layers, std::int64_t step, std::
 // and C, dt_proj dt_rank -> heads without bias, dt_bias, A_log and D per head, out_proj; dt_rank
 // is max(64, hidden / 16). vLLM serves the attention layers without a window, as flopcast does.
 void read_plamo2(const reader& r, model_spec& m) {
-  m.arch = architecture::decoder;
-  m.hidden_size = r.positive("hidden_size");
-  m.num_layers = r.layers("num_hidden_layers");
-  m.vocab_size = r.positive("vocab_size");
-  m.max_position_embeddings = r.non_negative_or("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
+  read_decoder_basics(r, m);
   m.norms_per_layer = 4;
   m.position = position_kind::rotary;
   m.tie_word_embeddings = r.boolean_or("tie_word_embeddings", true);  // PlamoConfig's default
