@@ -187,6 +187,7 @@ std::string report(const estimate_context& c) {
                      format_percent(s.compute_efficiency), format_percent(s.mem_efficiency),
                      gpus > 1 ? fmt::format("; {} GPUs with their communication", gpus) : std::string());
     if (!s.engine.empty()) o += fmt::format("   engine {}: {}\n", s.engine, find_engine(s.engine).basis(c.gpu));
+    if (!s.engine_rule.empty()) o += fmt::format("   {}\n", s.engine_rule);
     if (!s.calibration_store.empty())
       o += fmt::format("   calibrated efficiencies applied from {}{}\n", s.calibration_store,
                        s.calibration_source.empty() ? "" : " (" + s.calibration_source + ")");

@@ -39,15 +39,19 @@ test('validate predicts the table with the core and says what it leaves out', ()
   for (const [source, s] of bySource) assert.equal(s.size, 1, `${source} is split across the fit and held-out parts`);
 });
 
-// The ratchet: each engine/metric/split median |error| (groups of at least 5 rows) may only
-// improve. FLOPCAST_WRITE_RATCHET=1 records the current figures where they are better (or new).
+// The ratchet: each engine/metric/split median |error| per source (campaign; groups of at least 5
+// rows) may only improve, so a new campaign adds groups instead of moving old ones.
+// FLOPCAST_WRITE_RATCHET=1 records the current figures where they are better (or new).
 test('ratchet: no median |error| gets worse than the recorded one', () => {
   const file = join(root, 'tests/fixtures/validation_ratchet.json');
   const stored = JSON.parse(readFileSync(file, 'utf8'));
   // Rows that state serving features (prefix caching, attention DP, speculative decoding, ...)
-  // are their own groups: "<engine> <metric> <split> features".
+  // are their own groups: "<engine> <metric> <split> features <source>".
   const now = Object.fromEntries(
-    json(['validate']).summary.map((s) => [`${s.engine} ${s.metric} ${s.split}${s.features ? ' features' : ''}`, s]),
+    json(['validate', '--by-source']).summary.map((s) => [
+      `${s.engine} ${s.metric} ${s.split}${s.features ? ' features' : ''} ${s.source}`,
+      s,
+    ]),
   );
   if (process.env.FLOPCAST_WRITE_RATCHET === '1') {
     for (const [key, s] of Object.entries(now)) {

@@ -169,6 +169,10 @@ export interface Performance {
   decode_latency_per_token_s: number | null;
   decode_tokens_per_second: number | null;
   decode_ceiling_tokens_per_second: number | null;
+  /** One device at its peaks: every FLOP at the compute peak, every byte at the bandwidth, no fixed cost. No figure is faster. */
+  speed_of_light_prefill_s: number;
+  /** The same for a decode step (mean over the steps); null for encoders. */
+  speed_of_light_per_token_s: number | null;
   total_request_latency_s: number;
   training_step_s: number | null;
   energy_prefill_joules: number;
@@ -386,6 +390,8 @@ export interface EstimateSettings extends SharedSettings {
   engine: string | null;
   /** What the engine's figures rest on (its fit, or "unfitted (plain roofline plus the engine's scheduler defaults)"); null without an engine. */
   engine_basis: string | null;
+  /** How the engine was chosen when the request named none (the device class's engine), or "--engine none: ..."; null when the request named one. */
+  engine_rule: string | null;
   compute_efficiency_origin: EfficiencyOrigin;
   mem_efficiency_origin: EfficiencyOrigin;
   /** The applied calibration's source; null when none was. */

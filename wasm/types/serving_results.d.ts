@@ -117,6 +117,8 @@ export interface SimulationPoint {
   ttft_s: SimulationDistribution;
   /** [low, high] of the mean from a fitted engine's residuals; null without one. */
   ttft_s_range: Range | null;
+  /** Open-loop (request-rate) points: the run repeated with every step faster and slower; null for closed loops and batches. */
+  saturation: SaturationCheck | null;
   tpot_s: SimulationDistribution;
   tpot_s_range: Range | null;
   itl_s: SimulationDistribution;
@@ -403,4 +405,19 @@ export interface PlanResult {
   /** Layouts evaluated. */
   candidates: number;
   notes: string[];
+}
+
+/** Saturation is a range, not a cliff: whether the queue stays bounded with faster and slower steps. */
+export interface SaturationCheck {
+  /** The step-time multipliers of the fast and slow reruns (the engine's throughput band, at least 0.8 and 1.25). */
+  step_time_scales: [number, number];
+  fast: 'keeps up' | 'queue grows';
+  point: 'keeps up' | 'queue grows';
+  slow: 'keeps up' | 'queue grows';
+  /** The fast and slow reruns fall in different regimes: the TTFT range spans both. */
+  near_capacity: boolean;
+  /** Mean TTFT of the fast and the slow rerun, seconds. */
+  ttft_mean_s: [number, number];
+  e2e_mean_s: [number, number];
+  note: string;
 }

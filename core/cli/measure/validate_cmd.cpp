@@ -11,6 +11,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/serving/engine.hpp"
 #include "format.hpp"
+#include "measure/engine_fit.hpp"
 #include "measure/validation.hpp"
 
 namespace flopcast::cli {
@@ -32,17 +34,77 @@ namespace {
 using json = nlohmann::json;
 
 struct prediction {
-  std::string id, source, engine, metric, gpu, model;
+  std::string id, source, engine, metric, gpu, model, family;
   bool held_out = false, features = false;  // features: the row states a serving feature
   double measured = 0, predicted = 0;
 };
+
+// Leave one campaign out: for each engine and each of its fit sources, the engine refitted without
+// that source (validation::fit_engine, the fit npm run fit runs) predicts the source's rows. The
+// table beside it: the same rows under the bundled constants (fitted with the source in).
+int run_loco(const std::vector<validation::row>& table, const std::string& only, bool as_json) {
+  const std::vector<validation::row> rows = validation::fit_table(table);
+  std::map<std::string, std::set<std::string>> fit_sources;
+  for (const validation::row& r : rows)
+    if (!r.held_out) fit_sources[r.data.at("engine").get<std::string>()].insert(r.source);
+  json out = json::array();
+  if (!as_json)
+    std::cout << fmt::format("flopcast validate --loco: each fit source left out of its engine's fit in turn\n"
+                             "  {:<14} {:<48} {:>5} {:>12} {:>12} {:>12}\n",
+                             "engine", "source left out", "rows", "in-fit |e|", "left-out |e|", "left-out p90");
+  for (const auto& [engine, sources] : fit_sources) {
+    if (!only.empty() && engine != only) continue;
+    for (const std::string& left : sources) {
+      std::vector<validation::row> rest;
+      for (const validation::row& r : rows)
+        if (r.source != left) rest.push_back(r);
+      const nlohmann::ordered_json section = validation::fit_engine(engine, rest);
+      validation::predictor predict;
+      std::vector<double> in_fit, left_out;
+      for (const validation::row& r : rows) {
+        if (r.source != left || r.data.at("engine") != engine) continue;
+        const double measured = r.data.at("value").get<double>();
+        validation::model_choice bundled;
+        const validation::prediction pb = predict(r.data, bundled);
+        if (!pb.value || *pb.value <= 0 || !std::isfinite(*pb.value)) continue;
+        const std::optional<validation::model_choice> c = validation::choice_from(section, pb.family);
+        if (!c) continue;
+        const validation::prediction pl = predict(r.data, *c);
+        if (!pl.value || *pl.value <= 0 || !std::isfinite(*pl.value)) continue;
+        in_fit.push_back(std::fabs(*pb.value / measured - 1.0));
+        left_out.push_back(std::fabs(*pl.value / measured - 1.0));
+      }
+      if (left_out.empty()) {
+        if (!as_json)
+          std::cout << fmt::format("  {:<14} {:<48} {:>5}   (the engine cannot be fitted without it)\n", engine, left, 0);
+        out.push_back({{"engine", engine}, {"source", left}, {"rows", 0}, {"fitted_without", false}});
+        continue;
+      }
+      const double a = validation::quantile(in_fit, 0.5), b = validation::quantile(left_out, 0.5),
+                   c = validation::quantile(left_out, 0.9);
+      out.push_back({{"engine", engine},
+                     {"source", left},
+                     {"rows", left_out.size()},
+                     {"fitted_without", true},
+                     {"in_fit_median_abs_error", a},
+                     {"left_out_median_abs_error", b},
+                     {"left_out_p90_abs_error", c}});
+      if (!as_json)
+        std::cout << fmt::format("  {:<14} {:<48} {:>5} {:>12} {:>12} {:>12}\n", engine, left, left_out.size(),
+                                 format_percent(a), format_percent(b), format_percent(c));
+    }
+  }
+  if (as_json) std::cout << json{{"loco", out}}.dump(2) << "\n";
+  return 0;
+}
 
 }  // namespace
 
 validate_command add_validate_command(CLI::App& parent) {
   struct options {
     std::string engine, metric;
-    bool json = false, plain = false, only_features = false, without_features = false;
+    bool json = false, plain = false, only_features = false, without_features = false, loco = false,
+         by_family = false, by_source = false;
   };
   auto o = std::make_shared<options>();
   validate_command cmd;
@@ -56,6 +118,13 @@ validate_command add_validate_command(CLI::App& parent) {
                     "attention data parallelism, speculative decoding, disaggregation, data-parallel replicas)");
   cmd.app->add_flag("--without-features", o->without_features,
                     "Run every row as if it stated none of those features (the simulator before them)");
+  cmd.app->add_flag("--by-family", o->by_family,
+                    "Summarise per device family too (vendor and memory type: nvidia-hbm, apple-lpddr, ...)");
+  cmd.app->add_flag("--by-source", o->by_source,
+                    "Summarise per source (campaign) too: the groups the ratchet holds (tests/cli/validate.test.mjs)");
+  cmd.app->add_flag("--loco", o->loco,
+                    "Leave one campaign out: refit each engine without each of its fit sources in turn (the fit of "
+                    "npm run fit) and predict that source's rows with the refit constants; slow (one fit per source)");
   cmd.app->add_flag("--json", o->json, "Print JSON");
   cmd.run = [o] {
     if (!o->engine.empty()) o->engine = find_engine(o->engine).id;  // aliases; an unknown engine is an error
@@ -68,6 +137,7 @@ validate_command add_validate_command(CLI::App& parent) {
     std::map<std::string, std::int64_t> skipped;
     std::int64_t total = 0;
     const auto table = validation::rows_of(files);
+    if (o->loco) return run_loco(table, o->engine, o->json);
     if (!o->metric.empty()) {
       // An unknown metric is an error naming the known ones, never an empty summary.
       std::set<std::string> metrics;
@@ -92,13 +162,15 @@ validate_command add_validate_command(CLI::App& parent) {
         continue;
       }
       rows.push_back({row.at("id"), v.source, row.at("engine"), row.at("metric"), row.at("gpu"), row.at("model"),
-                      v.held_out, features, row.at("value").get<double>(), *p.value});
+                      o->by_family ? p.family : std::string(), v.held_out, features, row.at("value").get<double>(),
+                      *p.value});
     }
     // Summary per engine, metric, split and whether the rows state serving features: signed and
     // absolute relative errors of predicted/measured.
-    std::map<std::tuple<std::string, std::string, bool, bool>, std::vector<double>> errors;
+    std::map<std::tuple<std::string, std::string, bool, bool, std::string, std::string>, std::vector<double>> errors;
     for (const prediction& r : rows)
-      errors[{r.engine, r.metric, r.held_out, r.features}].push_back(r.predicted / r.measured - 1.0);
+      errors[{r.engine, r.metric, r.held_out, r.features, r.family, o->by_source ? r.source : std::string()}].push_back(
+          r.predicted / r.measured - 1.0);
     json summary = json::array();
     for (const auto& [key, e] : errors) {
       std::vector<double> abs_e(e.size());
@@ -107,6 +179,8 @@ validate_command add_validate_command(CLI::App& parent) {
                          {"metric", std::get<1>(key)},
                          {"split", std::get<2>(key) ? "held_out" : "fit"},
                          {"features", std::get<3>(key)},
+                         {"family", std::get<4>(key).empty() ? json(nullptr) : json(std::get<4>(key))},
+                         {"source", std::get<5>(key).empty() ? json(nullptr) : json(std::get<5>(key))},
                          {"rows", e.size()},
                          {"median_error", validation::quantile(e, 0.5)},
                          {"median_abs_error", validation::quantile(abs_e, 0.5)},
@@ -140,11 +214,16 @@ validate_command add_validate_command(CLI::App& parent) {
       return 0;
     }
     std::cout << fmt::format("flopcast validate: {} of {} rows predicted ({})\n", rows.size(), total, what);
-    std::cout << fmt::format("  {:<14} {:<22} {:<18} {:>5} {:>10} {:>10} {:>10}\n", "engine", "metric", "split", "rows",
-                             "median", "median|e|", "p90|e|");
+    std::cout << fmt::format("  {:<14} {:<22}{} {:<18} {:>5} {:>10} {:>10} {:>10}\n", "engine", "metric",
+                             o->by_family ? fmt::format(" {:<13}", "family") : "", "split", "rows", "median",
+                             "median|e|", "p90|e|");
     for (const json& s : summary)
-      std::cout << fmt::format("  {:<14} {:<22} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
+      std::cout << fmt::format("  {:<14} {:<22}{} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
                                s.at("metric").get<std::string>(),
+                               o->by_family ? fmt::format(" {:<13}", s.at("family").is_string()
+                                                                          ? s.at("family").get<std::string>()
+                                                                          : std::string("-"))
+                                            : "",
                                s.at("split").get<std::string>() + (s.at("features").get<bool>() ? " features" : ""),
                                s.at("rows").get<std::size_t>(), format_percent(s.at("median_error").get<double>()),
                                format_percent(s.at("median_abs_error").get<double>()),

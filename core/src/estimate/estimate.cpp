@@ -64,6 +64,9 @@ const char* note_text(note n) noexcept {
     case note_beyond_domain:
       return "the tensor/expert-parallel group is larger than the device's NVLink/ICI domain: its collectives run "
              "at the scale-out rate (a 400 Gb/s NIC per GPU, 50 GB/s per direction)";
+    case note_speed_of_light:
+      return "a figure was held at the speed of light (every FLOP at the peak, every byte at the bandwidth): the "
+             "engine's correction would have been faster than the device can run";
     case note_none:
       break;
   }

@@ -413,10 +413,11 @@ operator_pass pass_of(const model_spec& m, const settings& s, const estimate_res
     const performance& p = r.perf;
     const step_costs& costs = s.costs;
     out.compute_efficiency = s.compute_efficiency * detail::gemm_factor(costs, out.tokens);
-    // Each routed expert multiplies about tokens x k / E of them (expert_gemm_extra_flops).
+    // Each running expert multiplies tokens_per_active_expert() of them (expert_gemm_extra_flops).
     const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
     const double expert_ce =
-        E > 0 ? s.compute_efficiency * detail::gemm_factor(costs, out.tokens * k / E) : out.compute_efficiency;
+        E > 0 ? s.compute_efficiency * detail::gemm_factor(costs, detail::tokens_per_active_expert(out.tokens, k, E))
+              : out.compute_efficiency;
     const double pm = p.memory_bandwidth_bytes_per_s * s.mem_efficiency;
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
       operator_row& row = out.rows[i];

@@ -221,7 +221,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
 
   // Decode step cost as a function of context: FLOPs and bytes are affine in the keys
   // each group attends to. Slopes come from the attention terms that scale with keys.
-  step_cost fl, by;
+  step_cost fl, by, fl_sol, by_sol;
   double kv_timed_bytes = 0;
   if (!encoder_only) {
     const double index_flops_per_key = decode_indexer_flops_per_key(m);
@@ -245,6 +245,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     // attention kernels do) and writes the new token's K/V once (in by.base).
     p.decode_first_step_flops = fl.at(m, c0);
     p.decode_first_step_bytes = by.at(m, c0);
+    by_sol = by;  // the speed of light reads the cache at the full bandwidth
     // Timing counts the cached K/V read at the engine's KV-read efficiency (step_costs).
     for (std::size_t i = 0; i < m.groups.size(); ++i) {
       by.per_key[i] /= s.costs.kv_read_efficiency;
@@ -253,6 +254,10 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     kv_timed_bytes = by.at(m, c0);
     // The step's dequantisation, as the matmul FLOPs that take as long at the compute peak.
     fl.base += p.dequant_flops_step * p.peak_flops_per_s / dequant_peak;
+    fl_sol = fl;  // real work only: the expert-GEMM term below is an efficiency, not FLOPs
+    // Dequantisation is elementwise work on the weights read, not a GEMM: it stays off the GEMM
+    // curve (the steps below divide fl by the curve's factor at B tokens).
+    fl.base -= p.dequant_flops_step * p.peak_flops_per_s / dequant_peak * (1.0 - gemm_factor(s.costs, B));
     // Expert GEMMs at their own token counts (step_costs' curve).
     fl.base += expert_gemm_extra_flops(s.costs, 2 * traffic.experts_per_token * traffic.expert_params * B, B,
                                        traffic.experts_per_token, traffic.experts);
@@ -276,13 +281,13 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     const double ce_pre = ce * gemm_factor(s.costs, B * S), ce_dec = ce * gemm_factor(s.costs, B);
     const double fixed = fixed_step_s(s.costs, layers, B);
     t.prefill_compute = (p.prefill_flops + prefill_expert_extra) / (p.peak_flops_per_s * ce_pre) +
-                        p.dequant_flops_prefill / (dequant_peak * ce_pre);
+                        p.dequant_flops_prefill / (dequant_peak * ce);
     t.prefill_memory = p.prefill_bytes / pm;
     t.prefill = std::max(t.prefill_compute, t.prefill_memory) + fixed;
     t.total = t.prefill;
     if (!encoder_only) {
       const double pc_dec = p.peak_flops_per_s * ce_dec;
-      t.step_compute = p.decode_first_step_flops / pc_dec + p.dequant_flops_step / (dequant_peak * ce_dec);
+      t.step_compute = p.decode_first_step_flops / pc_dec + p.dequant_flops_step / (dequant_peak * ce);
       t.step_memory = kv_timed_bytes / pm;
       t.step = std::max(t.step_compute, t.step_memory) + fixed;
       t.decode_total =
@@ -305,7 +310,7 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
       s.compute_efficiency_origin == efficiency_origin::fitted || s.mem_efficiency_origin == efficiency_origin::fitted;
   const double fix_prefill = fitted_bands ? band_correction(s.bands.prefill) : 1.0;
   const double fix_decode = fitted_bands && !encoder_only ? band_correction(s.bands.decode) : 1.0;
-  const timing t = [&] {
+  timing t = [&] {
     timing c = model;
     if (fix_prefill == 1.0 && fix_decode == 1.0) return c;
     c.prefill *= fix_prefill;
@@ -320,6 +325,38 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     }
     return c;
   }();
+  // The speed of light: every FLOP at the compute peak and every byte at the bandwidth, no fixed
+  // cost. No engine's figure may be faster (a band's median correction or a calibration
+  // could otherwise push it there); the envelope test (tests/cpp/test_envelope.cpp) holds every
+  // engine between it and a stated multiple.
+  const double sol_prefill = std::max(p.prefill_flops / p.peak_flops_per_s + p.dequant_flops_prefill / dequant_peak,
+                                      p.prefill_bytes / gpu.memory_bandwidth_bytes_per_s);
+  double sol_per_token = 0;
+  if (!encoder_only) {
+    sol_per_token = p.decode_steps > 0
+                        ? sum_step_times(m, fl_sol, p.peak_flops_per_s, by_sol, gpu.memory_bandwidth_bytes_per_s, c0,
+                                         c0 + d(p.decode_steps) - 1) /
+                              d(p.decode_steps)
+                        : std::max(fl_sol.at(m, c0) / p.peak_flops_per_s, by_sol.at(m, c0) / gpu.memory_bandwidth_bytes_per_s);
+  }
+  p.speed_of_light_prefill_s = sol_prefill;
+  p.speed_of_light_per_token_s = sol_per_token;
+  if (t.prefill < sol_prefill || (!encoder_only && t.per_token < sol_per_token)) {
+    r.notes |= note_speed_of_light;
+    const double was = t.total;
+    t.prefill = std::max(t.prefill, sol_prefill);
+    if (!encoder_only && t.per_token < sol_per_token) {
+      t.decode_total *= sol_per_token / t.per_token;
+      t.step *= sol_per_token / t.per_token;
+      t.per_token = sol_per_token;
+      t.tps = B / t.per_token;
+    }
+    t.total = t.prefill + (!encoder_only && s.num_generated_tokens > 0 ? t.decode_total : 0.0);
+    if (!s.training && was > 0) {
+      t.energy *= t.total / was;
+      t.cost *= t.total / was;
+    }
+  }
   p.prefill_compute_s = t.prefill_compute;
   p.prefill_memory_s = t.prefill_memory;
   p.prefill_latency_s = t.prefill;
@@ -393,6 +430,16 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
     fix("decode", fix_decode);
     if (!fixes.empty()) used += "; points corrected by the engine's fitted median residual (" + fixes + ")";
     p.range_source = interned(engine_range_source(s.engine, used));
+  }
+  // Neither end of a range is faster than the speed of light.
+  p.prefill_latency_range.low = std::max(p.prefill_latency_range.low, sol_prefill);
+  p.prefill_latency_range.high = std::max(p.prefill_latency_range.high, p.prefill_latency_range.low);
+  if (!encoder_only && sol_per_token > 0) {
+    p.decode_latency_range.low = std::max(p.decode_latency_range.low, sol_per_token);
+    p.decode_latency_range.high = std::max(p.decode_latency_range.high, p.decode_latency_range.low);
+    p.decode_tokens_per_second_range.high = std::min(p.decode_tokens_per_second_range.high, B / sol_per_token);
+    p.decode_tokens_per_second_range.low =
+        std::min(p.decode_tokens_per_second_range.low, p.decode_tokens_per_second_range.high);
   }
 }
 

@@ -2,6 +2,9 @@
 // What the estimate shares with the rooms built on it (training, serving, plan, io): the step-cost
 // helpers of the roofline and the simulator's step model, the one fit rule, the multi-GPU view,
 // and the request table's bounds (defined in io/request_fields.cpp, where the table lives).
+#include <algorithm>
+#include <cmath>
+
 #include "base/detail.hpp"
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/model/model.hpp"
@@ -15,15 +18,26 @@ namespace flopcast::detail {
 [[nodiscard]] inline double gemm_factor(const step_costs& c, double tokens) noexcept {
   return c.gemm_half_tokens > 0 ? tokens / (tokens + c.gemm_half_tokens) : 1.0;
 }
-// The extra FLOPs that time a step's expert GEMMs at their own size: each expert multiplies about
-// tokens x k / E of the step's tokens, so its GEMMs sit lower on the curve than the dense ones.
-// Timing a step as (flops + this) / (peak x efficiency x gemm_factor(tokens)) gives dense flops
-// at gemm_factor(tokens) and expert flops at gemm_factor(tokens x k / E). 0 without a curve or
-// experts.
+// The tokens each expert that a step reaches multiplies: `tokens` tokens each pick k of E
+// experts, so about E (1 - (1 - k/E)^tokens) distinct experts run, on tokens x k of them in all.
+// Never below one token (a running expert multiplies at least the token that reached it): at
+// batch 1 the k experts each take that token, not k/E of one.
+[[nodiscard]] inline double tokens_per_active_expert(double tokens, double experts_per_token,
+                                                     double experts) noexcept {
+  if (experts <= 0 || experts_per_token <= 0 || tokens <= 0) return tokens;
+  const double k = std::min(experts_per_token, experts);
+  const double active = experts * (1.0 - std::pow(1.0 - k / experts, tokens));
+  return active > 0 ? std::max(1.0, tokens * k / active) : tokens;
+}
+// The extra FLOPs that time a step's expert GEMMs at their own size: each running expert
+// multiplies tokens_per_active_expert() of the step's tokens, so its GEMMs sit lower on the curve
+// than the dense ones. Timing a step as (flops + this) / (peak x efficiency x
+// gemm_factor(tokens)) gives dense flops at gemm_factor(tokens) and expert flops at
+// gemm_factor(tokens per active expert). 0 without a curve or experts.
 [[nodiscard]] inline double expert_gemm_extra_flops(const step_costs& c, double expert_flops, double tokens,
                                                     double experts_per_token, double experts) noexcept {
   if (c.gemm_half_tokens <= 0 || expert_flops <= 0 || experts <= 0) return 0;
-  const double per_expert = tokens * experts_per_token / experts;
+  const double per_expert = tokens_per_active_expert(tokens, experts_per_token, experts);
   return expert_flops * (gemm_factor(c, tokens) / gemm_factor(c, per_expert) - 1.0);
 }
 [[nodiscard]] inline double fixed_step_s(const step_costs& c, double layers, double sequences) noexcept {

@@ -38,7 +38,11 @@ void assign(std::optional<double>& m, const json& v) { m = v.get<double>(); }
 void assign(bool& m, const json& v) { m = v.get<bool>(); }
 void assign(std::optional<precision>& m, const json& v) { m = parse_precision(v.get<std::string>()); }
 void assign(optimizer& m, const json& v) { m = parse_optimizer(v.get<std::string>()); }
-void assign(std::string& m, const json& v) { m = find_engine(v.get<std::string>()).id; }
+// An engine by id or alias; "none" (the plain roofline) is kept as written (compare_plan::at).
+void assign(std::string& m, const json& v) {
+  const std::string name = v.get<std::string>();
+  m = name == "none" ? name : find_engine(name).id;
+}
 void assign(std::optional<recompute_policy>& m, const json& v) { m = parse_recompute_policy(v.get<std::string>()); }
 void assign(std::optional<bool>& m, const json& v) { m = v.get<bool>(); }
 void assign(std::uint64_t& m, const json& v) {
@@ -202,7 +206,8 @@ std::vector<row> make_rows() {
     def("gpu", T::gpu).flag("--gpu", "-g").attr("gpu").list()
         .help("GPU name or alias, a GPU object (the CLI: --gpu-file), or none"),
     def("engine", T::engine).flag("--engine").attr("engine").commands(k_layout)
-        .derived("none: the plain roofline")
+        .derived("the device class's engine: vLLM on data-centre accelerators, llama.cpp on Apple silicon, "
+                 "consumer and workstation cards, SoCs and CPUs (none: the plain roofline)")
         .help("Serving engine (vllm, sglang, tensorrt-llm, llama.cpp, mlx, transformers): its step costs and "
               "efficiencies fitted to published measurements, and ranges from their residuals")
         .access(FLOPCAST_MEMBER(s.base.engine)),

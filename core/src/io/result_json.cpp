@@ -216,6 +216,8 @@ void write_performance(json_out& w, const settings& s, const performance& p, boo
       .field_if("decode_latency_per_token_s", decodes, p.decode_latency_per_token_s)
       .field_if("decode_tokens_per_second", decodes, p.decode_tokens_per_second)
       .field_if("decode_ceiling_tokens_per_second", decodes, p.decode_ceiling_tokens_per_second)
+      .field("speed_of_light_prefill_s", p.speed_of_light_prefill_s)
+      .field_if("speed_of_light_per_token_s", decodes, p.speed_of_light_per_token_s)
       .field("total_request_latency_s", p.total_request_latency_s)
       .field_if("training_step_s", s.training, p.training_step_s)
       .field("energy_prefill_joules", p.energy_prefill_joules)
@@ -354,6 +356,7 @@ void write_settings(json_out& w, const model_spec& m, const hardware_spec* gpu, 
       .field("kv_cache_precision", to_string(r.kv_precision))
       .text_or_null("engine", s.engine)  // whose fit the figures use
       .text_or_null("engine_basis", s.engine.empty() ? std::string() : find_engine(s.engine).basis(gpu))
+      .text_or_null("engine_rule", s.engine_rule)
       .field("compute_efficiency_origin", origin_name(s.compute_efficiency_origin))
       .field("mem_efficiency_origin", origin_name(s.mem_efficiency_origin))
       .text_or_null("calibration_source", s.calibration_source)

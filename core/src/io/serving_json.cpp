@@ -347,8 +347,46 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
         });
       }
       w.field("tokens_per_decode_step", r.tokens_per_decode_step);
+      // Saturation is a range, not a cliff: an open-loop point is rerun with every step faster and
+      // slower (the engine's throughput band, at least 0.8x and 1.25x); where the two fall in
+      // different regimes the TTFT range spans both.
+      saturation_check sat;
+      if (!disagg && s.arrivals == arrival_kind::poisson) {
+        const double fast = std::min(0.8, has(eb.throughput) ? eb.throughput.low : 1.0);
+        const double slow = std::max(1.25, has(eb.throughput) ? eb.throughput.high : 1.0);
+        sat = saturation_of(*q.model, q.at(i), *q.gpu, model, std::max(fast, 0.11), std::min(slow, 9.9));
+      }
       dist("ttft_s", r.ttft);
-      time_range("ttft_s_range", model.ttft.mean, r.ttft.mean, eb.ttft_load);
+      if (sat.near_capacity) {
+        const double lo = std::min({r.ttft.mean, sat.fast.ttft.mean, has(eb.ttft_load) ? model.ttft.mean * eb.ttft_load.low : r.ttft.mean});
+        const double hi = std::max({r.ttft.mean, sat.slow.ttft.mean, has(eb.ttft_load) ? model.ttft.mean * eb.ttft_load.high : r.ttft.mean});
+        w.pair("ttft_s_range", lo, hi);
+      } else {
+        time_range("ttft_s_range", model.ttft.mean, r.ttft.mean, eb.ttft_load);
+      }
+      if (!sat.checked) {
+        w.field("saturation", nullptr);
+      } else {
+        w.object("saturation", [&] {
+          const auto regime = [](bool keeps_up) { return keeps_up ? "keeps up" : "queue grows"; };
+          w.key("step_time_scales").begin_array().value(sat.fast_scale).value(sat.slow_scale).end_array();
+          w.field("fast", regime(sat.fast_keeps_up))
+              .field("point", regime(sat.base_keeps_up))
+              .field("slow", regime(sat.slow_keeps_up))
+              .field("near_capacity", sat.near_capacity);
+          w.key("ttft_mean_s").begin_array().value(sat.fast.ttft.mean).value(sat.slow.ttft.mean).end_array();
+          w.key("e2e_mean_s").begin_array().value(sat.fast.e2e.mean).value(sat.slow.e2e.mean).end_array();
+          w.field("note", sat.near_capacity
+                              ? "the arrival rate is within " + detail::format_number(std::round((sat.slow_scale - 1) * 100)) +
+                                    "% of step time of capacity: with steps x" + detail::format_number(sat.fast_scale) +
+                                    " the queue " + (sat.fast_keeps_up ? "stays bounded" : "grows") + ", with x" +
+                                    detail::format_number(sat.slow_scale) + " it " +
+                                    (sat.slow_keeps_up ? "stays bounded" : "grows") +
+                                    ": the TTFT range spans both regimes"
+                              : std::string("the regime holds with steps x") + detail::format_number(sat.fast_scale) +
+                                    " and x" + detail::format_number(sat.slow_scale));
+        });
+      }
       dist("tpot_s", r.tpot);
       time_range("tpot_s_range", model.tpot.mean, r.tpot.mean, eb.decode);
       dist("itl_s", r.itl);

@@ -498,6 +498,41 @@ std::vector<const engine_profile*> engines_for(const hardware_spec& gpu) {
   return out;
 }
 
+namespace {
+// NVIDIA's data-centre cards with GDDR memory (L4, L40S, A10, A40, T4, the RTX PRO server cards)
+// run where HBM parts do; GeForce, TITAN and the workstation RTX/Quadro boards sit on desks.
+bool engine_default_datacenter_gddr(const hardware_spec& gpu) {
+  if (gpu.memory_type != "gddr") return false;
+  std::string n;
+  for (char c : gpu.name) n += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (n.rfind("RTX-PRO", 0) == 0) return true;
+  if (gpu.vendor != "NVIDIA") return false;
+  for (const char* desk : {"RTX", "GTX", "TITAN", "QUADRO"})
+    if (n.rfind(desk, 0) == 0) return false;
+  return true;
+}
+}  // namespace
+
+default_engine default_engine_for(const hardware_spec& gpu) {
+  const bool datacenter = gpu.memory_type == "hbm" || gpu.kind == device_kind::tpu || gpu.kind == device_kind::npu ||
+                          engine_default_datacenter_gddr(gpu);
+  const char* first = datacenter ? "vllm" : "llama.cpp";
+  const char* second = datacenter ? "llama.cpp" : "vllm";
+  const std::string why = datacenter ? "the engine most deployments run on data-centre accelerators (HBM GPUs, "
+                                       "TPUs, NPUs, NVIDIA's data-centre GDDR cards)"
+                                     : "the engine most people run on Apple silicon, consumer and workstation "
+                                       "cards, SoCs and CPUs";
+  for (const char* id : {first, second}) {
+    const engine_profile& e = find_engine(id);
+    if (!e.runs_on_device(gpu)) continue;
+    return {&e, "no engine named: " + e.name + ", " +
+                    (id == first ? why : std::string("the engine of this device class (") + first +
+                                             ") does not run on " + gpu.name) +
+                    "; --engine none for the plain roofline"};
+  }
+  return {nullptr, "no engine named and none of the default engines runs on " + gpu.name + ": the plain roofline"};
+}
+
 void check_engine_runs_on(const engine_profile& e, const hardware_spec& gpu) {
   if (e.runs_on_device(gpu)) return;
   std::string here;

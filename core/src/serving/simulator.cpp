@@ -295,6 +295,9 @@ void validate(const model_spec& m, const simulation_settings& s) {
                                           format_number(d(s.num_requests) * d(s.output_tokens.max)));
   }
   if (s.arrivals == arrival_kind::closed_loop) check_int(s.clients, 1, max_requests, "/simulation/clients");
+  if (!(std::isfinite(s.step_time_scale) && s.step_time_scale > 0.1 && s.step_time_scale <= 10))
+    bad("/simulation/step_time_scale",
+        "expected a step-time scale in (0.1, 10], but got " + format_number(s.step_time_scale));
   if (s.arrivals == arrival_kind::poisson && !(std::isfinite(s.rate_per_s) && s.rate_per_s > 0 && s.rate_per_s <= 1e9))
     bad("/simulation/rate_per_s",
         "expected an arrival rate in (0, 1e9] requests/s, but got " + format_number(s.rate_per_s));
@@ -723,7 +726,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
       }
     }
     const step_time st = sm.time(b);
-    const double dt = st.total_s + (spec_k > 0 ? spec.draft_s() : 0.0);
+    const double dt = (st.total_s + (spec_k > 0 ? spec.draft_s() : 0.0)) * s.step_time_scale;
     out.communication_s += st.communication_s;
     out.alltoall_bytes += st.alltoall_bytes;
     const double end = t + dt;
@@ -853,6 +856,28 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
     if (verify_steps > 0) out.tokens_per_decode_step = d(verify_tokens) / d(verify_steps);
   }
   return out;
+}
+
+saturation_check saturation_of(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu,
+                               const simulation_result& base, double fast_scale, double slow_scale) {
+  saturation_check c;
+  if (s.arrivals != arrival_kind::poisson) return c;
+  c.checked = true;
+  c.fast_scale = fast_scale;
+  c.slow_scale = slow_scale;
+  const auto keeps_up = [&](const simulation_result& r) { return r.requests_per_s >= 0.95 * s.rate_per_s; };
+  simulation_settings x = s;
+  x.on_step = nullptr;
+  x.keep_requests = false;
+  x.step_time_scale = s.step_time_scale * fast_scale;
+  c.fast = simulate(m, x, gpu);
+  x.step_time_scale = s.step_time_scale * slow_scale;
+  c.slow = simulate(m, x, gpu);
+  c.fast_keeps_up = keeps_up(c.fast);
+  c.base_keeps_up = keeps_up(base);
+  c.slow_keeps_up = keeps_up(c.slow);
+  c.near_capacity = c.fast_keeps_up != c.slow_keeps_up;
+  return c;
 }
 
 }  // namespace flopcast

@@ -187,7 +187,8 @@ step_time step_model::time(const batch& b) const noexcept {
   const double expert_extra =
       detail::expert_gemm_extra_flops(costs_, 2 * traffic_.experts_per_token * traffic_.expert_params * T, T,
                                       traffic_.experts_per_token, traffic_.experts);
-  t.compute_s = ((b.flops + expert_extra) / peak_c_ + dequant / peak_dequant_) / (tp_ * detail::gemm_factor(costs_, T));
+  // Dequantisation is elementwise work on the weights read: off the GEMM curve.
+  t.compute_s = ((b.flops + expert_extra) / (peak_c_ * detail::gemm_factor(costs_, T)) + dequant / peak_dequant_) / tp_;
   t.memory_s = (b.bytes + weights + b.kv_read_bytes / costs_.kv_read_efficiency) / tp_ / bw_m_;
   if (tp_ > 1)
     t.communication_s = allreduces_ * detail::ring_allreduce_s(T * allreduce_msg_per_token_,

@@ -69,15 +69,18 @@ step_time step_model::time_expert_parallel(const batch& b) const noexcept {
     // The step's own T x k pairs are in b.flops (run_pass); the rank computes `pairs` instead.
     const double expert_flops = 2 * P * pairs;
     flops += expert_flops - 2 * P * k * T;
-    // Each expert multiplies moe_tokens x k / E tokens (expert_gemm_extra_flops' convention).
+    // Each running expert multiplies tokens_per_active_expert() of the rank's tokens
+    // (expert_gemm_extra_flops' convention).
     if (costs_.gemm_half_tokens > 0)
-      expert_extra =
-          expert_flops * (detail::gemm_factor(costs_, T) / detail::gemm_factor(costs_, moe_tokens * k / E) - 1.0);
+      expert_extra = expert_flops * (detail::gemm_factor(costs_, T) /
+                                         detail::gemm_factor(costs_, detail::tokens_per_active_expert(moe_tokens, k, E)) -
+                                     1.0);
   }
   t.flops = flops;
   t.bytes = (b.bytes + b.kv_read_bytes + weights) / tp_;
   const double dequant = weight_only_ ? 2 * params : 0.0;
-  t.compute_s = ((flops + expert_extra) / peak_c_ + dequant / peak_dequant_) / (tp_ * detail::gemm_factor(costs_, T));
+  // Dequantisation is elementwise work on the weights read: off the GEMM curve.
+  t.compute_s = ((flops + expert_extra) / (peak_c_ * detail::gemm_factor(costs_, T)) + dequant / peak_dequant_) / tp_;
   t.memory_s = (b.bytes + weights + b.kv_read_bytes / costs_.kv_read_efficiency) / tp_ / bw_m_;
   if (tp_ > 1)
     t.communication_s = allreduces_ * detail::ring_allreduce_s(T * allreduce_msg_per_token_,

@@ -95,12 +95,17 @@ export function initFormats({ fc, $ }) {
     const options = engines.map((e) => option(e.id, label(e)));
     const missing = chosen && !engines.some((e) => e.id === chosen) ? all.find((e) => e.id === chosen) : null;
     if (missing) options.push(option(missing.id, `${missing.name} · does not run on this device`));
-    sel.replaceChildren(sel.options[0], ...options);
+    sel.replaceChildren(sel.options[0], sel.options[1], ...options);
     sel.value = chosen;
     sel.dataset.device = gpu;
   };
   for (const id of ['gpu', 'gpu-custom']) $(id).addEventListener('change', () => engines && fillEngines());
-  $('engine-fit').append(option('', `None (${engineField?.derived?.replace(/^none: /, '') ?? 'plain roofline'})`));
+  // Unset: the core picks the device class's engine (the field's derived text says which); "none":
+  // the plain roofline.
+  $('engine-fit').append(
+    option('', `Default for the device (${engineField?.derived?.replace(/ \(none: .*\)$/, '') ?? 'device class'})`),
+    option('none', 'None (the plain roofline)'),
+  );
   for (const ev of ['focus', 'pointerdown', 'keydown']) $('engine-fit').addEventListener(ev, fillEngines);
   requestAnimationFrame(() => setTimeout(fillEngines, 0));
   if (document.hidden) setTimeout(fillEngines, 0);
@@ -152,7 +157,8 @@ export function initFormats({ fc, $ }) {
       const who = engine
         ? `Engine ${(engines ?? []).find((e) => e.id === engine)?.name ?? engine}: ${result.details.settings.engine_basis}.`
         : 'No engine: the plain roofline.';
-      const text = `${who} Ranges: ${perf.ranges.source}.`;
+      const rule = result.details.settings.engine_rule;
+      const text = `${who}${rule ? ` (${rule})` : ''} Ranges: ${perf.ranges.source}.`;
       if (el.textContent !== text) el.textContent = text;
       el.dataset.engine = engine ?? '';
     },

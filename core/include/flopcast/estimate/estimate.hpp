@@ -141,6 +141,9 @@ struct settings {
   // The engine the figures are for ("" : the plain roofline): its fitted costs and ranges, set by
   // apply_engine() (engine.hpp) from its profile for the device.
   std::string engine;
+  // How the engine was chosen when the request named none (serving/engine.hpp default_engine_for),
+  // or "--engine none: ..." when it asked for the plain roofline; empty when it named one.
+  std::string engine_rule;
   step_costs costs;
   engine_bands bands;
   double power_utilization = 0.85;
@@ -286,6 +289,10 @@ struct performance {
   double decode_latency_per_token_s = 0;        // mean step time (first step if no steps)
   double decode_tokens_per_second = 0;          // batch / mean step time
   double decode_ceiling_tokens_per_second = 0;  // batch x bandwidth / bytes of the first step
+  // The speed of light of one device: every FLOP at the compute peak, every byte (weights, the KV
+  // cache) at the memory bandwidth, no fixed cost and no GEMM curve. No figure above is faster.
+  double speed_of_light_prefill_s = 0;
+  double speed_of_light_per_token_s = 0;  // mean over the decode steps; 0 for encoders
   double total_request_latency_s = 0;
   double training_step_s = 0;  // the training-step phase roofline (training.hpp: = analyze_training().step)
   double energy_prefill_joules = 0;
@@ -358,6 +365,7 @@ enum note : std::uint32_t {
   note_preset_approximated = 1u << 17,   // a preset costed at its base type (architecture not planned)
   note_context_exceeded = 1u << 18,      // prompt + generated tokens beyond the model's context
   note_beyond_domain = 1u << 19,         // a TP/EP group larger than the NVLink domain: scale-out rate
+  note_speed_of_light = 1u << 20,        // a figure was held at the speed of light
 };
 
 // The weight bytes one pass reads as a function of its tokens: every weight once, the token

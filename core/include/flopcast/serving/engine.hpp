@@ -25,6 +25,26 @@ enum class engine_kv_cache { paged, contiguous, dynamic };
 [[nodiscard]] std::string_view to_string(engine_batching b) noexcept;
 [[nodiscard]] std::string_view to_string(engine_kv_cache k) noexcept;
 
+// The physical envelope (issue 24): the bounds the engine fit (tools/fit_engines.cpp) searches
+// within, and the multiple of the speed of light (performance::speed_of_light_*: every FLOP at the
+// peak, every byte at the bandwidth, no fixed cost) no figure may exceed beyond the engine's own
+// fixed step costs. Within these bounds a memory-bound figure is at most 1 / (0.2 x 0.5) = 10x its
+// speed of light; compute efficiency is at least 0.1 (calculon-ai's A100 matrix-efficiency table
+// reaches 0.1 only for near-empty GEMMs, shared/modeling-notes.md); and the GEMM curve reaches half
+// its efficiency by 128 tokens, the M-tile of the common cuBLAS/CUTLASS Hopper and Ampere kernels
+// (a GEMM of fewer rows still costs one tile). tests/cpp/test_envelope.cpp sweeps every bundled
+// model, device class, engine, batch and format and fails when a figure leaves the envelope.
+struct engine_fit_bound {
+  double lo, hi;
+};
+inline constexpr engine_fit_bound engine_fit_compute_efficiency{0.1, 1.0};
+inline constexpr engine_fit_bound engine_fit_mem_efficiency{0.2, 1.0};
+inline constexpr engine_fit_bound engine_fit_kv_read_efficiency{0.5, 1.0};
+inline constexpr engine_fit_bound engine_fit_gemm_half_tokens{1.0, 128.0};
+inline constexpr engine_fit_bound engine_fit_per_step_s{1e-6, 3e-2};
+inline constexpr engine_fit_bound engine_fit_per_layer_s{1e-8, 1e-3};
+inline constexpr double engine_envelope_slowdown = 10.0;
+
 // Where a default is stated: a URL (a doc page or a source file at a commit), and, for a source
 // file, its path in the repository, the commit (40 hex, when pinned) and the line as written.
 struct engine_source {
@@ -119,6 +139,17 @@ struct engine_profile {
 
 // The engines that run on `gpu` (engine_profile::runs_on_device), sorted by id.
 [[nodiscard]] std::vector<const engine_profile*> engines_for(const hardware_spec& gpu);
+
+// The engine a request that names none runs on `gpu` (issue 24, "defaults that predict"): vLLM on
+// data-centre accelerators (HBM memory, TPUs, NPUs, NVIDIA's data-centre GDDR cards and the RTX
+// PRO server boards), llama.cpp on everything else (Apple silicon, consumer and workstation cards,
+// SoCs, CPUs); the other of the two where the first does not run there; nullptr (the plain
+// roofline) where neither does. `rule` says which and why, for the result's label.
+struct default_engine {
+  const engine_profile* engine = nullptr;
+  std::string rule;
+};
+[[nodiscard]] default_engine default_engine_for(const hardware_spec& gpu);
 
 // Throws flopcast::error(invalid_argument, "/engine") naming the device and where the engine runs
 // when it does not run on `gpu`.

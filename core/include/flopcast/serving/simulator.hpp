@@ -203,6 +203,9 @@ struct simulation_settings {
   double warmup_s = 0;
   // Goodput SLOs (unset: no limit).
   std::optional<double> slo_ttft_s, slo_tpot_s;
+  // Every step's time multiplied by this (the saturation check runs the step model a little
+  // faster and slower: saturation_of); 1 otherwise. In (0.1, 10].
+  double step_time_scale = 1;
   std::int64_t max_samples = 512;  // timeline points kept (2..100000)
   bool keep_requests = false;      // fill simulation_result::requests
   // Called after every step (instrumentation, tests); may be empty.
@@ -265,6 +268,23 @@ struct simulation_result {
   std::vector<time_point> timeline;             // at most max_samples points, evenly thinned
   std::vector<request_record> requests_detail;  // when keep_requests
 };
+
+// Saturation is a range, not a cliff (issue 24): an open-loop run (Poisson arrivals) whose queue
+// flips between bounded and unbounded when every step is a little faster or slower. The run is
+// repeated with the step times scaled by `scales` (the engine's residual band: the step-time
+// ratios its validation rows show; 0.8 and 1.25 without one); a run keeps up when it completes
+// requests at no less than 95% of the arrival rate. near_capacity: the fast and slow runs fall in
+// different regimes, so the load is within that change of step time of capacity.
+struct saturation_check {
+  bool checked = false;  // an open-loop run
+  double fast_scale = 1, slow_scale = 1;
+  bool fast_keeps_up = true, base_keeps_up = true, slow_keeps_up = true;
+  bool near_capacity = false;
+  simulation_result fast, slow;  // the runs at fast_scale and slow_scale
+};
+[[nodiscard]] saturation_check saturation_of(const model_spec& m, const simulation_settings& s,
+                                             const hardware_spec& gpu, const simulation_result& base,
+                                             double fast_scale, double slow_scale);
 
 // Errors: flopcast::error(invalid_argument) naming the field ("/simulation/max_num_seqs", ...).
 void validate(const model_spec& m, const simulation_settings& s);
