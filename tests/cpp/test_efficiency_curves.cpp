@@ -179,6 +179,28 @@ TEST_CASE("efficiency curves: between two points, on the axis scale; ends held",
     }
 }
 
+TEST_CASE("efficiency curves: a sequence-length axis interpolates on its square root", "[efficiency]") {
+  auto j = good_file();
+  auto& c = j["curves"][0];
+  c["op"] = "attention_prefill";
+  c["axis"] = {{"name", "seq_len"}, {"scale", "sqrt"}};
+  c["fixed"] = {{"head_dim", 128}};
+  c["points"][0]["x"] = 1024;
+  c["points"][1]["x"] = 16384;
+  const std::string text = j.dump();
+  const auto sources = flopcast::read_efficiency_sources({{"t.json", text}});
+  flopcast::curve_query q;
+  q.op = flopcast::kernel_op::attention_prefill;
+  q.format = "fp8";
+  q.x = 6400;  // sqrt: 80, halfway between 32 and 128
+  const auto l = flopcast::lookup_efficiency(q, *device_named("H800-SXM"), k_resolve, sources);
+  REQUIRE(l);
+  CHECK(l->efficiency == Approx((0.1041 + 0.7125) / 2).epsilon(1e-12));
+  CHECK(l->how == "interpolated");
+  q.x = 100000;
+  CHECK(flopcast::lookup_efficiency(q, *device_named("H800-SXM"), k_resolve, sources)->efficiency == 0.7125);
+}
+
 TEST_CASE("efficiency curves: the nearest published shape is read", "[efficiency]") {
   const flopcast::hardware_spec& h800 = *device_named("H800-SXM");
   flopcast::curve_query q;
