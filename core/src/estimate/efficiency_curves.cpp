@@ -187,7 +187,8 @@ struct file_reader {
     }
     efficiency_source s;
     s.file = file;
-    const std::string stem = std::string(name.substr(0, name.size() - ((name.size() >= 5 && name.substr(name.size() - 5) == ".json") ? 5 : 0)));
+    const std::string stem = std::string(
+        name.substr(0, name.size() - ((name.size() >= 5 && name.substr(name.size() - 5) == ".json") ? 5 : 0)));
     const std::string schema = text(j, "", "schema");
     if (schema != "flopcast-efficiency-curves/1")
       fail("/schema", "expected \"flopcast-efficiency-curves/1\", got \"" + schema + "\"");
