@@ -6,7 +6,7 @@
 //   flopcast report MODEL [options] -o FILE.html [--pdf FILE.pdf]
 //   flopcast profile MODEL.onnx [-g GPU] [-p PRECISION] [--dim k=v,...] [--depth N] [--json|--csv]
 //   flopcast providers [--model M] [--json|--csv] [--compare -g GPU --utilization U]: hosted providers
-//   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json]
+//   flopcast list-models [--json] | list-gpus [--json] | list-engines [--json] | list-curves
 // Every command's options come from the core's request table; bad input prints one line on
 // stderr (the error code, the flag and JSON pointer, the message) and exits 2.
 #include <fmt/format.h>
@@ -23,6 +23,7 @@
 
 #include "calibrate_cmd.hpp"
 #include "common.hpp"
+#include "flopcast/estimate/efficiency_curves.hpp"
 #include "flopcast/flopcast.hpp"
 #include "flopcast/io/request_json.hpp"
 #include "flopcast/serving/engine.hpp"
@@ -120,7 +121,7 @@ int run(int argc, char** argv) {
   est.command = command_estimate;
   cmp.command = command_compare;
   cmp.lists = true;
-  CLI::App *estimate_cmd = nullptr, *compare_cmd = nullptr, *lm = nullptr, *lg = nullptr, *le = nullptr;
+  CLI::App *estimate_cmd = nullptr, *compare_cmd = nullptr, *lm = nullptr, *lg = nullptr, *le = nullptr, *lc = nullptr;
   bool models_json = false, gpus_json = false, engines_json = false;
   std::string engines_gpu;  // list-engines --gpu: only the engines that run on it
   std::string min_params, max_params;
@@ -178,6 +179,11 @@ int run(int argc, char** argv) {
                                  "List the serving-engine profiles and their fits to published measurements");
          le->add_flag("--json", engines_json, "Print JSON");
          le->add_option("--gpu,-g", engines_gpu, "Only the engines that run on this device");
+       }},
+      {"list-curves",
+       [&] {
+         lc = app.add_subcommand("list-curves",
+                                 "List the measured kernel efficiency curves (data/efficiency/) and their sources");
        }},
       {"measure", [&] { measure = cli::add_measure_command(app); }},
       {"train", [&] { train = cli::add_train_command(app); }},
@@ -275,6 +281,27 @@ int run(int argc, char** argv) {
                                  to_string(e.batching),
                                  e.efficiency_fitted ? std::to_string(e.fit_for(hardware_spec{})->rows) : "unfitted",
                                  e.version, e.basis(device), e.runs_on_text());
+    return 0;
+  }
+  if (ran(lc)) {
+    // Each source, then each curve: what it measured, where, and its efficiency at each published x.
+    std::size_t curves = 0;
+    for (const auto& s : efficiency_sources()) {
+      std::cout << s.id << ": " << s.title << "\n  " << s.url << " (" << s.licence << ")\n";
+      for (const auto& c : s.curves) {
+        ++curves;
+        std::string fixed;
+        for (const auto& [k, v] : c.fixed) fixed += fmt::format("{}{}={:g}", fixed.empty() ? "" : ",", k, v);
+        std::string points;
+        for (const auto& p : c.points)
+          points += fmt::format("{}{:g}:{:.3f}", points.empty() ? "" : " ", p.x, p.efficiency);
+        std::cout << fmt::format("  {:<40} {:<13} {:<12} {:<5} {:<22} {} ({}) by {}: {}\n", c.id, to_string(c.op),
+                                 c.device, c.format, c.engine, fixed.empty() ? "-" : fixed, c.peak_field, c.axis,
+                                 points);
+      }
+    }
+    std::cout << fmt::format("\n{} curves from {} sources (efficiency = achieved / the device's datasheet peak).\n",
+                             curves, efficiency_sources().size());
     return 0;
   }
   if (ran(lg)) {

@@ -442,6 +442,46 @@ export interface OperatorRow {
   time_s: number | null;
   /** Its time over the sum of the pass's operator times; null without a GPU. */
   share: number | null;
+  /**
+   * A measured kernel curve (data/efficiency/) that covers the row's operation on the estimate's
+   * device, read at the row's shape; beside the estimate's own times, which it does not change.
+   * null: no GPU, or no curve for the operation, format and device (or its architecture).
+   */
+  kernel_curve: KernelCurve | null;
+}
+
+export interface KernelCurve {
+  op:
+    | 'gemm'
+    | 'grouped_gemm'
+    | 'attention_prefill'
+    | 'attention_decode'
+    | 'all_reduce'
+    | 'all_gather'
+    | 'all_to_all'
+    | 'memory_bandwidth';
+  /** The source id: data/efficiency/<source>.json. */
+  source: string;
+  /** The curve's id in that file. */
+  curve: string;
+  /** The device the curve was measured on (another than the estimate's when transferred). */
+  device: string;
+  /**
+   * measured: a published point; interpolated: between points (or the nearest published shape);
+   * transferred: measured on a device of the same architecture, the efficiency carried over.
+   */
+  how: 'measured' | 'interpolated' | 'transferred';
+  /** The shape lies beyond the curve's ends: the end value is held (no extrapolation). */
+  clamped: boolean;
+  /** Achieved over the device's datasheet peak of the curve's kind. */
+  efficiency: number;
+  /**
+   * The row's FLOPs at that efficiency of the device's peak: the kernel's time as the curve has it,
+   * which for a clamped reading (a shape below the table) can be far below the row's memory_s.
+   */
+  time_s: number;
+  /** How much wider an uncertainty range this reading deserves than a measured point (1). */
+  range_widening: number;
 }
 
 export interface Operators {

@@ -390,7 +390,76 @@ struct row_builder {
   }
 };
 
-operator_pass pass_of(const model_spec& m, const settings& s, const estimate_result& r, pass_kind kind) {
+// The matmul rows a GEMM curve covers: those that multiply activations by a weight matrix.
+// in_proj: the matrix reads the hidden state (k = hidden); otherwise it writes it (n = hidden).
+struct gemm_shape {
+  bool gemm = false;
+  bool in_proj = true;
+};
+
+gemm_shape gemm_of(std::string_view name) {
+  const auto ends = [&](std::string_view tail) {
+    return name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail;
+  };
+  if (name == "mixer_scan") return {};
+  if (ends("o_proj") || ends("out_proj") || ends("_down") || ends("_fc2")) return {true, false};
+  if (ends("_proj") || ends("_gate") || ends("_up") || ends("_fc1") || name == "router" || name == "lm_head")
+    return {name != "shared_expert_gate", true};
+  return {};
+}
+
+// Reads each matmul and attention row on the measured kernel curves (efficiency_curves.hpp):
+// a GEMM at M = the tokens it multiplies, n x k from its weights per layer (the nearest curve's
+// shape is read); a routed expert's GEMM as a grouped GEMM at its tokens per expert (contiguous
+// layout in a prefill, masked in a decode step); attention by sequence length or context.
+void read_curves(operator_pass& out, const std::vector<bucket>& buckets, const std::vector<double>& params,
+                 const model_spec& m, const settings& s, const estimate_result& r, pass_kind kind,
+                 const hardware_spec& gpu, const device_resolver& resolve) {
+  const bool decode = kind == pass_kind::decode;
+  const double h = d(m.hidden_size), E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
+  const double B = d(s.batch_size);
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    operator_row& row = out.rows[i];
+    if (row.flops <= 0) continue;
+    curve_query q;
+    const bool routed = buckets[i] == bucket::expert_routed;
+    if (row.name == "attention_scores" || row.name == "attention_values") {
+      if (row.group < 0) continue;
+      const attention_spec& at = attention_of(m, m.groups[static_cast<std::size_t>(row.group)]);
+      q.op = decode ? kernel_op::attention_decode : kernel_op::attention_prefill;
+      q.x = d(s.sequence_length);  // the prompt; in a decode step, the first step's context
+      q.fixed = {{"head_dim", d(at.head_dim)}, {"batch", B}};
+      q.format = std::string(to_string(r.perf.compute_precision));
+    } else {
+      const gemm_shape g = gemm_of(row.name);
+      if (!g.gemm || !row.format) continue;
+      bool fell_back = false;
+      const compute_unit u = detail::compute_unit_for(*row.format, gpu, fell_back);
+      if (fell_back) continue;  // weight-only: dequantised first, no GEMM in the stored format
+      q.format = std::string(to_string(u));
+      const double copies = routed && E > 0 ? E : 1.0;
+      const double per_matrix = params[i] / d(row.layers) / copies;
+      const double other = h > 0 ? per_matrix / h : 0.0;
+      if (other <= 0) continue;
+      q.fixed = {{"n", g.in_proj ? other : h}, {"k", g.in_proj ? h : other}};
+      if (routed) {
+        q.op = kernel_op::grouped_gemm;
+        q.variant = decode ? "masked" : "contiguous";
+        q.x = E > 0 ? out.tokens * k / E : out.tokens;
+      } else {
+        q.op = kernel_op::gemm;
+        q.x = row.name == "lm_head" && !decode ? B : out.tokens;
+      }
+    }
+    if (!(q.x > 0)) continue;
+    const auto l = lookup_efficiency(q, gpu, resolve);
+    if (!l || !(l->efficiency > 0)) continue;
+    row.kernel_curve = kernel_curve_row{q.op, *l, row.flops / (l->efficiency * l->peak)};
+  }
+}
+
+operator_pass pass_of(const model_spec& m, const settings& s, const estimate_result& r, pass_kind kind,
+                      const hardware_spec* gpu, const device_resolver& resolve) {
   const double B = d(s.batch_size), S = d(s.sequence_length);
   row_builder b{m,
                 s,
@@ -427,6 +496,7 @@ operator_pass pass_of(const model_spec& m, const settings& s, const estimate_res
       const double timed = row.bytes() + (row.kv_read ? row.kv_bytes * (1 / costs.kv_read_efficiency - 1) : 0.0);
       row.memory_s = pm > 0 ? timed / pm : 0.0;
     }
+    if (gpu != nullptr) read_curves(out, b.buckets, b.params, m, s, r, kind, *gpu, resolve);
   }
   return out;
 }
@@ -434,10 +504,15 @@ operator_pass pass_of(const model_spec& m, const settings& s, const estimate_res
 }  // namespace
 
 operator_tables operator_table(const model_spec& m, const settings& s, const estimate_result& r) {
+  return operator_table(m, s, r, nullptr, {});
+}
+
+operator_tables operator_table(const model_spec& m, const settings& s, const estimate_result& r,
+                               const hardware_spec* gpu, const device_resolver& resolve) {
   operator_tables t;
   const bool encoder_only = m.arch == architecture::encoder;
-  t.prefill = pass_of(m, s, r, encoder_only ? pass_kind::forward : pass_kind::prefill);
-  if (!encoder_only) t.decode = pass_of(m, s, r, pass_kind::decode);
+  t.prefill = pass_of(m, s, r, encoder_only ? pass_kind::forward : pass_kind::prefill, gpu, resolve);
+  if (!encoder_only) t.decode = pass_of(m, s, r, pass_kind::decode, gpu, resolve);
   t.has_device = r.has_performance;
   if (t.has_device) {
     t.peak_flops_per_s = r.perf.peak_flops_per_s;
@@ -450,8 +525,9 @@ operator_tables operator_table(const model_spec& m, const settings& s, const est
 
 namespace detail {
 
-void write_operators(json_out& w, const model_spec& m, const settings& s, const estimate_result& r) {
-  const operator_tables t = operator_table(m, s, r);
+void write_operators(json_out& w, const model_spec& m, const settings& s, const estimate_result& r,
+                     const hardware_spec* gpu, const device_resolver& resolve) {
+  const operator_tables t = operator_table(m, s, r, gpu, resolve);
   const bool dev = t.has_device;
   const auto rows = [&](const operator_pass& p) {
     double total_s = 0;
@@ -473,8 +549,24 @@ void write_operators(json_out& w, const model_spec& m, const settings& s, const 
           .field_if("compute_s", dev, row.compute_s)
           .field_if("memory_s", dev, row.memory_s)
           .field_if("time_s", dev, row.time_s())
-          .field_if("share", dev && total_s > 0, total_s > 0 ? row.time_s() / total_s : 0.0)
-          .end_object();
+          .field_if("share", dev && total_s > 0, total_s > 0 ? row.time_s() / total_s : 0.0);
+      if (row.kernel_curve) {
+        const kernel_curve_row& kc = *row.kernel_curve;
+        w.object("kernel_curve", [&] {
+          w.field("op", to_string(kc.op))
+              .field("source", kc.lookup.source)
+              .field("curve", kc.lookup.curve)
+              .field("device", kc.lookup.device)
+              .field("how", kc.lookup.how)
+              .field("clamped", kc.lookup.clamped)
+              .field("efficiency", kc.lookup.efficiency)
+              .field("time_s", kc.time_s)
+              .field("range_widening", kc.lookup.range_widening);
+        });
+      } else {
+        w.field("kernel_curve", nullptr);
+      }
+      w.end_object();
     }
     w.end_array();
   };

@@ -6,6 +6,8 @@
 namespace flopcast::detail {
 
 // Writes the operators object as the next value of `w`.
-void write_operators(json_out& w, const model_spec& m, const settings& s, const estimate_result& r);
+// gpu and resolve: the measured kernel curves of each row (operator_table); gpu null: none.
+void write_operators(json_out& w, const model_spec& m, const settings& s, const estimate_result& r,
+                     const hardware_spec* gpu = nullptr, const device_resolver& resolve = {});
 
 }  // namespace flopcast::detail

@@ -473,7 +473,12 @@ std::string to_json(const estimate_context& c, int indent) {
   w.object("settings", [&] { write_settings(w, m, c.gpu, s, r, perf); });
   w.key("operators");
   if (s.operator_table)
-    detail::write_operators(w, m, s, r);
+    detail::write_operators(w, m, s, r, c.gpu, [](std::string_view name) -> const hardware_spec* {
+      // The kernel curves' devices are bundled records (data/efficiency names them by name).
+      for (const hardware_spec& g : gpu_records())
+        if (g.name == name) return &g;
+      return nullptr;
+    });
   else
     w.value(nullptr);
   w.end_object();

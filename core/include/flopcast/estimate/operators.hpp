@@ -9,9 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/estimate/efficiency_curves.hpp"
 #include "flopcast/estimate/estimate.hpp"
 
 namespace flopcast {
+
+// A measured kernel curve that covers a row's operation on the estimate's device
+// (efficiency_curves.hpp): its efficiency at the row's shape and the time the row's FLOPs take at
+// it. Beside the estimate's own times, which it does not change.
+struct kernel_curve_row {
+  kernel_op op = kernel_op::gemm;
+  curve_lookup lookup;
+  double time_s = 0;  // FLOPs at lookup.efficiency x lookup.peak
+};
 
 struct operator_row {
   std::string name;         // q_proj, k_proj, ..., attention_scores, softmax, mlp_down, router, lm_head
@@ -28,7 +38,8 @@ struct operator_row {
   // GEMM curve, as the estimate times them); 0 without a GPU. The weight-only path's
   // dequantisation, which the estimate times at the fp32 rate, is not in the rows.
   double compute_s = 0;
-  double memory_s = 0;  // bytes at the achieved bandwidth (0 without a GPU)
+  double memory_s = 0;                           // bytes at the achieved bandwidth (0 without a GPU)
+  std::optional<kernel_curve_row> kernel_curve;  // only with a device and a curve for the op
   [[nodiscard]] double bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
   [[nodiscard]] double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
   [[nodiscard]] bool compute_bound() const { return compute_s > memory_s; }
@@ -50,5 +61,9 @@ struct operator_tables {
 
 // The tables of an estimate (r = estimate(m, s, gpu); r.has_performance decides has_device).
 [[nodiscard]] operator_tables operator_table(const model_spec& m, const settings& s, const estimate_result& r);
+// The same, with each matmul and attention row read on the measured kernel curves for `gpu`
+// (resolve finds the curves' devices, for transfers). gpu null: no curves.
+[[nodiscard]] operator_tables operator_table(const model_spec& m, const settings& s, const estimate_result& r,
+                                             const hardware_spec* gpu, const device_resolver& resolve);
 
 }  // namespace flopcast
