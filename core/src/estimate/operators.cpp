@@ -445,7 +445,7 @@ void read_curves(operator_pass& out, const std::vector<bucket>& buckets, const s
       if (routed) {
         q.op = kernel_op::grouped_gemm;
         q.variant = decode ? "masked" : "contiguous";
-        q.x = E > 0 ? out.tokens * k / E : out.tokens;
+        q.x = E > 0 ? detail::tokens_per_active_expert(out.tokens, k, E) : out.tokens;
       } else {
         q.op = kernel_op::gemm;
         q.x = row.name == "lm_head" && !decode ? B : out.tokens;

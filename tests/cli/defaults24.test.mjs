@@ -1,0 +1,52 @@
+// Issue 24 through the CLI: the device class's engine when none is named (and its label in the text
+// output), --engine none for the plain roofline, and `validate --loco` (leave one campaign out).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'build/flopcast');
+const run = (args) => spawnSync(bin, args, { encoding: 'utf8' });
+const json = (args) => {
+  const r = run([...args, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+
+test('no engine named: vLLM on an H100, llama.cpp on an RTX 4090, labelled; none is the plain roofline', () => {
+  const h100 = json(['estimate', 'llama-3-8b', '-g', 'H100']).details.settings;
+  assert.equal(h100.engine, 'vllm');
+  assert.match(h100.engine_rule, /^no engine named: vLLM/);
+  const rtx = json(['estimate', 'llama-3-8b', '-g', 'RTX-4090']).details.settings;
+  assert.equal(rtx.engine, 'llama.cpp');
+  const plain = json(['estimate', 'llama-3-8b', '-g', 'H100', '--engine', 'none']);
+  assert.equal(plain.details.settings.engine, null);
+  assert.match(plain.details.settings.engine_rule, /^--engine none/);
+  const p = plain.details.performance;
+  assert.ok(p.decode_latency_per_token_s >= p.speed_of_light_per_token_s);
+  // The text output says which engine and why.
+  const text = run(['estimate', 'llama-3-8b', '-g', 'H100']);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /no engine named: vLLM, the engine most deployments run on data-centre accelerators/);
+  // An unknown engine is still refused, naming the field.
+  const bad = run(['estimate', 'llama-3-8b', '-g', 'H100', '--engine', 'nonesuch']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown engine "nonesuch"/);
+});
+
+test('validate --loco refits each engine without each fit source and predicts that source', () => {
+  const d = json(['validate', '--loco', '--engine', 'mlx']);
+  assert.ok(Array.isArray(d.loco) && d.loco.length >= 1);
+  for (const r of d.loco) {
+    assert.equal(r.engine, 'mlx');
+    if (!r.fitted_without) continue;  // too few rows left to fit without it
+    assert.ok(r.rows > 0);
+    for (const k of ['in_fit_median_abs_error', 'left_out_median_abs_error', 'left_out_p90_abs_error'])
+      assert.ok(Number.isFinite(r[k]) && r[k] >= 0, `${r.source} ${k}`);
+  }
+  // The sources left out are exactly the engine's fit sources in the table.
+  const all = json(['validate', '--engine', 'mlx']);
+  const fit = new Set(all.rows.filter((r) => r.split === 'fit').map((r) => r.source));
+  assert.deepEqual(new Set(d.loco.map((r) => r.source)), fit);
+});
