@@ -100,6 +100,30 @@ void time_phase(phase_cost& c, double pc, double pm);
 // The step time: the sum of the phases' max(compute, memory) (= sum_phases(...).time_s).
 [[nodiscard]] double training_step_time(const std::vector<phase_cost>& phases, double pc, double pm);
 
+// The training compute efficiency (training_schedule.cpp): with no efficiency given
+// (settings.compute_efficiency_origin default_value), the fitted training efficiency for the
+// precision's matmul unit over s.compute_efficiency; 1 when an efficiency was given or calibrated.
+// The phase roofline's compute peak is peak x compute_efficiency x this scale, in estimate() and in
+// analyze_training() alike.
+[[nodiscard]] double training_efficiency_scale(const settings& s);
+
+// The step on a layout (training_schedule.cpp): one replica's phase roofline (its share of the
+// batch on one GPU) shared by its tensor x pipeline x expert x context ranks, the pipeline
+// bubble of the (interleaved) 1F1B schedule, and the communication: tensor-, pipeline- and
+// expert-parallel traffic overlapped with compute, the data-parallel gradient reduction
+// overlapped with the last microbatch's backward only.
+struct layout_traffic {
+  double replica_step_s = 0;            // one replica's step on one GPU (the phase roofline)
+  double tp_s = 0, pp_s = 0, ep_s = 0;  // one forward pass's TP all-reduces, PP sends, EP all-to-alls
+  double dp_s = 0;                      // the gradient all-reduce across data-parallel replicas
+};
+struct layout_step {
+  double step_s = 0;
+  double bubble_fraction = 0;  // of the step: (pp-1) / (v x m + pp-1)
+  double exposed_communication_s = 0;
+};
+[[nodiscard]] layout_step training_layout_step(const settings& s, const training_settings* t, const layout_traffic& x);
+
 // Fused optimizer, ZeRO, recompute policy, FlashAttention (training_recommend.cpp).
 void recommend(training_analysis& r, const model_spec& m, const hardware_spec* gpu);
 

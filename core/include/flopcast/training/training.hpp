@@ -53,6 +53,14 @@ struct training_settings {
   std::optional<double> mfu;     // model FLOPs utilisation for the budget; default compute_efficiency
   std::int64_t gpus = 1;         // data-parallel GPUs for the budget's time and ZeRO sizing
                                  // (with base.parallel: 1 or the layout's GPU count, which is used)
+  // With a pipeline (base.parallel.pipeline_parallel > 1): model chunks per GPU, the interleaved
+  // 1F1B schedule of Megatron-Core (--num-layers-per-virtual-pipeline-stage). The bubble is
+  // (pp - 1) / (virtual_pipeline x microbatches) of the ideal step (Narayanan et al. 2021, sec. 2.2).
+  std::int64_t virtual_pipeline = 1;
+  // Context parallelism (Megatron-Core --context-parallel-size): ranks that split every sequence of a
+  // replica (ring attention, its K/V exchange overlapped with the attention compute); they share the
+  // replica's compute and multiply the layout's GPUs (tensor x pipeline x data x expert x context).
+  std::int64_t context_parallel = 1;
   // The adapters of this analysis (base.lora is not read here; the request readers set both).
   lora_settings lora;
 };
