@@ -34,7 +34,7 @@ std::vector<training_row> training_rows_of(const std::vector<std::string_view>& 
   return out;
 }
 
-training_prediction predict_training(const nlohmann::json& row, training_mode mode) {
+training_prediction predict_training(const nlohmann::json& row) {
   using training_validation::int_of;
   training_prediction out;
   const auto skip = [&](std::string why) {
@@ -87,18 +87,12 @@ training_prediction predict_training(const nlohmann::json& row, training_mode mo
   const bool ep_in_layout = ep > 1 && dp % ep == 0 && model->moe.num_experts % ep == 0;
   const std::int64_t data = ep_in_layout ? dp / ep : dp;
   p.expert_parallel = ep_in_layout ? ep : 1;
-  if (mode == training_mode::as_published) {
-    p.data_parallel = data;
-    t.context_parallel = cp;
-    t.virtual_pipeline = pp > 1 ? std::max<std::int64_t>(vp, 1) : 1;
-    const std::string recompute =
-        row.contains("recompute") && row.at("recompute").is_string() ? row.at("recompute").get<std::string>() : "";
-    t.recompute = recompute.empty() ? recompute_policy::selective : parse_recompute_policy(recompute);
-  } else {
-    p.data_parallel = data * cp;  // context-parallel ranks as data-parallel ones
-    s.compute_efficiency = 0.5;
-    s.compute_efficiency_origin = efficiency_origin::explicit_value;
-  }
+  p.data_parallel = data;
+  t.context_parallel = cp;
+  t.virtual_pipeline = pp > 1 ? std::max<std::int64_t>(vp, 1) : 1;
+  const std::string recompute =
+      row.contains("recompute") && row.at("recompute").is_string() ? row.at("recompute").get<std::string>() : "";
+  t.recompute = recompute.empty() ? recompute_policy::selective : parse_recompute_policy(recompute);
   try {
     const training_analysis a = analyze_training(*model, t, gpu);
     if (!a.has_performance || !(a.tokens_per_second > 0)) return skip("no step time");
@@ -110,12 +104,12 @@ training_prediction predict_training(const nlohmann::json& row, training_mode mo
   return out;
 }
 
-training_summary validate_training(const std::vector<std::string_view>& files, training_mode mode) {
+training_summary validate_training(const std::vector<std::string_view>& files) {
   training_summary out;
   std::map<std::tuple<std::string, std::string, bool>, std::vector<double>> errors;
   for (const training_row& r : training_rows_of(files)) {
     ++out.considered;
-    const training_prediction p = predict_training(r.data, mode);
+    const training_prediction p = predict_training(r.data);
     if (!p.value || !std::isfinite(*p.value) || *p.value <= 0) {
       ++out.skipped[p.why.empty() ? "no finite prediction" : p.why];
       continue;

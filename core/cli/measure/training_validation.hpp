@@ -23,21 +23,17 @@ struct training_row {
 // The rows of the files whose top-level "kind" is "training" (the others are serving files).
 [[nodiscard]] std::vector<training_row> training_rows_of(const std::vector<std::string_view>& files);
 
-// How a row is predicted. as_published: the row's layout (virtual pipeline and context parallel
-// included), its recompute policy (a policy the source does not state: the framework's default,
-// which for Megatron-Core, NeMo and Megatron Bridge is no recompute of whole layers: "selective"
-// here, which with FlashAttention costs nothing extra) and the default training efficiency.
-// as_before: the row as flopcast's step model took it before it knew these (issue 24): recompute
-// full (the gradient_checkpointing default), the efficiency 0.5, no virtual stages, context-parallel
-// ranks counted as data-parallel ones.
-enum class training_mode : std::uint8_t { as_published, as_before };
+// How a row is predicted: the row's layout (virtual pipeline and context parallel included), its
+// recompute policy (a policy the source does not state: the framework's default, which for
+// Megatron-Core, NeMo and Megatron Bridge is no recompute of whole layers: "selective" here, which
+// with FlashAttention costs nothing extra) and the default training efficiency.
 
 struct training_prediction {
   std::optional<double> value;  // in the row's metric and per
   std::string why;              // when not predicted
 };
 
-[[nodiscard]] training_prediction predict_training(const nlohmann::json& row, training_mode mode);
+[[nodiscard]] training_prediction predict_training(const nlohmann::json& row);
 
 // The training group of `flopcast validate`: per engine, metric and split, the rows, median signed
 // error and median and p90 |error| (predicted / measured - 1), and the rows not predicted by reason.
@@ -47,6 +43,6 @@ struct training_summary {
   std::map<std::string, std::int64_t> skipped;
   std::int64_t considered = 0, predicted = 0;
 };
-[[nodiscard]] training_summary validate_training(const std::vector<std::string_view>& files, training_mode mode);
+[[nodiscard]] training_summary validate_training(const std::vector<std::string_view>& files);
 
 }  // namespace flopcast::validation

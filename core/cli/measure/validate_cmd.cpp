@@ -43,7 +43,7 @@ struct prediction {
 validate_command add_validate_command(CLI::App& parent) {
   struct options {
     std::string engine, metric;
-    bool json = false, plain = false, only_features = false, without_features = false, training_before = false;
+    bool json = false, plain = false, only_features = false, without_features = false;
   };
   auto o = std::make_shared<options>();
   validate_command cmd;
@@ -57,9 +57,6 @@ validate_command add_validate_command(CLI::App& parent) {
                     "attention data parallelism, speculative decoding, disaggregation, data-parallel replicas)");
   cmd.app->add_flag("--without-features", o->without_features,
                     "Run every row as if it stated none of those features (the simulator before them)");
-  cmd.app->add_flag("--training-before", o->training_before,
-                    "Training rows as the step model took them before issue 24 (full recompute, efficiency 0.5, "
-                    "no virtual stages, context-parallel ranks as data-parallel)");
   cmd.app->add_flag("--json", o->json, "Print JSON");
   cmd.run = [o] {
     if (!o->engine.empty()) o->engine = find_engine(o->engine).id;  // aliases; an unknown engine is an error
@@ -73,11 +70,9 @@ validate_command add_validate_command(CLI::App& parent) {
     std::int64_t total = 0;
     const auto table = validation::rows_of(files);
     // The training rows (training_validation.cpp): their own group, left out by the serving filters.
-    const validation::training_summary training =
-        o->engine.empty() && o->metric.empty() && !o->only_features
-            ? validation::validate_training(files, o->training_before ? validation::training_mode::as_before
-                                                                      : validation::training_mode::as_published)
-            : validation::training_summary{};
+    const validation::training_summary training = o->engine.empty() && o->metric.empty() && !o->only_features
+                                                      ? validation::validate_training(files)
+                                                      : validation::training_summary{};
     if (!o->metric.empty()) {
       // An unknown metric is an error naming the known ones, never an empty summary.
       std::set<std::string> metrics;
@@ -167,9 +162,8 @@ validate_command add_validate_command(CLI::App& parent) {
                                format_percent(s.at("p90_abs_error").get<double>()));
     for (const auto& [why, n] : skipped) std::cout << fmt::format("  not predicted: {} rows, {}\n", n, why);
     if (training.considered > 0) {
-      std::cout << fmt::format("training: {} of {} rows predicted (tokens/s, the training step model{})\n",
-                               training.predicted, training.considered,
-                               o->training_before ? ", as before issue 24" : "");
+      std::cout << fmt::format("training: {} of {} rows predicted (tokens/s, the training step model)\n",
+                               training.predicted, training.considered);
       for (const json& s : training.summary)
         std::cout << fmt::format(
             "  {:<16} {:<20} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),

@@ -141,9 +141,13 @@ struct phase_cost {
   double read_bytes = 0;  // ESTIMATE (first-order traffic model, training.cpp)
   double write_bytes = 0;
   double arithmetic_intensity = 0;  // flops / (read + write); 0 when no bytes move
-  double compute_s = 0;             // flops / (peak x compute_efficiency); 0 without a GPU
-  double memory_s = 0;              // bytes / (bandwidth x mem_efficiency)
-  double time_s = 0;                // max of the two
+  // Of flops: the attention core's (scores, x V, their gradients, softmax in the backward), timed at
+  // the 16-bit peak under 8-bit precisions: FP8 recipes (Transformer Engine's, torchao's float8)
+  // convert the linear layers and keep attention in BF16 FlashAttention.
+  double attention_flops = 0;
+  double compute_s = 0;  // flops / (peak x compute_efficiency); 0 without a GPU
+  double memory_s = 0;   // bytes / (bandwidth x mem_efficiency)
+  double time_s = 0;     // max of the two
   bound limit = bound::compute;
 };
 
