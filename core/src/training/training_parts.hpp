@@ -106,11 +106,10 @@ void time_phase(phase_cost& c, double pc, double pm, double pa = 0);
 
 // The training compute efficiency (training_schedule.cpp): with no efficiency given
 // (settings.compute_efficiency_origin default_value), the fitted training efficiency for the
-// precision's matmul unit over s.compute_efficiency, lowered for a mixture of experts by the share
-// of its matmul FLOPs in routed experts (which run at a fitted fraction of the dense efficiency);
-// 1 when an efficiency was given or calibrated.
-// The phase roofline's compute peak is peak x compute_efficiency x this scale, in estimate() and in
-// analyze_training() alike.
+// precision's matmul unit over the default compute_efficiency (settings{}), lowered for a mixture of experts by the
+// share of its matmul FLOPs in routed experts (which run at a fitted fraction of the dense efficiency); 1 when an
+// efficiency was given or calibrated. The phase roofline's compute peak is peak x compute_efficiency x this scale, in
+// estimate() and in analyze_training() alike.
 [[nodiscard]] double training_efficiency_scale(const model_spec& m, const settings& s);
 
 // The step on a layout (training_schedule.cpp): one replica's phase roofline (its share of the

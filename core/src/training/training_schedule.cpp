@@ -67,7 +67,10 @@ double training_efficiency_scale(const model_spec& m, const settings& s) {
   // Time at the dense efficiency over time with the routed share at its own.
   const double f = training_schedule::routed_share(m);
   const double moe = 1.0 / (1.0 - f + f / training_schedule::k_expert_relative_efficiency);
-  return e * moe / s.compute_efficiency;
+  // Relative to the default efficiency, so that the range's ends (the spread around that default,
+  // estimate.hpp efficiency_spread) move the training efficiency alike.
+  static const double reference = settings{}.compute_efficiency;
+  return e * moe / reference;
 }
 
 double attention_peak_ratio(const settings& s, const hardware_spec& gpu) {
