@@ -33,7 +33,11 @@ const metrics = new Set([
 const loads = new Set(['concurrency', 'batch', 'request_rate', 'single_stream', 'max_throughput']);
 const kinds = new Set(['engine_docs', 'ci_dashboard', 'mlperf', 'community_benchmark', 'vendor_blog', 'paper']);
 
-const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const all = readdirSync(dir).filter((f) => f.endsWith('.json'));
+// Training files ("kind": "training", README "Training rows") have their own checks below.
+const isTraining = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).kind === 'training';
+const files = all.filter((f) => !isTraining(f));
+const trainingFiles = all.filter(isTraining);
 
 test('the table holds at least 150 rows from at least 6 independent sources (issue 12)', () => {
   const rows = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).rows.length);
@@ -95,4 +99,95 @@ test('whole sources are held out of the fit: at least 30% of rows, and of every 
   assert.ok(held >= 0.3 * all, `${held} of ${all} rows held out`);
   // An engine fitted on some sources keeps others out, so its held-out error is measurable.
   for (const engine of by.fit.keys()) assert.ok(by.held_out.get(engine) > 0, `${engine}: no held-out rows`);
+});
+
+const trainingEngines = new Set([
+  'megatron-bridge',
+  'nemo',
+  'megatron-lm',
+  'torchtitan',
+  'maxtext',
+  'llm-foundry',
+  'deepspeed',
+]);
+
+test('every training file and row is well-formed and sourced (README "Training rows")', () => {
+  assert.ok(trainingFiles.length >= 3, `${trainingFiles.length} training sources`);
+  const ids = new Set();
+  const sources = new Set();
+  for (const f of trainingFiles) {
+    assert.match(f, /^training-[a-z0-9.-]+\.json$/, `${f}: file name`);
+    const d = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    const s = d.source;
+    assert.ok(s && typeof s.id === 'string' && s.id.length > 0 && !sources.has(s.id), `${f}: source.id`);
+    sources.add(s.id);
+    assert.match(s.url ?? '', /^https?:\/\//, `${f}: source.url`);
+    assert.ok(kinds.has(s.kind), `${f}: source.kind ${s.kind}`);
+    if (s.commit !== undefined) assert.match(s.commit, /^[0-9a-f]{40}$/, `${f}: source.commit`);
+    assert.ok(s.split === 'fit' || s.split === 'held_out', `${f}: source.split ${s.split}`);
+    assert.ok(Array.isArray(d.rows) && d.rows.length > 0, `${f}: rows`);
+    for (const r of d.rows) {
+      const at = `${f}: ${r.id}`;
+      assert.ok(typeof r.id === 'string' && !ids.has(r.id), `${at}: row id missing or repeated`);
+      ids.add(r.id);
+      assert.ok(typeof r.quote === 'string' && r.quote.length >= 3, `${at}: quote`);
+      assert.ok(trainingEngines.has(r.engine), `${at}: engine ${r.engine}`);
+      assert.ok(gpuNames.has(norm(r.gpu)), `${at}: unknown GPU ${r.gpu}`);
+      assert.ok(modelNames.has(String(r.model).toLowerCase()), `${at}: model ${r.model} is not bundled`);
+      assert.ok(Number.isInteger(r.num_gpus) && r.num_gpus >= 1, `${at}: num_gpus`);
+      const l = r.layout;
+      for (const k of ['tensor_parallel', 'pipeline_parallel', 'context_parallel', 'expert_parallel', 'data_parallel'])
+        assert.ok(Number.isInteger(l?.[k]) && l[k] >= 1, `${at}: layout.${k}`);
+      assert.ok(
+        l.virtual_pipeline === null || (Number.isInteger(l.virtual_pipeline) && l.virtual_pipeline > 1),
+        `${at}: layout.virtual_pipeline`,
+      );
+      // The framework's count: expert parallelism is carved out of the data-parallel ranks.
+      assert.equal(
+        l.tensor_parallel * l.pipeline_parallel * l.context_parallel * l.data_parallel,
+        r.num_gpus,
+        `${at}: TP x PP x CP x DP is not num_gpus`,
+      );
+      for (const k of ['micro_batch', 'global_batch', 'sequence_length'])
+        assert.ok(Number.isInteger(r[k]) && r[k] >= 1, `${at}: ${k}`);
+      assert.equal(r.global_batch % (r.micro_batch * l.data_parallel), 0, `${at}: global batch / (micro x DP)`);
+      assert.ok(r.recompute === null || ['none', 'selective', 'full'].includes(r.recompute), `${at}: recompute`);
+      assert.ok(['bf16', 'fp8', 'mxfp8'].includes(r.precision), `${at}: precision ${r.precision}`);
+      assert.equal(r.metric, 'tokens_per_s', `${at}: metric`);
+      assert.ok(r.per === 'gpu' || r.per === 'system', `${at}: per`);
+      assert.ok(Number.isFinite(r.value) && r.value > 0, `${at}: value ${r.value}`);
+      if (r.model_tflops_per_s_per_gpu !== undefined)
+        assert.ok(
+          Number.isFinite(r.model_tflops_per_s_per_gpu) && r.model_tflops_per_s_per_gpu > 0,
+          `${at}: model TFLOP/s`,
+        );
+    }
+  }
+});
+
+test('whole training sources are held out: at least a third of training rows', () => {
+  let held = 0,
+    total = 0;
+  for (const f of trainingFiles) {
+    const d = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    total += d.rows.length;
+    if (d.source.split === 'held_out') held += d.rows.length;
+  }
+  assert.ok(held * 3 >= total, `${held} of ${total} training rows held out`);
+  assert.ok(held < total, 'some training rows are fitted');
+});
+
+test('flopcast validate predicts the training rows in its training group', () => {
+  const out = cli(['validate', '--json']);
+  const t = out.training;
+  assert.ok(t && t.rows_considered > 0, 'no training group');
+  assert.ok(t.rows_predicted >= 0.9 * t.rows_considered, `${t.rows_predicted} of ${t.rows_considered} predicted`);
+  const splits = new Set(t.summary.map((s) => s.split));
+  assert.ok(splits.has('fit') && splits.has('held_out'), 'both splits reported');
+  for (const s of t.summary) {
+    assert.equal(s.metric, 'tokens_per_s');
+    for (const k of ['median_error', 'median_abs_error', 'p90_abs_error']) assert.ok(Number.isFinite(s[k]), `${k}`);
+  }
+  // Serving rows never include training ones.
+  for (const r of out.rows) assert.ok(!r.id.startsWith('mbridge-') && !r.id.startsWith('torchtitan-'), r.id);
 });

@@ -22,6 +22,7 @@
 #include "flopcast/serving/engine.hpp"
 #include "format.hpp"
 #include "measure/engine_fit.hpp"
+#include "measure/training_validation.hpp"
 #include "measure/validation.hpp"
 
 namespace flopcast::cli {
@@ -138,6 +139,10 @@ validate_command add_validate_command(CLI::App& parent) {
     std::int64_t total = 0;
     const auto table = validation::rows_of(files);
     if (o->loco) return run_loco(table, o->engine, o->json);
+    // The training rows (training_validation.cpp): their own group, left out by the serving filters.
+    const validation::training_summary training = o->engine.empty() && o->metric.empty() && !o->only_features
+                                                      ? validation::validate_training(files)
+                                                      : validation::training_summary{};
     if (!o->metric.empty()) {
       // An unknown metric is an error naming the known ones, never an empty summary.
       std::set<std::string> metrics;
@@ -195,7 +200,13 @@ validate_command add_validate_command(CLI::App& parent) {
                   {"rows_considered", total},
                   {"rows_predicted", rows.size()},
                   {"summary", summary},
-                  {"skipped", skipped}};
+                  {"skipped", skipped},
+                  {"training",
+                   {{"rows_considered", training.considered},
+                    {"rows_predicted", training.predicted},
+                    {"summary", training.summary},
+                    {"skipped", training.skipped},
+                    {"rows", training.rows}}}};
       json list = json::array();
       for (const prediction& r : rows)
         list.push_back({{"id", r.id},
@@ -229,6 +240,17 @@ validate_command add_validate_command(CLI::App& parent) {
                                format_percent(s.at("median_abs_error").get<double>()),
                                format_percent(s.at("p90_abs_error").get<double>()));
     for (const auto& [why, n] : skipped) std::cout << fmt::format("  not predicted: {} rows, {}\n", n, why);
+    if (training.considered > 0) {
+      std::cout << fmt::format("training: {} of {} rows predicted (tokens/s, the training step model)\n",
+                               training.predicted, training.considered);
+      for (const json& s : training.summary)
+        std::cout << fmt::format(
+            "  {:<16} {:<20} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
+            s.at("metric").get<std::string>(), s.at("split").get<std::string>(), s.at("rows").get<std::size_t>(),
+            format_percent(s.at("median_error").get<double>()), format_percent(s.at("median_abs_error").get<double>()),
+            format_percent(s.at("p90_abs_error").get<double>()));
+      for (const auto& [why, n] : training.skipped) std::cout << fmt::format("  not predicted: {} rows, {}\n", n, why);
+    }
     return 0;
   };
   return cmd;

@@ -25,6 +25,7 @@
 #include "flopcast/base/error.hpp"
 #include "flopcast/estimate/estimate.hpp"
 #include "flopcast/training/training.hpp"
+#include "training/training_parts.hpp"
 
 namespace flopcast::detail {
 
@@ -310,17 +311,14 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     out.total_request_latency_s = out.prefill_latency_s;
   }
   if (s.training) {
-    const double mb = d(l.num_microbatches);
-    out.pp_bubble_fraction = d(pp - 1) / (mb + d(pp - 1));
-    // Forward, backward and (with full recompute) the recompute each pay the forward's TP
-    // traffic; the step itself is the phase roofline of one replica (training_phases.cpp).
-    const bool full_recompute =
-        training != nullptr ? *training->recompute == recompute_policy::full : s.gradient_checkpointing;
-    const double passes = 2.0 + (full_recompute ? 1.0 : 0.0);
+    // The step on the layout: the training room's schedule (training_schedule.cpp: ranks sharing
+    // one replica's phase roofline, the interleaved pipeline bubble, communication overlap).
     const double grads = (out.training_state_per_gpu > 0 ? out.weights_per_gpu : 0.0);
     out.dp_allreduce_s = ring_allreduce_s(grads, dp, bw, lat);
-    out.training_step_s = p->training_step_s / d(tp * pp) / (1.0 - out.pp_bubble_fraction) +
-                          passes * (out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s) + out.dp_allreduce_s;
+    const layout_step step = training_layout_step(
+        s, training, {p->training_step_s, out.tp_allreduce_s, out.pp_send_s, out.ep_alltoall_s, out.dp_allreduce_s});
+    out.pp_bubble_fraction = step.bubble_fraction;
+    out.training_step_s = step.step_s;
   }
   return out;
 }

@@ -269,6 +269,9 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const double prefill_expert_extra =
       expert_gemm_extra_flops(s.costs, 2 * traffic.experts_per_token * traffic.expert_params * B * S, B * S,
                               traffic.experts_per_token, traffic.experts);
+  // The training step's efficiency and attention peak (training_schedule.cpp).
+  const double train_scale = train != nullptr ? training_efficiency_scale(m, s) : 1.0;
+  const double attention_ratio = train != nullptr ? attention_peak_ratio(s, gpu) : 1.0;
   // Every time-derived figure at one pair of efficiencies.
   struct timing {
     double prefill_compute, prefill_memory, prefill, step_compute, step_memory, step, decode_total, per_token, tps,
@@ -296,7 +299,9 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
       t.tps = B / t.per_token;
       if (s.num_generated_tokens > 0) t.total += t.decode_total;
     }
-    t.training = train != nullptr ? training_step_time(train->phases, pc, pm) : 0.0;  // the phase roofline
+    // The phase roofline, at the training efficiency (training_schedule.cpp) when none was given.
+    const double train_pc = pc * train_scale;
+    t.training = train != nullptr ? training_step_time(train->phases, train_pc, pm, train_pc * attention_ratio) : 0.0;
     const double busy = s.training ? t.training : t.total;
     t.energy = busy * watts;
     t.cost = busy / 3600.0 * p.cost_per_hour_usd;

@@ -71,7 +71,7 @@ constexpr module_name k_modules[] = {{"q", lora_q},       {"k", lora_k},   {"v",
                                      {"gate", lora_gate}, {"up", lora_up}, {"down", lora_down}};
 
 // The roofline of each phase, the step, throughput and MFU (on the layout when there is one).
-void training_roofline(training_analysis& r) {
+void training_roofline(training_analysis& r, const model_spec& m, const hardware_spec* gpu) {
   const settings& s = r.config.base;
   const estimate_result& e = r.estimate;
   r.has_performance = e.has_performance;
@@ -79,10 +79,11 @@ void training_roofline(training_analysis& r) {
   if (e.has_performance) {
     r.peak_flops_per_s = e.perf.peak_flops_per_s;
     r.memory_bandwidth_bytes_per_s = e.perf.memory_bandwidth_bytes_per_s;
-    pc = r.peak_flops_per_s * s.compute_efficiency;
+    pc = r.peak_flops_per_s * s.compute_efficiency * detail::training_efficiency_scale(m, s);  // as estimate()'s
     pm = r.memory_bandwidth_bytes_per_s * s.mem_efficiency;
   }
-  for (phase_cost& c : r.phases) detail::time_phase(c, pc, pm);
+  const double pa = gpu != nullptr ? pc * detail::attention_peak_ratio(s, *gpu) : pc;
+  for (phase_cost& c : r.phases) detail::time_phase(c, pc, pm, pa);
   r.backward_phase = detail::sum_phases(r.phases, 1, 4);
   r.step = detail::sum_phases(r.phases, 0, r.phases.size());
   step_flops& f = r.flops;
@@ -90,7 +91,8 @@ void training_roofline(training_analysis& r) {
   f.sum_of_parts_ratio = f.sum_of_parts > 0 ? f.total_step / f.sum_of_parts : 0.0;
   const bool layout = !s.parallel.trivial();
   r.step_time_s = layout && e.has_performance ? e.parallel.training_step_s : r.step.time_s;
-  const double gpus = layout ? d(s.parallel.total_gpus()) : 1.0;
+  // Context-parallel ranks multiply the layout's GPUs (training.hpp).
+  const double gpus = layout ? d(s.parallel.total_gpus()) * d(r.config.context_parallel) : 1.0;
   if (r.has_performance && r.step_time_s > 0) {
     r.tokens_per_second = d(s.batch_size) * d(s.sequence_length) / r.step_time_s;
     r.model_flops_utilization = f.model_flops / (r.step_time_s * r.peak_flops_per_s * gpus);
@@ -240,6 +242,12 @@ void validate(const training_settings& t) {
     throw error(error_code::invalid_argument, "/training_analysis/gpus",
                 "expected 1 or the layout's " + std::to_string(t.base.parallel.total_gpus()) +
                     " GPUs (tensor x pipeline x data x expert parallel), but got " + std::to_string(t.gpus));
+  if (t.virtual_pipeline < 1 || t.virtual_pipeline > 1024)
+    throw error(error_code::invalid_argument, "/training_analysis/virtual_pipeline",
+                "expected model chunks per pipeline GPU in [1, 1024], but got " + std::to_string(t.virtual_pipeline));
+  if (t.context_parallel < 1 || t.context_parallel > 65536)
+    throw error(error_code::invalid_argument, "/training_analysis/context_parallel",
+                "expected context-parallel ranks in [1, 65536], but got " + std::to_string(t.context_parallel));
   if ((t.lora.targets & lora_all_modules) == 0 || (t.lora.targets & ~lora_all_modules) != 0)
     throw error(error_code::invalid_argument, "/training_analysis/lora_targets",
                 "expected a non-empty set of q, k, v, o, gate, up, down");
@@ -297,7 +305,8 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
   training_analysis r;
   r.config = detail::resolve_training(in.base, &in);
   training_settings& t = r.config;
-  if (!t.mfu) t.mfu = t.base.compute_efficiency;
+  if (!t.mfu)
+    t.mfu = t.base.compute_efficiency * detail::training_efficiency_scale(m, t.base);  // the step's efficiency
   if (!t.base.parallel.trivial()) t.gpus = t.base.parallel.total_gpus();
 
   // The estimate at these settings carries the step model (its training memory and step time).
@@ -318,7 +327,7 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
       r.memory.fits_on_gpu = r.estimate.parallel.fits_per_gpu;
   }
   r.phases = core.phases;
-  training_roofline(r);
+  training_roofline(r, m, gpu);
   r.cross_check = cross_check_of(r);
   r.budget = token_budget_of(r);
   if (t.lora.rank > 0) r.lora = lora_analysis_of(r, core);

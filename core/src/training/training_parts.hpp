@@ -94,11 +94,42 @@ struct training_core {
 [[nodiscard]] training_core training_step(const model_spec& m, const training_settings& resolved,
                                           const estimate_result& r);
 
-// Roofline of each phase at pc FLOP/s and pm bytes/s (pc <= 0: no GPU, times 0).
-void time_phase(phase_cost& c, double pc, double pm);
+// Roofline of each phase at pc FLOP/s and pm bytes/s (pc <= 0: no GPU, times 0), its attention
+// FLOPs at pa FLOP/s (pa <= 0: pc).
+void time_phase(phase_cost& c, double pc, double pm, double pa = 0);
 [[nodiscard]] phase_cost sum_phases(const std::vector<phase_cost>& phases, std::size_t first, std::size_t last);
 // The step time: the sum of the phases' max(compute, memory) (= sum_phases(...).time_s).
-[[nodiscard]] double training_step_time(const std::vector<phase_cost>& phases, double pc, double pm);
+[[nodiscard]] double training_step_time(const std::vector<phase_cost>& phases, double pc, double pm, double pa = 0);
+// The attention core's peak over the matmuls' (training_schedule.cpp): under an 8-bit precision the
+// device's 16-bit peak / its 8-bit peak (FP8 recipes keep attention in BF16), else 1.
+[[nodiscard]] double attention_peak_ratio(const settings& s, const hardware_spec& gpu);
+
+// The training compute efficiency (training_schedule.cpp): with no efficiency given
+// (settings.compute_efficiency_origin default_value), the fitted training efficiency for the
+// precision's matmul unit over the default compute_efficiency (settings{}), lowered for a mixture of experts by the
+// share of its matmul FLOPs in routed experts (which run at a fitted fraction of the dense efficiency); 1 when an
+// efficiency was given or calibrated. The phase roofline's compute peak is peak x compute_efficiency x this scale, in
+// estimate() and in analyze_training() alike.
+[[nodiscard]] double training_efficiency_scale(const model_spec& m, const settings& s);
+
+// The step on a layout (training_schedule.cpp): one replica's phase roofline (its share of the
+// batch on one GPU) shared by its tensor x pipeline x expert x context ranks, the pipeline
+// bubble of the (interleaved) 1F1B schedule, and the communication: tensor-, pipeline- and
+// expert-parallel traffic overlapped with compute, the data-parallel gradient reduction
+// overlapped with the last microbatch's backward only.
+struct layout_traffic {
+  double replica_step_s = 0;  // one replica's step on one GPU (the phase roofline)
+  // One forward pass's TP all-reduces, PP sends and EP all-to-alls over the replica's whole batch
+  // (parallel.cpp); its expert- and context-parallel ranks each move their share of the tokens.
+  double tp_s = 0, pp_s = 0, ep_s = 0;
+  double dp_s = 0;  // the gradient all-reduce across data-parallel replicas
+};
+struct layout_step {
+  double step_s = 0;
+  double bubble_fraction = 0;  // of the step: (pp-1) / (v x m + pp-1)
+  double exposed_communication_s = 0;
+};
+[[nodiscard]] layout_step training_layout_step(const settings& s, const training_settings* t, const layout_traffic& x);
 
 // Fused optimizer, ZeRO, recompute policy, FlashAttention (training_recommend.cpp).
 void recommend(training_analysis& r, const model_spec& m, const hardware_spec* gpu);

@@ -19,10 +19,12 @@ namespace {
 
 constexpr double clip_read_elements = 2.0, clip_write_elements = 1.0;  // norm pass, scale pass
 
-void add_phase(std::vector<phase_cost>& phases, training_phase p, double flops, double read, double write) {
+void add_phase(std::vector<phase_cost>& phases, training_phase p, double flops, double read, double write,
+               double attention = 0) {
   phase_cost c;
   c.phase = p;
   c.flops = flops;
+  c.attention_flops = std::min(attention, flops);
   c.read_bytes = read;
   c.write_bytes = write;
   phases.push_back(c);
@@ -60,12 +62,14 @@ std::vector<phase_cost> training_phases(const model_spec& m, const training_core
 
   std::vector<phase_cost> phases;
   phases.reserve(training_phase_count);
-  add_phase(phases, training_phase::forward, f.forward, weights_read + A.stored, A.stored);
+  // The forward's attention matmuls: half their gradients' (dQ dK = 2 x scores, dV dP = 2 x values).
+  const double forward_attention = (b.attention.dq_dk + b.attention.dv_dp) / 2;
+  add_phase(phases, training_phase::forward, f.forward, weights_read + A.stored, A.stored, forward_attention);
   add_phase(phases, training_phase::backward_input_gradients, b.input_gradient - core, weights_read + rest_acts,
             rest_acts);
   add_phase(phases, training_phase::backward_attention_core, core,
             layer_tokens * (qkv + 2 * out_width) * act_bytes + A.score_bytes,
-            layer_tokens * qkv * act_bytes + A.score_bytes);
+            layer_tokens * qkv * act_bytes + A.score_bytes, core);
   add_phase(phases, training_phase::backward_weight_gradients, b.weight_gradient,
             lora ? c.lora.wgrad_read : 2 * (A.stored - A.score_bytes), grads_written);
   {
@@ -78,7 +82,9 @@ std::vector<phase_cost> training_phases(const model_spec& m, const training_core
       read += layer_tokens * qkv * act_bytes;
       write += layer_tokens * out_width * act_bytes + A.score_bytes;
     }
-    add_phase(phases, training_phase::recompute, rc.total, read, write);
+    const bool full = *t.recompute == recompute_policy::full;
+    add_phase(phases, training_phase::recompute, rc.total, read, write,
+              rc.attention_core + rc.flash_attention_kernel + (full ? forward_attention : 0.0));
   }
   add_phase(phases, training_phase::gradient_clipping, f.gradient_clipping,
             t.gradient_clipping ? Pt * clip_read_elements * fp32_bytes : 0.0,
@@ -92,11 +98,12 @@ std::vector<phase_cost> training_phases(const model_spec& m, const training_core
   return phases;
 }
 
-void time_phase(phase_cost& c, double pc, double pm) {
+void time_phase(phase_cost& c, double pc, double pm, double pa) {
   const double bytes = c.read_bytes + c.write_bytes;
   c.arithmetic_intensity = bytes > 0 ? c.flops / bytes : 0.0;
   if (pc <= 0) return;
-  c.compute_s = c.flops / pc;
+  if (pa <= 0) pa = pc;
+  c.compute_s = (c.flops - c.attention_flops) / pc + c.attention_flops / pa;
   c.memory_s = bytes / pm;
   c.time_s = std::max(c.compute_s, c.memory_s);
   c.limit = c.compute_s >= c.memory_s ? bound::compute : bound::memory;
@@ -118,10 +125,10 @@ phase_cost sum_phases(const std::vector<phase_cost>& phases, std::size_t first, 
   return s;
 }
 
-double training_step_time(const std::vector<phase_cost>& phases, double pc, double pm) {
+double training_step_time(const std::vector<phase_cost>& phases, double pc, double pm, double pa) {
   double total = 0;
   for (phase_cost c : phases) {
-    time_phase(c, pc, pm);
+    time_phase(c, pc, pm, pa);
     total += c.time_s;
   }
   return total;

@@ -53,6 +53,14 @@ struct training_settings {
   std::optional<double> mfu;     // model FLOPs utilisation for the budget; default compute_efficiency
   std::int64_t gpus = 1;         // data-parallel GPUs for the budget's time and ZeRO sizing
                                  // (with base.parallel: 1 or the layout's GPU count, which is used)
+  // With a pipeline (base.parallel.pipeline_parallel > 1): model chunks per GPU, the interleaved
+  // 1F1B schedule of Megatron-Core (--num-layers-per-virtual-pipeline-stage). The bubble is
+  // (pp - 1) / (virtual_pipeline x microbatches) of the ideal step (Narayanan et al. 2021, sec. 2.2).
+  std::int64_t virtual_pipeline = 1;
+  // Context parallelism (Megatron-Core --context-parallel-size): ranks that split every sequence of a
+  // replica (ring attention, its K/V exchange overlapped with the attention compute); they share the
+  // replica's compute and multiply the layout's GPUs (tensor x pipeline x data x expert x context).
+  std::int64_t context_parallel = 1;
   // The adapters of this analysis (base.lora is not read here; the request readers set both).
   lora_settings lora;
 };
@@ -133,9 +141,13 @@ struct phase_cost {
   double read_bytes = 0;  // ESTIMATE (first-order traffic model, training.cpp)
   double write_bytes = 0;
   double arithmetic_intensity = 0;  // flops / (read + write); 0 when no bytes move
-  double compute_s = 0;             // flops / (peak x compute_efficiency); 0 without a GPU
-  double memory_s = 0;              // bytes / (bandwidth x mem_efficiency)
-  double time_s = 0;                // max of the two
+  // Of flops: the attention core's (scores, x V, their gradients, softmax in the backward), timed at
+  // the 16-bit peak under 8-bit precisions: FP8 recipes (Transformer Engine's, torchao's float8)
+  // convert the linear layers and keep attention in BF16 FlashAttention.
+  double attention_flops = 0;
+  double compute_s = 0;  // flops / (peak x compute_efficiency); 0 without a GPU
+  double memory_s = 0;   // bytes / (bandwidth x mem_efficiency)
+  double time_s = 0;     // max of the two
   bound limit = bound::compute;
 };
 
