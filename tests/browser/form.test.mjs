@@ -65,14 +65,21 @@ test('a per-component precision sends the object form and shows fc.estimate() of
 test('the engine select sends the engine and the ranges name its fit', async () => {
   const { page, context, errors } = await open('model=llama-3-8b&gpu=H100-SXM');
   const ids = await page.$$eval('#engine-fit option', (os) => os.map((o) => o.value));
-  // The engines that run on this device (issue 27 item 5: MLX runs on Apple silicon only).
+  // Unset (the device class's engine, issue 24), none (the plain roofline), then the engines that
+  // run on this device (issue 27 item 5: MLX runs on Apple silicon only).
+  assert.deepEqual(ids.slice(0, 2), ['', 'none']);
   assert.deepEqual(
-    ids.slice(1),
+    ids.slice(2),
     fc.listEnginesFor('H100-SXM').map((e) => e.id),
   );
   const before = await page.textContent('#range-source');
+  // With no engine named the H100 already runs vLLM, labelled as the default; naming it drops the label.
+  assert.match(before, /no engine named: vLLM/);
   await page.selectOption('#engine-fit', 'vllm');
-  await page.waitForFunction(() => document.querySelector('#range-source').dataset.engine === 'vllm');
+  await page.waitForFunction(() => {
+    const el = document.querySelector('#range-source');
+    return el.dataset.engine === 'vllm' && !el.textContent.includes('no engine named');
+  });
   const req = await sent(page);
   assert.equal(req.engine, 'vllm');
   const expected = fc.estimate({ ...req, layer_table: true });

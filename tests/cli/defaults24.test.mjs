@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
-const run = (args) => spawnSync(bin, args, { encoding: 'utf8' });
+const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 const json = (args) => {
   const r = run([...args, '--json']);
   assert.equal(r.status, 0, r.stderr);
@@ -40,7 +40,7 @@ test('validate --loco refits each engine without each fit source and predicts th
   assert.ok(Array.isArray(d.loco) && d.loco.length >= 1);
   for (const r of d.loco) {
     assert.equal(r.engine, 'mlx');
-    if (!r.fitted_without) continue;  // too few rows left to fit without it
+    if (!r.fitted_without) continue; // too few rows left to fit without it
     assert.ok(r.rows > 0);
     for (const k of ['in_fit_median_abs_error', 'left_out_median_abs_error', 'left_out_p90_abs_error'])
       assert.ok(Number.isFinite(r[k]) && r[k] >= 0, `${r.source} ${k}`);

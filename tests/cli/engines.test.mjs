@@ -37,7 +37,7 @@ test('list-engines: every profile, fits that name their sources, held-out source
 
 test('estimate --engine: the fitted efficiencies and costs, ranges from the residual bands', () => {
   const args = ['estimate', 'llama-3-8b', '-g', 'H100', '-s', '1024', '-n', '256'];
-  const plain = json(args).details.performance;
+  const plain = json([...args, '--engine', 'none']).details.performance;
   const e = byId.vllm;
   const r = json([...args, '--engine', 'vllm']).details.performance;
   assert.notEqual(r.decode_latency_per_token_s, plain.decode_latency_per_token_s);

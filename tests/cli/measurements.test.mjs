@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '../..');
 const dir = join(root, 'data/measurements');
 const bin = join(root, 'build/flopcast');
-const cli = (args) => JSON.parse(spawnSync(bin, args, { encoding: 'utf8' }).stdout);
+const cli = (args) => JSON.parse(spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).stdout);
 const norm = (s) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 const gpuNames = new Set();

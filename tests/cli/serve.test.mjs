@@ -33,7 +33,20 @@ function fails(args) {
   return lines[0];
 }
 
-const curve = ['llama-3-8b', '--gpu', 'H100', '--isl', '512', '--osl', '64', '--num-requests', '512'];
+// --engine none: the simulator's own defaults (with no engine named the H100 runs vLLM's, issue 24).
+const curve = [
+  'llama-3-8b',
+  '--gpu',
+  'H100',
+  '--isl',
+  '512',
+  '--osl',
+  '64',
+  '--num-requests',
+  '512',
+  '--engine',
+  'none',
+];
 const levels = [1, 4, 16, 64, 256];
 
 test('serve --json: the result shape, one point per concurrency value', () => {

@@ -45,8 +45,10 @@ test('serve: prefix caching follows the engine and the switches', () => {
   assert.equal(r.scheduler.prefix_caching, 'off');
   assert.equal(r.points[0].cached_prompt_tokens, 0);
   assert.match(r.scheduler.source, /prefix_caching/);
-  assert.equal(json([...pooled, '--prompt-pool', '1']).scheduler.prefix_caching, 'off');
-  r = json([...pooled, '--prompt-pool', '1', '--prefix-caching']);
+  // --engine none (no engine named: the H100's default, vLLM, issue 24).
+  assert.equal(json([...pooled, '--prompt-pool', '1', '--engine', 'none']).scheduler.prefix_caching, 'off');
+  assert.equal(json([...pooled, '--prompt-pool', '1']).scheduler.prefix_caching, 'block');
+  r = json([...pooled, '--prompt-pool', '1', '--engine', 'none', '--prefix-caching']);
   assert.equal(r.points[0].cached_prompt_tokens, 4 * 992);
   // Under preemption (a small KV pool) the prompt tokens are still the cached plus the prefilled.
   r = json([

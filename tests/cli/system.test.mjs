@@ -97,19 +97,24 @@ test('throughput: concurrency from the KV budget, tokens/s, TTFT, TPOT, $ per 1M
 });
 
 test('calibrate: store, use, explicit args win, show, reset', () => {
+  // No engine named: the A100's default engine (vLLM, issue 24) and its fitted efficiencies.
   const before = json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512']);
-  assert.equal(before.details.settings.mem_efficiency_origin, 'default');
+  assert.equal(before.details.settings.mem_efficiency_origin, 'fitted');
+  assert.equal(before.details.settings.engine, 'vllm');
   const stored = json(['calibrate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--decode-tps', '80']);
   assert.equal(stored.entries.length, 1);
   assert.ok(existsSync(store));
+  // The calibration (fitted on the plain roofline) applies, and no default engine is added to it.
   const after = json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512']);
   assert.equal(after.details.settings.mem_efficiency_origin, 'calibrated');
+  assert.equal(after.details.settings.engine, null);
   assert.ok(Math.abs(after.details.performance.decode_tokens_per_second - 80) < 1e-4);
   const explicit = json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--mem-efficiency', '0.8']);
   assert.equal(explicit.details.settings.mem_efficiency, 0.8);
   assert.equal(explicit.details.settings.mem_efficiency_origin, 'explicit');
   assert.equal(
-    json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--no-calibration']).details.settings.mem_efficiency,
+    json(['estimate', 'llama-3-8b', '-g', 'A100', '-s', '512', '--no-calibration', '--engine', 'none']).details.settings
+      .mem_efficiency,
     0.5 + 0.3,
   );
   const shown = JSON.parse(run(['calibrate', 'show', '--json']).out);

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
-const run = (args) => spawnSync(bin, args, { encoding: 'utf8' });
+const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 const json = (args) => {
   const r = run([...args, '--json']);
   assert.equal(r.status, 0, r.stderr);
@@ -47,12 +47,22 @@ test('ratchet: no median |error| gets worse than the recorded one', () => {
   const stored = JSON.parse(readFileSync(file, 'utf8'));
   // Rows that state serving features (prefix caching, attention DP, speculative decoding, ...)
   // are their own groups: "<engine> <metric> <split> features <source>".
+  const all = json(['validate', '--by-source']);
   const now = Object.fromEntries(
-    json(['validate', '--by-source']).summary.map((s) => [
-      `${s.engine} ${s.metric} ${s.split}${s.features ? ' features' : ''} ${s.source}`,
-      s,
-    ]),
+    all.summary.map((s) => [`${s.engine} ${s.metric} ${s.split}${s.features ? ' features' : ''} ${s.source}`, s]),
   );
+  // Training rows (the training step model) per framework, metric, split and source.
+  const median = (v) => {
+    const x = [...v].sort((a, b) => a - b);
+    const h = (x.length - 1) * 0.5;
+    return x[Math.floor(h)] + (x[Math.ceil(h)] - x[Math.floor(h)]) * (h - Math.floor(h));
+  };
+  const training = new Map();
+  for (const r of all.training?.rows ?? []) {
+    const key = `training ${r.engine} ${r.metric} ${r.split} ${r.source}`;
+    training.set(key, [...(training.get(key) ?? []), Math.abs(r.error)]);
+  }
+  for (const [key, e] of training) now[key] = { rows: e.length, median_abs_error: median(e) };
   if (process.env.FLOPCAST_WRITE_RATCHET === '1') {
     for (const [key, s] of Object.entries(now)) {
       if (s.rows < 5) continue;

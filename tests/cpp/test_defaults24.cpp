@@ -33,8 +33,8 @@ TEST_CASE("defaults: no engine named runs the device class's engine, labelled; n
     CHECK(s.at("engine") == c.engine);
     CHECK(s.at("engine_rule").get<std::string>().rfind("no engine named", 0) == 0);
     // The same figures as naming the engine, except the label.
-    const auto named =
-        defaults24_estimate(std::string(R"({"model": "llama-3-8b", "gpu": ")") + c.gpu + R"(", "engine": ")" + c.engine + "\"}");
+    const auto named = defaults24_estimate(std::string(R"({"model": "llama-3-8b", "gpu": ")") + c.gpu +
+                                           R"(", "engine": ")" + c.engine + "\"}");
     CHECK(named.at("details").at("settings").at("engine_rule").is_null());
     CHECK(d.at("details").at("performance").at("decode_latency_per_token_s") ==
           named.at("details").at("performance").at("decode_latency_per_token_s"));
@@ -65,8 +65,9 @@ TEST_CASE("saturation: an open-loop point near capacity says so and its TTFT ran
           "[defaults24]") {
   const auto at_rate = [](double rate) {
     const std::string r = std::to_string(rate);
-    return defaults24_simulate(R"({"model": "llama-3-8b", "gpu": "H100", "engine": "vllm", "simulation": {"request_rate": )" + r +
-                               R"(, "num_requests": 300, "input_tokens": 1024, "output_tokens": 128, "seed": 1}})")
+    return defaults24_simulate(
+               R"({"model": "llama-3-8b", "gpu": "H100", "engine": "vllm", "simulation": {"request_rate": )" + r +
+               R"(, "num_requests": 300, "input_tokens": 1024, "output_tokens": 128, "seed": 1}})")
         .at("points")
         .at(0);
   };
@@ -96,7 +97,8 @@ TEST_CASE("saturation: an open-loop point near capacity says so and its TTFT ran
   const auto& sat = near.at("saturation");
   CHECK(sat.at("fast") == "keeps up");
   CHECK(sat.at("slow") == "queue grows");
-  const double fast_ttft = sat.at("ttft_mean_s").at(0).get<double>(), slow_ttft = sat.at("ttft_mean_s").at(1).get<double>();
+  const double fast_ttft = sat.at("ttft_mean_s").at(0).get<double>(),
+               slow_ttft = sat.at("ttft_mean_s").at(1).get<double>();
   CHECK(slow_ttft > fast_ttft);
   const auto& range = near.at("ttft_s_range");
   CHECK(range.at(0).get<double>() <= fast_ttft);

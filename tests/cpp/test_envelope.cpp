@@ -3,8 +3,8 @@
 // than a stated multiple of it plus the engine's own fixed step costs. Swept over every bundled
 // model, a device of every class, every engine that runs there (and none), batch 1 to 256 and
 // three weight formats. A fit (npm run fit) that leaves the envelope fails here.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,7 +20,8 @@ struct envelope_case {
 // The engine's fixed time of one step of `sequences` sequences (detail::fixed_step_s, restated
 // from the profile's public fields: the envelope allows the fitted overheads on top of K x SOL).
 double envelope_fixed_step(const flopcast::step_costs& c, double layers, double sequences) {
-  return c.per_step_s + c.per_sequence_s * sequences + layers * (c.per_layer_s + c.launches_per_layer * c.per_kernel_launch_s);
+  return c.per_step_s + c.per_sequence_s * sequences +
+         layers * (c.per_layer_s + c.launches_per_layer * c.per_kernel_launch_s);
 }
 
 }  // namespace
@@ -29,7 +30,8 @@ TEST_CASE("envelope: every engine stays between the speed of light and a stated 
   using flopcast::engine_envelope_slowdown;
   // A device of each class: NVIDIA HBM (Hopper), AMD HBM, NVIDIA data-centre GDDR, a consumer
   // NVIDIA card, a consumer AMD card, Apple silicon, an NVIDIA SoC.
-  const std::vector<const char*> devices = {"H100", "MI300X", "L40S", "RTX-4090", "RX-7900-XTX", "M2-Ultra-192GB", "GB10"};
+  const std::vector<const char*> devices = {"H100",        "MI300X",         "L40S", "RTX-4090",
+                                            "RX-7900-XTX", "M2-Ultra-192GB", "GB10"};
   const std::vector<const char*> formats = {"bf16", "fp8", "int4"};
   const std::vector<std::int64_t> batches = {1, 4, 16, 64, 256};
   std::int64_t checked = 0, skipped = 0;
@@ -92,8 +94,9 @@ TEST_CASE("envelope: every engine stays between the speed of light and a stated 
       }
     }
   }
-  std::printf("envelope: %lld estimates inside [SOL, %g x SOL + fixed costs] (%lld refused formats); slowest %.2f x SOL: %s\n",
-              static_cast<long long>(checked), engine_envelope_slowdown, static_cast<long long>(skipped), worst_slow,
-              worst_what.c_str());
+  std::printf(
+      "envelope: %lld estimates inside [SOL, %g x SOL + fixed costs] (%lld refused formats); slowest %.2f x SOL: %s\n",
+      static_cast<long long>(checked), engine_envelope_slowdown, static_cast<long long>(skipped), worst_slow,
+      worst_what.c_str());
   CHECK(checked > 10000);
 }

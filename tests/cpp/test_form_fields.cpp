@@ -85,7 +85,10 @@ TEST_CASE("form fields: the fp32 master copy is labelled apart from the optimize
 }
 
 TEST_CASE("form fields: details.settings.engine names the engine whose fit the figures use", "[form]") {
-  CHECK(test::run({{"model", "llama-3-8b"}, {"gpu", "H100-SXM"}})["details"]["settings"]["engine"].is_null());
+  // No engine named: the device class's (vLLM on an H100, issue 24); "none": the plain roofline.
+  CHECK(test::run({{"model", "llama-3-8b"}, {"gpu", "H100-SXM"}})["details"]["settings"]["engine"] == "vllm");
+  CHECK(test::run({{"model", "llama-3-8b"}, {"gpu", "H100-SXM"}, {"engine", "none"}})["details"]["settings"]["engine"]
+            .is_null());
   const json r = test::run({{"model", "llama-3-8b"}, {"gpu", "H100-SXM"}, {"engine", "vllm"}});
   CHECK(r["details"]["settings"]["engine"] == "vllm");
   CHECK_THAT(r["details"]["performance"]["ranges"]["source"].get<std::string>(), Catch::Contains("vllm"));

@@ -363,9 +363,9 @@ TEST_CASE("prefix cache: engines' defaults and the request's switch reach the si
   r = run("tensorrt-llm", pool);
   CHECK(r.at("scheduler").at("prefix_caching") == "block");
   CHECK(r.at("points").at(0).at("cached_prompt_tokens") == 4 * 992);
-  // No engine: off unless asked; prefix_caching false turns an engine's off.
-  CHECK(run("", pool).at("scheduler").at("prefix_caching") == "off");
-  CHECK(run("", {{"prompt_pool", 1}, {"prefix_caching", true}}).at("points").at(0).at("cached_prompt_tokens") ==
+  // No engine (none: the plain roofline): off unless asked; prefix_caching false turns an engine's off.
+  CHECK(run("none", pool).at("scheduler").at("prefix_caching") == "off");
+  CHECK(run("none", {{"prompt_pool", 1}, {"prefix_caching", true}}).at("points").at(0).at("cached_prompt_tokens") ==
         4 * 992);
   r = run("vllm", {{"prompt_pool", 1}, {"prefix_caching", false}});
   CHECK(r.at("scheduler").at("prefix_caching") == "off");

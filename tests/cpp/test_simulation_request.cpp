@@ -30,7 +30,8 @@ failure fail(const test::json& request) {
   return {"(none)", "(none)", ""};
 }
 
-test::json base() { return {{"model", "llama-3-8b"}, {"gpu", "H100"}}; }
+// engine none: the simulator's own defaults (with no engine named the H100 would run vLLM's, issue 24).
+test::json base() { return {{"model", "llama-3-8b"}, {"gpu", "H100"}, {"engine", "none"}}; }
 
 }  // namespace
 

@@ -10,14 +10,15 @@
 // chosen to minimise the mean over sources of the mean |log(predicted / measured)| of their rows
 // (every source weighs the same, however many rows it has; with three or more sources the one
 // the candidate fits worst is left out, a trimmed mean), by a bounded pattern search in log space
-// within the physical envelope's bounds (serving/engine.hpp). The pooled family "all" (for devices of a family without rows) is the row-weighted
-// geometric mean of the fitted families. The bands (ranges) are the p10 and p90 of
+// within the physical envelope's bounds (serving/engine.hpp). The pooled family "all" (for devices of a family without
+// rows) is the row-weighted geometric mean of the fitted families. The bands (ranges) are the p10 and p90 of
 // measured/predicted time ratios over every row of the engine, fit and held out, per figure
 // category (validation::category_of), with their p50 (median: the point correction where a band
 // excludes 1, estimate.hpp band_biased).
 #include "measure/engine_fit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -44,6 +45,15 @@ struct engine_fit {
   std::vector<std::size_t> row_family;    // index into families
   std::vector<std::size_t> ce_at, me_at;  // per family: its compute and memory efficiencies in x
   std::vector<parameter> params;          // per_step_s, per_layer_s, gemm_half_tokens, then (ce, me) per family
+  // Each row's last prediction and the six values it was made with: a candidate that changes only
+  // another family's efficiencies leaves the row's prediction as it was (the search moves one
+  // parameter at a time, so most evaluations recompute one family's rows).
+  struct memo {
+    std::array<double, 6> at{};
+    double error = 0;
+    bool set = false;
+  };
+  mutable std::vector<memo> memos;
 };
 
 constexpr std::size_t k_shared = 4;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency
@@ -63,12 +73,20 @@ model_choice choice_for(const engine_fit& f, const std::vector<double>& x, std::
 double objective(const engine_fit& f, const std::vector<double>& x) {
   predictor predict;
   std::map<std::string, std::pair<double, int>> per_source;
+  f.memos.resize(f.rows.size());
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
     const row& r = *f.rows[i];
-    const auto p = predict(r.data, choice_for(f, x, f.row_family[i]));
-    const double measured = r.data.at("value").get<double>();
-    const double e =
-        p.value && *p.value > 0 && std::isfinite(*p.value) ? std::fabs(std::log(*p.value / measured)) : 2.0;
+    const std::size_t fam = f.row_family[i];
+    const std::array<double, 6> at = {x[0], x[1], x[2], x[3], x[f.ce_at[fam]], x[f.me_at[fam]]};
+    engine_fit::memo& m = f.memos[i];
+    if (!m.set || m.at != at) {
+      const auto p = predict(r.data, choice_for(f, x, fam));
+      const double measured = r.data.at("value").get<double>();
+      m.error = p.value && *p.value > 0 && std::isfinite(*p.value) ? std::fabs(std::log(*p.value / measured)) : 2.0;
+      m.at = at;
+      m.set = true;
+    }
+    const double e = m.error;
     auto& s = per_source[r.source];
     s.first += e;
     s.second += 1;
@@ -93,7 +111,9 @@ std::vector<double> search(const engine_fit& f, std::ostream* log) {
   double best = objective(f, x);
   std::vector<double> step(x.size(), std::log(4.0));
   int evals = 1;
-  while (evals < 4000) {
+  // At most 300 evaluations (each simulates every fit row): the search is deterministic, so the
+  // ctest check (flopcast_fit --check) reproduces the same constants, in minutes.
+  while (evals < 300) {
     bool improved = false;
     for (std::size_t k = 0; k < x.size(); ++k) {
       for (const double dir : {1.0, -1.0}) {
@@ -128,7 +148,6 @@ double round6(double v) {
   const double scale = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(v))));
   return std::round(v * scale) / scale;
 }
-
 
 }  // namespace
 
@@ -198,11 +217,12 @@ nlohmann::ordered_json fit_engine(const std::string& id, const std::vector<row>&
                                   .dump());
     }
     // The bounds are the physical envelope's (engine.hpp), so no fit can leave it.
-    f.params = {{"per_step_s", flopcast::engine_fit_per_step_s.lo, flopcast::engine_fit_per_step_s.hi, 1e-3},
-                {"per_layer_s", flopcast::engine_fit_per_layer_s.lo, flopcast::engine_fit_per_layer_s.hi, 1e-5},
-                {"gemm_half_tokens", flopcast::engine_fit_gemm_half_tokens.lo, flopcast::engine_fit_gemm_half_tokens.hi, 64},
-                {"kv_read_efficiency", flopcast::engine_fit_kv_read_efficiency.lo,
-                 flopcast::engine_fit_kv_read_efficiency.hi, 0.8}};
+    f.params = {
+        {"per_step_s", flopcast::engine_fit_per_step_s.lo, flopcast::engine_fit_per_step_s.hi, 1e-3},
+        {"per_layer_s", flopcast::engine_fit_per_layer_s.lo, flopcast::engine_fit_per_layer_s.hi, 1e-5},
+        {"gemm_half_tokens", flopcast::engine_fit_gemm_half_tokens.lo, flopcast::engine_fit_gemm_half_tokens.hi, 64},
+        {"kv_read_efficiency", flopcast::engine_fit_kv_read_efficiency.lo, flopcast::engine_fit_kv_read_efficiency.hi,
+         0.8}};
     // A family gets its own compute efficiency only when at least two of its devices have fit
     // rows, or it is the family with the most rows; the others borrow the latter's (one
     // device's compute efficiency would be a fit to that device). Every family has its own

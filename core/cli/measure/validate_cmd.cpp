@@ -11,8 +11,8 @@
 #include <cmath>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -50,9 +50,10 @@ int run_loco(const std::vector<validation::row>& table, const std::string& only,
     if (!r.held_out) fit_sources[r.data.at("engine").get<std::string>()].insert(r.source);
   json out = json::array();
   if (!as_json)
-    std::cout << fmt::format("flopcast validate --loco: each fit source left out of its engine's fit in turn\n"
-                             "  {:<14} {:<48} {:>5} {:>12} {:>12} {:>12}\n",
-                             "engine", "source left out", "rows", "in-fit |e|", "left-out |e|", "left-out p90");
+    std::cout << fmt::format(
+        "flopcast validate --loco: each fit source left out of its engine's fit in turn\n"
+        "  {:<14} {:<48} {:>5} {:>12} {:>12} {:>12}\n",
+        "engine", "source left out", "rows", "in-fit |e|", "left-out |e|", "left-out p90");
   for (const auto& [engine, sources] : fit_sources) {
     if (!only.empty() && engine != only) continue;
     for (const std::string& left : sources) {
@@ -77,7 +78,8 @@ int run_loco(const std::vector<validation::row>& table, const std::string& only,
       }
       if (left_out.empty()) {
         if (!as_json)
-          std::cout << fmt::format("  {:<14} {:<48} {:>5}   (the engine cannot be fitted without it)\n", engine, left, 0);
+          std::cout << fmt::format("  {:<14} {:<48} {:>5}   (the engine cannot be fitted without it)\n", engine, left,
+                                   0);
         out.push_back({{"engine", engine}, {"source", left}, {"rows", 0}, {"fitted_without", false}});
         continue;
       }
@@ -104,8 +106,8 @@ int run_loco(const std::vector<validation::row>& table, const std::string& only,
 validate_command add_validate_command(CLI::App& parent) {
   struct options {
     std::string engine, metric;
-    bool json = false, plain = false, only_features = false, without_features = false, loco = false,
-         by_family = false, by_source = false;
+    bool json = false, plain = false, only_features = false, without_features = false, loco = false, by_family = false,
+         by_source = false;
   };
   auto o = std::make_shared<options>();
   validate_command cmd;
@@ -229,16 +231,15 @@ validate_command add_validate_command(CLI::App& parent) {
                              o->by_family ? fmt::format(" {:<13}", "family") : "", "split", "rows", "median",
                              "median|e|", "p90|e|");
     for (const json& s : summary)
-      std::cout << fmt::format("  {:<14} {:<22}{} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
-                               s.at("metric").get<std::string>(),
-                               o->by_family ? fmt::format(" {:<13}", s.at("family").is_string()
-                                                                          ? s.at("family").get<std::string>()
-                                                                          : std::string("-"))
-                                            : "",
-                               s.at("split").get<std::string>() + (s.at("features").get<bool>() ? " features" : ""),
-                               s.at("rows").get<std::size_t>(), format_percent(s.at("median_error").get<double>()),
-                               format_percent(s.at("median_abs_error").get<double>()),
-                               format_percent(s.at("p90_abs_error").get<double>()));
+      std::cout << fmt::format(
+          "  {:<14} {:<22}{} {:<18} {:>5} {:>10} {:>10} {:>10}\n", s.at("engine").get<std::string>(),
+          s.at("metric").get<std::string>(),
+          o->by_family ? fmt::format(" {:<13}",
+                                     s.at("family").is_string() ? s.at("family").get<std::string>() : std::string("-"))
+                       : "",
+          s.at("split").get<std::string>() + (s.at("features").get<bool>() ? " features" : ""),
+          s.at("rows").get<std::size_t>(), format_percent(s.at("median_error").get<double>()),
+          format_percent(s.at("median_abs_error").get<double>()), format_percent(s.at("p90_abs_error").get<double>()));
     for (const auto& [why, n] : skipped) std::cout << fmt::format("  not predicted: {} rows, {}\n", n, why);
     if (training.considered > 0) {
       std::cout << fmt::format("training: {} of {} rows predicted (tokens/s, the training step model)\n",

@@ -195,6 +195,23 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
   if (sched && !s.gpu_memory_utilization) s.gpu_memory_utilization = sched->gpu_memory_utilization;
 
   try {
+    // A fixed batch's per-phase rates (llama-batched-bench's S_PP and S_TG: B prompts prefilled
+    // together, then B sequences decoded together) are one pass at batch B, as single_stream is
+    // at batch 1; the steady state of serve() would count one prompt's TTFT among running decodes.
+    const bool batch_phase = kind == "batch" && load.at("value").is_number() &&
+                             (metric == "prefill_tokens_per_s" || metric == "decode_tokens_per_s");
+    if (batch_phase) {
+      const auto b = static_cast<std::int64_t>(load.at("value").get<double>());
+      if (b < 1) return skip("a batch of no sequences");
+      s.batch_size = b;
+      s.sequence_length = isl;
+      s.num_generated_tokens = std::max<std::int64_t>(osl, 2);
+      const performance& p = estimate(*model, s, gpu).perf;
+      if (metric == "decode_tokens_per_s") out.value = p.decode_tokens_per_second;
+      if (metric == "prefill_tokens_per_s") out.value = static_cast<double>(b * isl) / p.prefill_latency_s;
+      *out.value *= share;
+      return out;
+    }
     if (kind == "single_stream") {
       s.batch_size = 1;
       s.sequence_length = isl;

@@ -338,11 +338,12 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
                                       p.prefill_bytes / gpu.memory_bandwidth_bytes_per_s);
   double sol_per_token = 0;
   if (!encoder_only) {
-    sol_per_token = p.decode_steps > 0
-                        ? sum_step_times(m, fl_sol, p.peak_flops_per_s, by_sol, gpu.memory_bandwidth_bytes_per_s, c0,
-                                         c0 + d(p.decode_steps) - 1) /
-                              d(p.decode_steps)
-                        : std::max(fl_sol.at(m, c0) / p.peak_flops_per_s, by_sol.at(m, c0) / gpu.memory_bandwidth_bytes_per_s);
+    sol_per_token =
+        p.decode_steps > 0
+            ? sum_step_times(m, fl_sol, p.peak_flops_per_s, by_sol, gpu.memory_bandwidth_bytes_per_s, c0,
+                             c0 + d(p.decode_steps) - 1) /
+                  d(p.decode_steps)
+            : std::max(fl_sol.at(m, c0) / p.peak_flops_per_s, by_sol.at(m, c0) / gpu.memory_bandwidth_bytes_per_s);
   }
   p.speed_of_light_prefill_s = sol_prefill;
   p.speed_of_light_per_token_s = sol_per_token;

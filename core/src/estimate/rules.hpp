@@ -22,8 +22,7 @@ namespace flopcast::detail {
 // experts, so about E (1 - (1 - k/E)^tokens) distinct experts run, on tokens x k of them in all.
 // Never below one token (a running expert multiplies at least the token that reached it): at
 // batch 1 the k experts each take that token, not k/E of one.
-[[nodiscard]] inline double tokens_per_active_expert(double tokens, double experts_per_token,
-                                                     double experts) noexcept {
+[[nodiscard]] inline double tokens_per_active_expert(double tokens, double experts_per_token, double experts) noexcept {
   if (experts <= 0 || experts_per_token <= 0 || tokens <= 0) return tokens;
   const double k = std::min(experts_per_token, experts);
   const double active = experts * (1.0 - std::pow(1.0 - k / experts, tokens));

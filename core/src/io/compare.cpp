@@ -59,12 +59,14 @@ compare_plan::point compare_plan::at(std::size_t i) const {
     p.config.calibration_store = calibration_store;
   // The engine after the calibration: a calibrated efficiency is kept (and sets the range); the
   // engine's step costs apply either way.
-  // No engine named: the device class's engine (default_engine_for), labelled, unless a calibration
-  // (the user's own measurement) sets the efficiencies; "none": the plain roofline.
+  // No engine named: the device class's engine (default_engine_for), labelled; "none": the plain
+  // roofline. A calibration is the user's own measurement, fitted on the plain roofline
+  // (calibrate adds no default engine), so where one applies no default engine is added either:
+  // the calibrated figure is reproduced. A named engine applies as before.
   if (p.config.engine == "none") {
     p.config.engine.clear();
-    p.config.engine_rule = "--engine none: the plain roofline (the speed of light at the default efficiencies)";
-  } else if (p.config.engine.empty() && p.gpu != nullptr && p.config.calibration_source.empty() &&
+    p.config.engine_rule = "--engine none: the plain roofline (compute 0.5 and memory 0.8 of peak, no fixed cost)";
+  } else if (p.config.engine.empty() && p.gpu != nullptr && use_default_engine && p.config.calibration_source.empty() &&
              p.config.compute_efficiency_origin != efficiency_origin::calibrated &&
              p.config.mem_efficiency_origin != efficiency_origin::calibrated) {
     const default_engine d = default_engine_for(*p.gpu);

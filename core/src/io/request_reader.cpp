@@ -575,6 +575,7 @@ calibration_request read_calibration_request(const nlohmann::json& j) {
   request_state state;
   calibration_request q;
   q.request = read_request(j, false, command_calibrate, state);
+  q.request.plan.use_default_engine = false;  // calibrate fits the plain roofline unless an engine is named
   if (q.request.plan.gpus.front() == nullptr)
     throw error(error_code::invalid_argument, "/gpu", "expected the GPU the measurement ran on");
   const json& part = part_object(j, "measured");

@@ -358,8 +358,10 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
       }
       dist("ttft_s", r.ttft);
       if (sat.near_capacity) {
-        const double lo = std::min({r.ttft.mean, sat.fast.ttft.mean, has(eb.ttft_load) ? model.ttft.mean * eb.ttft_load.low : r.ttft.mean});
-        const double hi = std::max({r.ttft.mean, sat.slow.ttft.mean, has(eb.ttft_load) ? model.ttft.mean * eb.ttft_load.high : r.ttft.mean});
+        const double lo = std::min(
+            {r.ttft.mean, sat.fast.ttft.mean, has(eb.ttft_load) ? model.ttft.mean * eb.ttft_load.low : r.ttft.mean});
+        const double hi = std::max(
+            {r.ttft.mean, sat.slow.ttft.mean, has(eb.ttft_load) ? model.ttft.mean * eb.ttft_load.high : r.ttft.mean});
         w.pair("ttft_s_range", lo, hi);
       } else {
         time_range("ttft_s_range", model.ttft.mean, r.ttft.mean, eb.ttft_load);
@@ -376,15 +378,15 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
               .field("near_capacity", sat.near_capacity);
           w.key("ttft_mean_s").begin_array().value(sat.fast.ttft.mean).value(sat.slow.ttft.mean).end_array();
           w.key("e2e_mean_s").begin_array().value(sat.fast.e2e.mean).value(sat.slow.e2e.mean).end_array();
-          w.field("note", sat.near_capacity
-                              ? "the arrival rate is within " + detail::format_number(std::round((sat.slow_scale - 1) * 100)) +
-                                    "% of step time of capacity: with steps x" + detail::format_number(sat.fast_scale) +
-                                    " the queue " + (sat.fast_keeps_up ? "stays bounded" : "grows") + ", with x" +
-                                    detail::format_number(sat.slow_scale) + " it " +
-                                    (sat.slow_keeps_up ? "stays bounded" : "grows") +
-                                    ": the TTFT range spans both regimes"
-                              : std::string("the regime holds with steps x") + detail::format_number(sat.fast_scale) +
-                                    " and x" + detail::format_number(sat.slow_scale));
+          w.field("note",
+                  sat.near_capacity
+                      ? "the arrival rate is within " + detail::format_number(std::round((sat.slow_scale - 1) * 100)) +
+                            "% of step time of capacity: with steps x" + detail::format_number(sat.fast_scale) +
+                            " the queue " + (sat.fast_keeps_up ? "stays bounded" : "grows") + ", with x" +
+                            detail::format_number(sat.slow_scale) + " it " +
+                            (sat.slow_keeps_up ? "stays bounded" : "grows") + ": the TTFT range spans both regimes"
+                      : std::string("the regime holds with steps x") + detail::format_number(sat.fast_scale) +
+                            " and x" + detail::format_number(sat.slow_scale));
         });
       }
       dist("tpot_s", r.tpot);

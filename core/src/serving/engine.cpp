@@ -526,8 +526,9 @@ default_engine default_engine_for(const hardware_spec& gpu) {
     const engine_profile& e = find_engine(id);
     if (!e.runs_on_device(gpu)) continue;
     return {&e, "no engine named: " + e.name + ", " +
-                    (id == first ? why : std::string("the engine of this device class (") + first +
-                                             ") does not run on " + gpu.name) +
+                    (id == first
+                         ? why
+                         : std::string("the engine of this device class (") + first + ") does not run on " + gpu.name) +
                     "; --engine none for the plain roofline"};
   }
   return {nullptr, "no engine named and none of the default engines runs on " + gpu.name + ": the plain roofline"};

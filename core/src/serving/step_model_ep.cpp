@@ -72,9 +72,10 @@ step_time step_model::time_expert_parallel(const batch& b) const noexcept {
     // Each running expert multiplies tokens_per_active_expert() of the rank's tokens
     // (expert_gemm_extra_flops' convention).
     if (costs_.gemm_half_tokens > 0)
-      expert_extra = expert_flops * (detail::gemm_factor(costs_, T) /
-                                         detail::gemm_factor(costs_, detail::tokens_per_active_expert(moe_tokens, k, E)) -
-                                     1.0);
+      expert_extra =
+          expert_flops * (detail::gemm_factor(costs_, T) /
+                              detail::gemm_factor(costs_, detail::tokens_per_active_expert(moe_tokens, k, E)) -
+                          1.0);
   }
   t.flops = flops;
   t.bytes = (b.bytes + b.kv_read_bytes + weights) / tp_;

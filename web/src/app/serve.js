@@ -160,8 +160,8 @@ export function initServe({ fc, call, base, labelOf, more }) {
     }
     if (simulation.request_rate === undefined) simulation.concurrency ??= [w.concurrency];
     const request = { ...req, ...parts, simulation };
-    if (engine === 'none') delete request.engine;
-    else if (engine) request.engine = engine;
+    // "none": the plain roofline (the core's request field; unset is the device class's engine).
+    if (engine) request.engine = engine;
     const id = ++runId;
     $('sim-run').setAttribute('aria-busy', 'true');
     summary.textContent = `Simulating ${simulation.concurrency.length} concurrencies…`;

@@ -63,7 +63,7 @@ export function showWorkload(id, used, overrides = {}) {
   const el = $(id);
   if (!el) return;
   const conc = Array.isArray(used.concurrency) ? used.concurrency.join(', ') : used.concurrency;
-  const base = `Workload: ${used.prompt} prompt + ${used.output} output tokens, concurrency ${conc}, engine ${used.engine ?? 'none (plain roofline)'}.`;
+  const base = `Workload: ${used.prompt} prompt + ${used.output} output tokens, concurrency ${conc}, engine ${used.engine === 'none' ? 'none (plain roofline)' : (used.engine ?? "the device's default")}.`;
   const over = Object.entries(overrides).filter(([, v]) => v !== undefined && v !== null && v !== '');
   el.dataset.overrides = over.map(([k]) => k).join(',');
   el.classList.toggle('overridden', over.length > 0);

@@ -22,6 +22,9 @@ struct compare_plan {
   settings base;                                // everything that is not swept
   std::vector<calibration_entry> calibrations;  // applied per point where efficiencies are not explicit
   std::string calibration_store;                // where they came from (a file path, or "request")
+  // A request that names no engine runs the device class's (default_engine_for) unless this is
+  // false: calibrate, whose measurement is the user's own setup, fits the plain roofline.
+  bool use_default_engine = true;
 
   // Number of combinations (0 if any list is empty).
   [[nodiscard]] std::size_t size() const;

@@ -283,8 +283,8 @@ struct saturation_check {
   simulation_result fast, slow;  // the runs at fast_scale and slow_scale
 };
 [[nodiscard]] saturation_check saturation_of(const model_spec& m, const simulation_settings& s,
-                                             const hardware_spec& gpu, const simulation_result& base,
-                                             double fast_scale, double slow_scale);
+                                             const hardware_spec& gpu, const simulation_result& base, double fast_scale,
+                                             double slow_scale);
 
 // Errors: flopcast::error(invalid_argument) naming the field ("/simulation/max_num_seqs", ...).
 void validate(const model_spec& m, const simulation_settings& s);
