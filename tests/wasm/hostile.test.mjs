@@ -57,7 +57,7 @@ test('item 3: a simulation whose work passes the bound is refused before it runs
   // The issue's second reproducer: 1000 requests of 10^6 output tokens at concurrency 1 (78 s a
   // point before); and 1e6 requests of 9,999,999 prompt tokens in chunks of 1 (days).
   const sim = { input_tokens: 1, output_tokens: 1000000, concurrency: 1 };
-  const run = (simulation) => () => fc.simulate({ model: 'llama-3.2-1b', gpu: 'H100', simulation });
+  const run = (simulation) => () => fc.simulate({ model: 'llama-3.2-1b', gpu: 'H100', engine: 'none', simulation });
   const e = refusal('1000 x 10^6 output tokens', run({ ...sim, num_requests: 1000 }));
   assert.equal(e.code, 'limit');
   assert.equal(e.pointer, '/simulation/num_requests');
