@@ -44,16 +44,7 @@ training_prediction predict_training(const nlohmann::json& row) {
   if (row.at("metric") != "tokens_per_s") return skip("metric other than tokens_per_s");
   const model_spec* model = nullptr;
   const hardware_spec* gpu = nullptr;
-  try {
-    model = &find_model(row.at("model").get<std::string>()).spec;
-  } catch (const error&) {
-    return skip("model not bundled");
-  }
-  try {
-    gpu = &find_gpu(row.at("gpu").get<std::string>());
-  } catch (const error&) {
-    return skip("device not bundled");
-  }
+  if (std::string why = bundled_target(row, model, gpu); !why.empty()) return skip(std::move(why));
   const nlohmann::json& l = row.at("layout");
   const std::int64_t gpus = row.at("num_gpus").get<std::int64_t>();
   const std::int64_t tp = int_of(l, "tensor_parallel", 1), pp = int_of(l, "pipeline_parallel", 1);

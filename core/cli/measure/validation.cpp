@@ -57,6 +57,20 @@ bool stated(const json& row, const char* key) { return row.contains(key) && !row
 
 }  // namespace
 
+std::string bundled_target(const nlohmann::json& row, const model_spec*& model, const hardware_spec*& gpu) {
+  try {
+    model = &find_model(row.at("model").get<std::string>()).spec;
+  } catch (const error&) {
+    return "model not bundled";
+  }
+  try {
+    gpu = &find_gpu(row.at("gpu").get<std::string>());
+  } catch (const error&) {
+    return "device not bundled";
+  }
+  return {};
+}
+
 bool uses_features(const json& row) {
   return (stated(row, "prefix_caching") && (stated(row, "prompt_pool") || stated(row, "shared_prefix_tokens"))) ||
          (stated(row, "attention_data_parallel") && row.at("attention_data_parallel").get<std::int64_t>() > 1) ||
@@ -112,16 +126,7 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
   if (row.at("input_tokens").is_null() || row.at("output_tokens").is_null()) return skip("a length not stated");
   const model_spec* model = nullptr;
   const hardware_spec* gpu = nullptr;
-  try {
-    model = &find_model(row.at("model").get<std::string>()).spec;
-  } catch (const error&) {
-    return skip("model not bundled");
-  }
-  try {
-    gpu = &find_gpu(row.at("gpu").get<std::string>());
-  } catch (const error&) {
-    return skip("device not bundled");
-  }
+  if (std::string why = bundled_target(row, model, gpu); !why.empty()) return skip(std::move(why));
   out.family = gpu->family();
   settings s;
   try {

@@ -46,6 +46,11 @@ struct model_choice {
   bool features = true;
 };
 
+// The bundled model and device a row names (its "model" and "gpu"): "" when both are found, else
+// why not ("model not bundled", "device not bundled"). Shared by the serving and training rows.
+[[nodiscard]] std::string bundled_target(const nlohmann::json& row, const model_spec*& model,
+                                         const hardware_spec*& gpu);
+
 // Whether a row states one of the serving features (the columns above); such rows are
 // summarised apart from the others.
 [[nodiscard]] bool uses_features(const nlohmann::json& row);
