@@ -105,6 +105,8 @@ test('a 1,000,000-point sweep: CSV download streams without a long task and equa
   await page.waitForFunction(
     () => document.querySelector('#sweep-table th[data-key="memory"]')?.getAttribute('aria-sort') === 'ascending',
   );
+  // The header turns before the sorted window arrives; the note is written with the rows.
+  await page.waitForFunction(() => /sorted by .*\(ascending\)/.test(document.getElementById('sweep-note').textContent));
   const sorted = await stop();
   console.log(`  sorting 1M rows: longest main-thread task ${sorted.longest.toFixed(0)} ms`);
   assert.ok(sorted.posted.includes('sweep-sort'), `the worker sorted the rows: ${sorted.posted.join(', ')}`);

@@ -203,8 +203,9 @@ export function initSweep({ fc, sweepBase, call, onInput }) {
     }
     if (s !== st) return;
     Object.assign(s, { sortKey: key, dir, offset: 0 });
-    renderHead();
+    // The header's arrow turns with the rows it describes, not before them.
     await renderBody();
+    if (s === st) renderHead();
   }
 
   table.tHead.addEventListener('click', (e) => {
