@@ -19,9 +19,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <exception>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "flopcast/serving/engine.hpp"
 
@@ -70,25 +74,68 @@ model_choice choice_for(const engine_fit& f, const std::vector<double>& x, std::
   return c;
 }
 
+// Threads for the rows a candidate changes: every core (FLOPCAST_THREADS overrides). Each row's
+// error depends only on the row and the candidate, so the result is the same for any count.
+std::size_t fit_threads() {
+  if (const char* v = std::getenv("FLOPCAST_THREADS"); v != nullptr) {
+    const long n = std::strtol(v, nullptr, 10);
+    if (n >= 1 && n <= 256) return static_cast<std::size_t>(n);
+  }
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+}
+
 double objective(const engine_fit& f, const std::vector<double>& x) {
-  predictor predict;
-  std::map<std::string, std::pair<double, int>> per_source;
   f.memos.resize(f.rows.size());
+  // The rows whose six values changed.
+  std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
-    const row& r = *f.rows[i];
     const std::size_t fam = f.row_family[i];
     const std::array<double, 6> at = {x[0], x[1], x[2], x[3], x[f.ce_at[fam]], x[f.me_at[fam]]};
     engine_fit::memo& m = f.memos[i];
-    if (!m.set || m.at != at) {
-      const auto p = predict(r.data, choice_for(f, x, fam));
-      const double measured = r.data.at("value").get<double>();
-      m.error = p.value && *p.value > 0 && std::isfinite(*p.value) ? std::fabs(std::log(*p.value / measured)) : 2.0;
-      m.at = at;
-      m.set = true;
+    if (m.set && m.at == at) continue;
+    m.at = at;
+    m.set = false;
+    todo.push_back(i);
+  }
+  // Rows are taken in chunks of a few (a run's metrics are adjacent rows: one chunk keeps them in one
+  // predictor's run cache) from a shared counter, so one slow campaign does not hold up a thread's share.
+  constexpr std::size_t chunk = 4;
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    predictor predict;
+    for (std::size_t begin = next.fetch_add(chunk); begin < todo.size(); begin = next.fetch_add(chunk)) {
+      for (std::size_t k = begin; k < std::min(begin + chunk, todo.size()); ++k) {
+        const std::size_t i = todo[k];
+        engine_fit::memo& m = f.memos[i];
+        const auto p = predict(f.rows[i]->data, choice_for(f, x, f.row_family[i]));
+        const double measured = f.rows[i]->data.at("value").get<double>();
+        m.error = p.value && *p.value > 0 && std::isfinite(*p.value) ? std::fabs(std::log(*p.value / measured)) : 2.0;
+        m.set = true;
+      }
     }
-    const double e = m.error;
-    auto& s = per_source[r.source];
-    s.first += e;
+  };
+  const std::size_t threads = std::min(fit_threads(), std::max<std::size_t>(1, todo.size() / chunk));
+  if (threads <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    std::vector<std::exception_ptr> failed(threads);
+    for (std::size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          work();
+        } catch (...) {
+          failed[t] = std::current_exception();
+        }
+      });
+    for (std::thread& th : pool) th.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+  }
+  std::map<std::string, std::pair<double, int>> per_source;
+  for (std::size_t i = 0; i < f.rows.size(); ++i) {
+    auto& s = per_source[f.rows[i]->source];
+    s.first += f.memos[i].error;
     s.second += 1;
   }
   // A trimmed mean over sources: with three or more, the source the candidate fits worst does not

@@ -578,8 +578,12 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
     cache->release(h);
     sync_free();
   };
+  // Running requests whose prefill is unfinished: with none, a prefill-first step skips its pass
+  // over the running set for them.
+  std::int64_t prefilling = 0;
   const auto preempt = [&](std::int32_t id) {
     request& r = reqs[static_cast<std::size_t>(id)];
+    if (r.computed < r.prefill_end) --prefilling;
     // Prompt tokens count what an admission processed: not the rest of an unfinished prefill.
     if (r.computed < r.prefill_end) out.prompt_tokens -= r.prefill_end - r.computed;
     release(id);
@@ -687,13 +691,14 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
         budget -= want;
         running.push_back(id);
         scheduled.push_back(id);
+        ++prefilling;  // at least one token to prefill (rest >= 1)
       }
     };
     if (s.policy == batching_policy::mixed) {
       schedule_running(true, true);
       if (preempted == 0) admit();
     } else {
-      schedule_running(false, true);  // unfinished (chunked) prefills
+      if (prefilling > 0) schedule_running(false, true);  // unfinished (chunked) prefills
       if (preempted == 0) admit();
       if (scheduled.empty()) schedule_running(true, false);
     }
@@ -777,6 +782,7 @@ simulation_result simulate_one_rank(const model_spec& m, const simulation_settin
       }
       if (prefill) r.prefill_tokens += r.scheduled;
       r.computed += r.scheduled;
+      if (prefill && r.computed >= r.prefill_end) --prefilling;
       r.scheduled = 0;
       // Caching the computed blocks: vLLM's and TensorRT-LLM's as each fills; SGLang's tree
       // after each prefill chunk (and what is left when the request leaves).
