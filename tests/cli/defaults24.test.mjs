@@ -50,3 +50,37 @@ test('validate --loco refits each engine without each fit source and predicts th
   const fit = new Set(all.rows.filter((r) => r.split === 'fit').map((r) => r.source));
   assert.deepEqual(new Set(d.loco.map((r) => r.source)), fit);
 });
+
+// Megatron-Core's layout settings that the training rows state (issue 24 item 3): interleaved
+// virtual stages shrink the bubble to (pp - 1) / (v m + pp - 1) of the step (Narayanan et al. 2021,
+// sec. 2.2.2); context-parallel ranks split every sequence, so the layout has cp times the GPUs,
+// each with 1/cp of the activations, and the same token budget takes the same GPU-hours.
+test('train: --virtual-pipeline shrinks the bubble, --cp multiplies the GPUs and splits the activations', () => {
+  const base = ['train', 'llama-3-8b', '-b', '16', '-s', '8192', '-g', 'H100', '--tp', '2', '--pp', '4', '--dp', '2'];
+  const at = (extra) => json([...base, '--microbatches', '8', '--recompute', 'selective', ...extra]);
+  const v1 = at([]);
+  const v4 = at(['--virtual-pipeline', '4']);
+  assert.ok(Math.abs(v1.parallelism.pp_bubble_fraction - 3 / (8 + 3)) < 1e-12);
+  assert.ok(Math.abs(v4.parallelism.pp_bubble_fraction - 3 / (4 * 8 + 3)) < 1e-12);
+  assert.ok(v4.performance.estimate_training_step_s < v1.performance.estimate_training_step_s);
+  const cp = at(['--cp', '2']);
+  assert.equal(v1.parallelism.total_gpus, 16);
+  assert.equal(cp.parallelism.total_gpus, 32);
+  assert.equal(cp.token_budget.gpus, 32);
+  assert.equal(cp.settings.context_parallel, 2);
+  assert.equal(v4.settings.virtual_pipeline, 4);
+  assert.ok(cp.parallelism.per_gpu_memory_bytes < v1.parallelism.per_gpu_memory_bytes);
+  assert.ok(cp.performance.estimate_training_step_s < v1.performance.estimate_training_step_s);
+  const rel = (a, b) => Math.abs(a / b - 1);
+  assert.ok(rel(cp.token_budget.gpu_hours, v1.token_budget.gpu_hours) < 1e-9, 'the same budget, the same GPU-hours');
+  // Settings that the layout cannot carry are refused, naming the field.
+  for (const [args, field] of [
+    [['train', 'llama-3-8b', '--virtual-pipeline', '2'], '/training_analysis/virtual_pipeline'],
+    [['train', 'llama-3-8b', '--cp', '2'], '/training_analysis/context_parallel'],
+    [[...base, '--cp', '0'], '/training_analysis/context_parallel'],
+  ]) {
+    const r = run(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(field), r.stderr);
+  }
+});

@@ -55,6 +55,10 @@ export interface TrainResult {
     mem_efficiency: number;
     mfu: number;
     gpus: number;
+    /** Model chunks per pipeline GPU (interleaved 1F1B); 1 without. */
+    virtual_pipeline: number;
+    /** Context-parallel ranks; they multiply the layout's GPUs. */
+    context_parallel: number;
     tokens: number;
     lora_rank: number;
     /** null without LoRA. */

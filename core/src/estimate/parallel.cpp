@@ -121,7 +121,8 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   parallel_result out;
   const parallel_layout& l = s.parallel;
   out.layout = l;
-  out.total_gpus = l.total_gpus();
+  // Context-parallel ranks multiply the layout's GPUs (training.hpp).
+  out.total_gpus = l.total_gpus() * (s.training && training != nullptr ? training->context_parallel : 1);
   const std::int64_t tp = l.tensor_parallel, pp = l.pipeline_parallel, dp = l.data_parallel, ep = l.expert_parallel;
   out.batch_per_replica = (s.batch_size + dp - 1) / dp;
   const double B = d(out.batch_per_replica), S = d(s.sequence_length);
@@ -249,7 +250,9 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
     if (s.training) {
       const double rep = r.memory.train_activations_replicated_fraction;
       const double tp_share = l.sequence_parallel ? 1.0 / d(tp) : (1.0 - rep) / d(tp) + rep;
-      acts = r.memory.train_activations * (B / d(s.batch_size)) * share * tp_share;
+      // Context-parallel ranks each hold their share of every sequence's activations.
+      const double cp = training != nullptr ? d(training->context_parallel) : 1.0;
+      acts = r.memory.train_activations * (B / d(s.batch_size)) * share * tp_share / cp;
     } else {
       acts = r.memory.activations * (B_rank / d(s.batch_size)) / d(tp);
     }

@@ -524,6 +524,18 @@ std::vector<row> make_rows() {
     def("recompute", T::recompute).part("training_analysis").flag("--recompute").commands(command_train)
         .derived("full with checkpointing, else none").help("Activation recompute: none, selective, full")
         .access(FLOPCAST_MEMBER(s.training.recompute)),
+    def("virtual_pipeline", T::integer).part("training_analysis").flag("--virtual-pipeline").unit("chunks")
+        .range(1, 1024).commands(command_train)
+        .help("Model chunks per pipeline GPU: Megatron-Core's interleaved 1F1B schedule "
+              "(--num-layers-per-virtual-pipeline-stage); the bubble is (pp - 1) / (chunks x microbatches) of the "
+              "ideal step")
+        .access(FLOPCAST_MEMBER(s.training.virtual_pipeline)),
+    def("context_parallel", T::integer).part("training_analysis").flag("--cp").unit("GPUs").range(1, 65536)
+        .commands(command_train)
+        .help("Context-parallel ranks (Megatron-Core --context-parallel-size): they split every sequence of a "
+              "replica (ring attention), divide its activations and multiply the layout's GPUs; with a multi-GPU "
+              "layout (tensor, pipeline, data or expert parallel above 1)")
+        .access(FLOPCAST_MEMBER(s.training.context_parallel)),
     def("gradient_clipping", T::boolean).part("training_analysis").flag("--no-clip").negated()
         .commands(command_train).help("Gradient clipping (the flag turns it off)")
         .access(FLOPCAST_MEMBER(s.training.gradient_clipping)),

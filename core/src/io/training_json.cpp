@@ -45,6 +45,8 @@ std::string training_to_json(const model_spec& model, const hardware_spec* gpu, 
         .field("mem_efficiency", s.mem_efficiency)
         .field("mfu", *t.mfu)
         .field("gpus", t.gpus)
+        .field("virtual_pipeline", t.virtual_pipeline)
+        .field("context_parallel", t.context_parallel)
         .field("tokens", *t.tokens)
         .field("lora_rank", t.lora.rank)
         .text_or_null("lora_targets", t.lora.rank > 0 ? lora_targets_name(t.lora.targets) : "")

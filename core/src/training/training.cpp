@@ -92,7 +92,8 @@ void training_roofline(training_analysis& r, const model_spec& m, const hardware
   const bool layout = !s.parallel.trivial();
   r.step_time_s = layout && e.has_performance ? e.parallel.training_step_s : r.step.time_s;
   // Context-parallel ranks multiply the layout's GPUs (training.hpp).
-  const double gpus = layout ? d(s.parallel.total_gpus()) * d(r.config.context_parallel) : 1.0;
+  const double gpus =
+      layout ? d(s.parallel.total_gpus()) * d(r.config.context_parallel) : 1.0;  // = parallel.total_gpus
   if (r.has_performance && r.step_time_s > 0) {
     r.tokens_per_second = d(s.batch_size) * d(s.sequence_length) / r.step_time_s;
     r.model_flops_utilization = f.model_flops / (r.step_time_s * r.peak_flops_per_s * gpus);
@@ -238,16 +239,27 @@ void validate(const training_settings& t) {
   s.training = true;
   validate(s);
   detail::check_training(t);  // bounds and messages from the request table
-  if (!t.base.parallel.trivial() && t.gpus != 1 && t.gpus != t.base.parallel.total_gpus())
+  if (!t.base.parallel.trivial() && t.gpus != 1 && t.gpus != t.base.parallel.total_gpus() * t.context_parallel)
     throw error(error_code::invalid_argument, "/training_analysis/gpus",
-                "expected 1 or the layout's " + std::to_string(t.base.parallel.total_gpus()) +
-                    " GPUs (tensor x pipeline x data x expert parallel), but got " + std::to_string(t.gpus));
+                "expected 1 or the layout's " + std::to_string(t.base.parallel.total_gpus() * t.context_parallel) +
+                    " GPUs (tensor x pipeline x data x expert x context parallel), but got " + std::to_string(t.gpus));
   if (t.virtual_pipeline < 1 || t.virtual_pipeline > 1024)
     throw error(error_code::invalid_argument, "/training_analysis/virtual_pipeline",
                 "expected model chunks per pipeline GPU in [1, 1024], but got " + std::to_string(t.virtual_pipeline));
   if (t.context_parallel < 1 || t.context_parallel > 65536)
     throw error(error_code::invalid_argument, "/training_analysis/context_parallel",
                 "expected context-parallel ranks in [1, 65536], but got " + std::to_string(t.context_parallel));
+  if (t.virtual_pipeline > 1 && t.base.parallel.pipeline_parallel < 2)
+    throw error(error_code::invalid_argument, "/training_analysis/virtual_pipeline",
+                "model chunks per pipeline GPU need a pipeline: expected 1 with pipeline_parallel 1, but got " +
+                    std::to_string(t.virtual_pipeline));
+  // The layout's step (parallel.cpp) runs only for a multi-GPU layout; context ranks alone are not
+  // modelled as one (their share of the replica's work needs the layout's step).
+  if (t.context_parallel > 1 && t.base.parallel.trivial())
+    throw error(error_code::invalid_argument, "/training_analysis/context_parallel",
+                "context parallelism is modelled inside a multi-GPU layout: expected 1 when tensor, pipeline, data "
+                "and expert parallel are all 1, but got " +
+                    std::to_string(t.context_parallel));
   if ((t.lora.targets & lora_all_modules) == 0 || (t.lora.targets & ~lora_all_modules) != 0)
     throw error(error_code::invalid_argument, "/training_analysis/lora_targets",
                 "expected a non-empty set of q, k, v, o, gate, up, down");
@@ -307,7 +319,7 @@ training_analysis analyze_training(const model_spec& m, const training_settings&
   training_settings& t = r.config;
   if (!t.mfu)
     t.mfu = t.base.compute_efficiency * detail::training_efficiency_scale(m, t.base);  // the step's efficiency
-  if (!t.base.parallel.trivial()) t.gpus = t.base.parallel.total_gpus();
+  if (!t.base.parallel.trivial()) t.gpus = t.base.parallel.total_gpus() * t.context_parallel;
 
   // The estimate at these settings carries the step model (its training memory and step time).
   detail::training_core core;
