@@ -228,7 +228,8 @@ TEST_CASE("plan: bad inputs are errors with a code and a pointer", "[plan]") {
   fails({{"model", "llama-3-8b"}, {"plan", {{"max_gpus", 0}}}}, error_code::config_range, "/plan/max_gpus");
   fails({{"model", "llama-3-8b"}, {"plan", {{"max_gpus", 1025}}}}, error_code::config_range, "/plan/max_gpus");
   fails({{"model", "llama-3-8b"}, {"plan", {{"concurrency", 0}}}}, error_code::config_range, "/plan/concurrency");
-  fails({{"model", "llama-3-8b"}, {"plan", {{"gpus", 2}}}}, error_code::invalid_argument, "/plan/gpus");
+  fails({{"model", "llama-3-8b"}, {"plan", {{"gpus", 0}}}}, error_code::config_range, "/plan/gpus");
+  fails({{"model", "llama-3-8b"}, {"plan", {{"optimize", "speed"}}}}, error_code::config_range, "/plan/optimize");
   fails({{"model", "llama-3-8b"}, {"parallelism", {{"tensor_parallel", 2}}}}, error_code::invalid_argument,
         "/parallelism/tensor_parallel");
   // Training plans the step (issue 27); a serving concurrency does not apply to it.

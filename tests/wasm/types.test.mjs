@@ -231,6 +231,17 @@ function realResults() {
     }),
   );
   add('plan', 'plan: nothing fits', fc.plan({ model: 'llama-3.1-405b', gpu: 'A100', plan: { max_gpus: 2 } }));
+  add(
+    'plan',
+    'plan: the SLO search',
+    fc.plan({
+      model: 'llama-3-8b',
+      gpu: 'H100',
+      sequence_length: 1024,
+      num_generated_tokens: 256,
+      plan: { slo_ttft_s: 0.5, slo_tpot_s: 0.02, gpus: 4, request_rate: 20 },
+    }),
+  );
   add('train', 'train', fc.train({ model: 'llama-3-8b', gpu: 'A100', batch_size: 2, sequence_length: 1024 }));
   add(
     'profile',

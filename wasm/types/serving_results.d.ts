@@ -405,6 +405,84 @@ export interface PlanResult {
   /** Layouts evaluated. */
   candidates: number;
   notes: string[];
+  /** The SLO search (issue 28): present when the request gives an SLO, an objective or a request rate. */
+  search?: PlanSearch;
+}
+
+/** One configuration of the SLO search at one load, as `flopcast serve` shows it (seconds, tokens/s, USD). */
+export interface PlanSearchPoint {
+  engine: string;
+  precision: Precision;
+  kv_cache_precision: Precision;
+  tp: number;
+  ep: number;
+  attention_dp: number;
+  replicas: number;
+  gpus: number;
+  max_num_seqs: number;
+  max_num_batched_tokens: number;
+  chunked_prefill: boolean;
+  /** MTP draft tokens; 0: off. */
+  speculative_tokens: number;
+  /** The whole deployment's traffic (one of the two; null otherwise). */
+  concurrency: number | null;
+  request_rate: number | null;
+  /** Clients per replica in a closed loop; 0 with a request rate. */
+  replica_concurrency: number;
+  /** At the SLO percentile. */
+  ttft_s: number;
+  tpot_s: number;
+  e2e_s: number;
+  /** The fitted engine's residual bands around the simulator's figures; null without a fit. */
+  ttft_range: [number, number] | null;
+  tpot_range: [number, number] | null;
+  output_tokens_per_s: number;
+  output_tokens_per_s_per_gpu: number;
+  tokens_per_s_per_user: number;
+  goodput_requests_per_s: number;
+  cost_per_hour_usd: number;
+  usd_per_million_output_tokens: number;
+  keeps_up: boolean;
+  meets: boolean;
+  /** limit / figure - 1 per SLO given (negative: missed); null where no limit. */
+  ttft_margin: number | null;
+  tpot_margin: number | null;
+  e2e_margin: number | null;
+  /** The SLO with the least margin ("ttft", "tpot", "e2e"), or "throughput" (an open loop that falls behind). */
+  binding: string | null;
+  /** The `flopcast serve` arguments that run this point's replica. */
+  serve_args: string[];
+}
+
+export interface PlanSearch {
+  label: 'ESTIMATED';
+  method: string;
+  question: {
+    gpus: number;
+    budget_usd_per_hour: number | null;
+    concurrency: number | null;
+    request_rate: number | null;
+    input_tokens: number;
+    output_tokens: number;
+    slo_ttft_s: number | null;
+    slo_tpot_s: number | null;
+    slo_e2e_s: number | null;
+    slo_percentile: number;
+    optimize: 'goodput' | 'cost' | 'gpus';
+  };
+  configurations: number;
+  fitting: number;
+  closed_form_points: number;
+  simulations: number;
+  /** Why the first beats the next, and what binds it. */
+  why: string;
+  /** Meeting every SLO, best first, one per configuration. */
+  ranked: PlanSearchPoint[];
+  /** Simulated points not dominated in (output tokens/s per GPU, tokens/s per user), by per-user speed. */
+  pareto: PlanSearchPoint[];
+  /** Simulated points that miss an SLO. */
+  rejected: PlanSearchPoint[];
+  notes: string[];
 }
 
 /** Saturation is a range, not a cliff: whether the queue stays bounded with faster and slower steps. */

@@ -41,8 +41,52 @@ std::string answer(const plan_result& r, const hardware_spec& gpu) {
                      format_bytes(x.per_gpu_memory_bytes), format_bytes(x.usable_bytes));
 }
 
-void print_csv(const json& result) {
-  const json& layouts = result.at("layouts");
+// The SLO search as text: the question, the ranked configurations, why the first wins.
+void print_search(const plan_request& q, const search_result& r) {
+  const plan_settings& p = q.plan;
+  const auto limit = [](const char* name, const std::optional<double>& v) {
+    return v ? fmt::format(" {} <= {}", name, format_seconds(*v)) : std::string();
+  };
+  std::cout << fmt::format("flopcast plan: {} on up to {} x {}, {} + {} tokens, {}; SLO p{}:{}{}{}; optimise {}\n",
+                           q.model->name, p.search_gpus, q.gpu->name, p.base.sequence_length,
+                           p.base.num_generated_tokens,
+                           p.concurrency    ? fmt::format("{} concurrent requests", *p.concurrency)
+                           : p.request_rate ? fmt::format("{} requests/s", format_number(*p.request_rate))
+                                            : std::string("each configuration at the most load it serves"),
+                           p.slo.percentile, limit("TTFT", p.slo.ttft_s), limit("TPOT", p.slo.tpot_s),
+                           limit("E2E", p.slo.e2e_s), to_string(p.optimize.value_or(search_objective::goodput)));
+  std::cout << fmt::format("{} configurations, {} fit, {} closed-form points, {} simulated (ESTIMATED)\n",
+                           r.configurations, r.fitting, r.closed_form_points, r.simulations);
+  if (!r.ranked.empty()) {
+    std::cout << fmt::format(
+        "\n{:>3} {:<13} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", "#",
+        "engine", "format", "TP", "EP", "DP-at", "x", "GPUs", "load", "TTFT", "TPOT", "tok/s/GPU", "tok/s/user",
+        "$/1M tok", "binds");
+    std::size_t i = 0;
+    for (const search_point& x : r.ranked) {
+      const search_config& c = x.config;
+      std::cout << fmt::format(
+          "{:>3} {:<13} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", ++i,
+          c.engine + (c.speculative_tokens > 0 ? "+MTP" : ""), to_string(c.weight), c.tp, c.ep, c.attention_dp,
+          c.replicas, c.gpus(),
+          x.sim.arrivals == arrival_kind::poisson ? format_number(x.sim.rate_per_s) + "/s"
+                                                  : std::to_string(x.sim.clients),
+          format_seconds(x.ttft_s), format_seconds(x.tpot_s), format_rate(x.output_tokens_per_s_per_gpu),
+          format_rate(x.tokens_per_s_per_user), format_usd(x.usd_per_million_output_tokens), x.binding);
+    }
+    std::cout << "\nload: clients (or requests/s) per replica; x: replicas; TTFT and TPOT at the SLO percentile\n";
+  }
+  std::cout << "\n" << r.why << "\n";
+  if (!r.ranked.empty()) {
+    std::string line = "flopcast";
+    for (const std::string& a : serve_args(q, r.ranked.front())) line += " " + a;
+    std::cout << "check the first: " << line << "\n";
+  }
+  for (const std::string& n : r.notes) std::cout << "note: " << n << "\n";
+}
+
+void print_csv(const json& result, const char* list) {
+  const json& layouts = result.at(list);
   if (layouts.empty()) return;
   std::string line;
   for (const auto& [key, value] : layouts.front().items()) line += (line.empty() ? "" : ",") + key;
@@ -55,6 +99,13 @@ void print_csv(const json& result) {
       first = false;
       if (value.is_boolean())
         line += value.get<bool>() ? "true" : "false";
+      else if (value.is_array() || value.is_object())
+        line += "\"" + [&] {
+          std::string t = value.dump();
+          std::string q2;
+          for (const char ch : t) q2 += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+          return q2;
+        }() + "\"";
       else if (!value.is_null())
         line += value.dump();
     }
@@ -80,12 +131,20 @@ plan_command add_plan_command(CLI::App& parent) {
   cmd.run = [o] {
     const plan_request q = read_plan_request(build_request(*o).dump());
     const plan_result r = plan(*q.model, q.plan, *q.gpu);
+    std::optional<search_result> search;
+    if (q.plan.searches()) search = plan_search(q);
     if (o->json || o->csv) {
-      const std::string text = plan_to_json(q, r, o->json ? 2 : -1);
+      const std::string text = plan_to_json(q, r, o->json ? 2 : -1, search ? &*search : nullptr);
       if (o->json)
         std::cout << text << "\n";
+      else if (search)
+        print_csv(json::parse(text).at("search"), "ranked");
       else
-        print_csv(json::parse(text));
+        print_csv(json::parse(text), "layouts");
+      return 0;
+    }
+    if (search) {
+      print_search(q, *search);
       return 0;
     }
     const settings& s = q.plan.base;

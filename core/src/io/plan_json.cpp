@@ -1,6 +1,7 @@
 // The plan's JSON (plan.hpp): the request's configuration, then one object per listed layout.
 #include "flopcast/io/plan_json.hpp"
 
+#include "base/detail.hpp"
 #include "base/json_out.hpp"
 #include "flopcast/plan/plan.hpp"
 
@@ -41,7 +42,120 @@ void write_layout(json_out& w, const plan_layout& x, bool training) {
 
 }  // namespace
 
-std::string plan_to_json(const plan_request& q, const plan_result& r, int indent) {
+std::vector<std::string> serve_args(const plan_request& q, const search_point& p) {
+  const search_config& c = p.config;
+  const simulation_settings& x = p.sim;
+  const auto num = [](double v) { return detail::format_number(v); };
+  std::vector<std::string> a{
+      "serve",    q.model->name, "--gpu", q.gpu->name,         "--precision", std::string(to_string(c.weight)),
+      "--engine", c.engine,      "--tp",  std::to_string(c.tp)};
+  if (c.ep > 1) a.insert(a.end(), {"--ep", std::to_string(c.ep)});
+  if (c.attention_dp > 1) a.insert(a.end(), {"--attention-dp", std::to_string(c.attention_dp)});
+  if (q.plan.base.kv_cache_precision)
+    a.insert(a.end(), {"--kv-precision", std::string(to_string(*q.plan.base.kv_cache_precision))});
+  a.insert(a.end(),
+           {"--isl", std::to_string(x.input_tokens.min), "--osl", std::to_string(x.output_tokens.min), "--max-num-seqs",
+            std::to_string(x.max_num_seqs), "--max-num-batched-tokens", std::to_string(x.max_num_batched_tokens)});
+  if (!x.chunked_prefill) a.emplace_back("--no-chunked-prefill");
+  if (c.speculative_tokens > 0)
+    a.insert(a.end(), {"--speculative", "mtp", "--speculative-tokens", std::to_string(c.speculative_tokens)});
+  if (x.arrivals == arrival_kind::poisson)
+    a.insert(a.end(), {"--request-rate", num(x.rate_per_s)});
+  else
+    a.insert(a.end(), {"--concurrency", std::to_string(x.clients)});
+  a.insert(a.end(), {"--num-requests", std::to_string(x.num_requests), "--seed", std::to_string(x.seed)});
+  return a;
+}
+
+namespace {
+
+void write_point(json_out& w, const plan_request& q, const search_point& p) {
+  const search_config& c = p.config;
+  w.begin_object()
+      .field("engine", c.engine)
+      .field("precision", to_string(c.weight))
+      .field("kv_cache_precision", to_string(p.sim.base.kv_cache_precision.value_or(c.kv)))
+      .field("tp", c.tp)
+      .field("ep", c.ep)
+      .field("attention_dp", c.attention_dp)
+      .field("replicas", c.replicas)
+      .field("gpus", c.gpus())
+      .field("max_num_seqs", p.sim.max_num_seqs)
+      .field("max_num_batched_tokens", p.sim.max_num_batched_tokens)
+      .field("chunked_prefill", p.sim.chunked_prefill)
+      .field("speculative_tokens", c.speculative_tokens)
+      .field_if("concurrency", p.concurrency > 0, p.concurrency)
+      .field_if("request_rate", p.rate_per_s > 0, p.rate_per_s)
+      .field("replica_concurrency", p.sim.arrivals == arrival_kind::closed_loop ? p.sim.clients : 0)
+      .field("ttft_s", p.ttft_s)
+      .field("tpot_s", p.tpot_s)
+      .field("e2e_s", p.e2e_s);
+  if (p.has_ranges)
+    w.pair("ttft_range", p.ttft_range.low, p.ttft_range.high).pair("tpot_range", p.tpot_range.low, p.tpot_range.high);
+  else
+    w.field("ttft_range", nullptr).field("tpot_range", nullptr);
+  w.field("output_tokens_per_s", p.output_tokens_per_s)
+      .field("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu)
+      .field("tokens_per_s_per_user", p.tokens_per_s_per_user)
+      .field("goodput_requests_per_s", p.goodput_requests_per_s)
+      .field("cost_per_hour_usd", p.cost_per_hour_usd)
+      .field("usd_per_million_output_tokens", p.usd_per_million_output_tokens)
+      .field("keeps_up", p.keeps_up)
+      .field("meets", p.meets)
+      .field("ttft_margin", p.ttft_margin)
+      .field("tpot_margin", p.tpot_margin)
+      .field("e2e_margin", p.e2e_margin)
+      .text_or_null("binding", p.binding)
+      .strings("serve_args", serve_args(q, p))
+      .end_object();
+}
+
+void write_search(json_out& w, const plan_request& q, const search_result& r) {
+  const plan_settings& p = q.plan;
+  w.object("search", [&] {
+    w.field("label", "ESTIMATED")
+        .field("method",
+               "configurations sized by the serving closed form; the closed form's Pareto "
+               "front simulated as `flopcast serve` runs it; the SLOs filter, the objective "
+               "ranks (plan/slo_search.hpp)");
+    w.object("question", [&] {
+      w.field("gpus", p.search_gpus)
+          .field("budget_usd_per_hour", p.budget_usd_per_hour)
+          .field("concurrency", p.concurrency)
+          .field("request_rate", p.request_rate)
+          .field("input_tokens", p.base.sequence_length)
+          .field("output_tokens", p.base.num_generated_tokens)
+          .field("slo_ttft_s", p.slo.ttft_s)
+          .field("slo_tpot_s", p.slo.tpot_s)
+          .field("slo_e2e_s", p.slo.e2e_s)
+          .field("slo_percentile", p.slo.percentile)
+          .field("optimize", to_string(p.optimize.value_or(search_objective::goodput)));
+    });
+    w.field("configurations", r.configurations)
+        .field("fitting", r.fitting)
+        .field("closed_form_points", r.closed_form_points)
+        .field("simulations", r.simulations)
+        .field("why", r.why);
+    w.array("ranked", [&] {
+      for (const search_point& x : r.ranked) write_point(w, q, x);
+    });
+    w.array("pareto", [&] {
+      for (const search_point& x : r.pareto) write_point(w, q, x);
+    });
+    w.array("rejected", [&] {
+      for (const search_point& x : r.rejected) write_point(w, q, x);
+    });
+    w.strings("notes", r.notes);
+  });
+}
+
+}  // namespace
+
+search_result plan_search(const plan_request& q) {
+  return search_configurations(*q.model, search_question(q.plan, q.engines), *q.gpu);
+}
+
+std::string plan_to_json(const plan_request& q, const plan_result& r, int indent, const search_result* search) {
   const settings& s = q.plan.base;
   json_out w(indent);
   w.begin_object()
@@ -78,6 +192,7 @@ std::string plan_to_json(const plan_request& q, const plan_result& r, int indent
     w.value(nullptr);
   w.field("candidates", r.candidates);
   w.strings("notes", r.notes);
+  if (search != nullptr) write_search(w, q, *search);
   w.end_object();
   return w.take();
 }

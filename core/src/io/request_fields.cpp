@@ -519,6 +519,38 @@ std::vector<row> make_rows() {
         .commands(command_plan).derived("none: the batch runs at once")
         .help("Concurrent sequences to serve (the serving closed form) instead of one batch")
         .access(FLOPCAST_MEMBER(s.plan.concurrency)),
+    def("slo_ttft_s", T::number).part("plan").flag("--slo-ttft").unit("s").range(0, 86400, true)
+        .commands(command_plan).derived("none")
+        .help("The SLO search: time to first token at slo_percentile must be at most this")
+        .access(FLOPCAST_MEMBER(s.plan.slo.ttft_s)),
+    def("slo_tpot_s", T::number).part("plan").flag("--slo-tpot").unit("s").range(0, 3600, true)
+        .commands(command_plan).derived("none")
+        .help("The SLO search: time per output token at slo_percentile must be at most this")
+        .access(FLOPCAST_MEMBER(s.plan.slo.tpot_s)),
+    def("slo_e2e_s", T::number).part("plan").flag("--slo-e2e").unit("s").range(0, 86400, true)
+        .commands(command_plan).derived("none")
+        .help("The SLO search: end-to-end latency at slo_percentile must be at most this")
+        .access(FLOPCAST_MEMBER(s.plan.slo.e2e_s)),
+    def("slo_percentile", T::integer).part("plan").flag("--slo-percentile").range(50, 99).commands(command_plan)
+        .help("The percentile the SLOs apply to: 50, 90 or 99").access(FLOPCAST_MEMBER(s.plan.slo.percentile)),
+    def("request_rate", T::number).part("plan").flag("--rate").unit("requests/s").range(0, 1e6, true)
+        .commands(command_plan).derived("none: the concurrency, else each configuration at the most load it serves")
+        .help("The SLO search's traffic: Poisson arrivals at this rate for the whole deployment")
+        .access(FLOPCAST_MEMBER(s.plan.request_rate)),
+    def("optimize", T::choice).part("plan").flag("--optimize").choices("goodput,cost,gpus").commands(command_plan)
+        .derived("goodput")
+        .help("What the SLO search ranks by: output tokens/s per GPU within the SLOs (goodput), USD per million "
+              "output tokens (cost), or fewest GPUs (gpus)")
+        .access([](request_state& s, const json& v) { s.plan.optimize = parse_search_objective(v.get<std::string>()); },
+                [](const request_state& s) -> json {
+                  return s.plan.optimize ? json(to_string(*s.plan.optimize)) : json(nullptr);
+                }),
+    def("gpus", T::integer).part("plan").flag("--gpus").unit("GPUs").range(1, 1024).commands(command_plan)
+        .help("The SLO search: the most GPUs a configuration may use").access(FLOPCAST_MEMBER(s.plan.search_gpus)),
+    def("budget_usd_per_hour", T::number).part("plan").flag("--budget").unit("USD/h").range(0, 1e9, true)
+        .commands(command_plan).derived("none")
+        .help("The SLO search: the most a configuration's GPUs may cost per hour")
+        .access(FLOPCAST_MEMBER(s.plan.budget_usd_per_hour)),
     def("training_analysis", T::part).commands(command_train | k_est | command_plan)
         .help("Training-step analysis options (the estimate and the plan take its fine-tuning method)"),
     def("recompute", T::recompute).part("training_analysis").flag("--recompute").commands(command_train)

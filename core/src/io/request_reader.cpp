@@ -332,6 +332,9 @@ plan_request read_plan_request(std::string_view json_text) {
   read_scalars(part_object(j, "plan"), "plan", command_plan, state, false);
   q.plan = state.plan;
   q.plan.base = p.config;
+  // The SLO search tries the engine the request names, else every one that runs on the device.
+  if (const auto it = j.find("engine"); it != j.end() && it->is_string() && !p.config.engine.empty())
+    q.engines.push_back(p.config.engine);
   return q;
 }
 

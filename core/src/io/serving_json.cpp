@@ -158,9 +158,10 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
   const engine_profile* e = b.engine.empty() ? nullptr : &find_engine(b.engine);
   const engine_family_fit* fit = e != nullptr && e->efficiency_fitted ? e->fit_for(*q.gpu) : nullptr;
   const engine_bands& eb = b.bands;
-  // Ranges: the fitted engine's residual bands (measured / predicted, p10-p90), where it has rows.
-  const bool fitted = fit != nullptr && b.compute_efficiency_origin == efficiency_origin::fitted;
-  const auto has = [&](const residual_band& band) { return fitted && band.rows > 0; };
+  // Ranges: the fitted engine's residual bands (measured / predicted, p10-p90), where it has rows;
+  // the points shown: serving/shown_figures.cpp.
+  const band_corrections k = corrections_for(*q.model, s, *q.gpu);
+  const auto has = [&](const residual_band& band) { return k.fitted && band.rows > 0; };
   std::string method = "simulated: iteration-level continuous batching, ";
   if (e == nullptr)
     method += "plain roofline, no engine";
@@ -177,37 +178,15 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
 
   // Where a band excludes the simulator's figure (band_biased), the point shown is the simulator's
   // x the band's median; its range stays around the simulator's figure (and so contains it).
-  const auto factor = [&](const residual_band& band) { return has(band) ? band_correction(band) : 1.0; };
-  const double fix_ttft = factor(eb.ttft_load), fix_decode = factor(eb.decode), fix_rate = factor(eb.throughput);
+  const double fix_ttft = k.ttft, fix_decode = k.decode, fix_rate = k.rate, idle_prefill = k.idle_prefill_s;
   std::string fixes;
-  const auto fix = [&](const char* what, double k) {
-    if (k != 1.0) fixes += (fixes.empty() ? "" : ", ") + std::string(what) + " x" + detail::format_number(k);
+  const auto fix = [&](const char* what, double f) {
+    if (f != 1.0) fixes += (fixes.empty() ? "" : ", ") + std::string(what) + " x" + detail::format_number(f);
   };
   fix("TTFT", fix_ttft);
   fix("TPOT and ITL", fix_decode);
   fix("throughput (as a time)", fix_rate);
-  // A corrected TTFT stays at or above the idle prefill of the shortest prompt as estimate() shows
-  // it (or the simulator's own figure where that is lower: prefix-cache hits); its range then
-  // reaches to it.
-  double idle_prefill = 0;
-  if (fix_ttft != 1.0 && s.arrivals != arrival_kind::trace) {
-    settings one = b;
-    one.batch_size = 1;
-    one.sequence_length = s.input_tokens.min;
-    one.num_generated_tokens = 1;
-    idle_prefill = estimate(*q.model, one, q.gpu).perf.prefill_latency_s;
-  }
-  const auto ttft_fix = [&](double& v) { v = std::max(v * fix_ttft, std::min(v, idle_prefill)); };
-  const auto corrected = [&](const simulation_result& x) {
-    simulation_result c = x;
-    for (double* v : {&c.ttft.mean, &c.ttft.p50, &c.ttft.p90, &c.ttft.p99}) ttft_fix(*v);
-    for (distribution* t : {&c.tpot, &c.itl})
-      t->mean *= fix_decode, t->p50 *= fix_decode, t->p90 *= fix_decode, t->p99 *= fix_decode;
-    c.output_tokens_per_s /= fix_rate;
-    c.total_tokens_per_s /= fix_rate;
-    c.requests_per_s /= fix_rate;
-    return c;
-  };
+  const auto shown_ = [&](const simulation_result& x) { return corrected(x, k); };
 
   json_out w(indent);
   const auto dist = [&](std::string_view key, const distribution& x) {
@@ -331,7 +310,7 @@ std::string simulation_to_json(const simulation_request& q, const std::vector<si
   w.array("points", [&] {
     for (std::size_t i = 0; i < points.size() && i < q.points.size(); ++i) {
       const simulation_result& model = points[i];
-      const simulation_result r = corrected(model);
+      const simulation_result r = shown_(model);
       const simulation_point& p = q.points[i];
       w.begin_object().field("concurrency", p.concurrency).field("request_rate", p.request_rate);
       w.field("requests", r.requests).field("measured_requests", r.measured_requests);

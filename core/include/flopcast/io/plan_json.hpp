@@ -3,6 +3,7 @@
 // result text out, for the CLI's `plan` and the WASM module.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "flopcast/io/request.hpp"
 #include "flopcast/plan/plan.hpp"
@@ -17,12 +18,20 @@ struct plan_request {
   const model_spec* model = nullptr;
   const hardware_spec* gpu = nullptr;
   plan_settings plan;
+  std::vector<std::string> engines;  // the engine the request names (the SLO search tries only it); empty: all
 };
 [[nodiscard]] plan_request read_plan_request(std::string_view json_text);
 
 // The plan as JSON text: {model, gpu, precision, ..., layouts: [...], cheapest, fastest,
 // closest, notes} in SI units (request text in, result text out: the WASM module's entry).
-[[nodiscard]] std::string plan_to_json(const plan_request& q, const plan_result& r, int indent = 2);
+// With `search` (the SLO search, q.plan.searches()): its answer as "search".
+[[nodiscard]] std::string plan_to_json(const plan_request& q, const plan_result& r, int indent = 2,
+                                       const search_result* search = nullptr);
+// The `flopcast serve` arguments (after the program name) that run a search point's replica: the
+// same settings, so the same figures.
+[[nodiscard]] std::vector<std::string> serve_args(const plan_request& q, const search_point& p);
+// The SLO search of a plan request (search_question, search_configurations).
+[[nodiscard]] search_result plan_search(const plan_request& q);
 [[nodiscard]] std::string plan_json(std::string_view request_json, int indent = -1);
 
 }  // namespace flopcast

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "flopcast/estimate/estimate.hpp"
+#include "flopcast/plan/slo_search.hpp"
 
 namespace flopcast {
 
@@ -33,6 +34,15 @@ struct plan_settings {
   settings base;
   std::int64_t max_gpus = 64;               // the most GPUs a layout may use
   std::optional<std::int64_t> concurrency;  // concurrent sequences (serve()); unset: the batch at once
+  // The SLO search (slo_search.hpp), run when an SLO or an objective is given: the traffic is the
+  // concurrency above (closed loop), a request rate, or neither; base's sequence_length and
+  // num_generated_tokens are each request's lengths.
+  slo_targets slo;
+  std::optional<double> request_rate;         // requests/s, the whole system's (Poisson)
+  std::optional<search_objective> optimize;   // default goodput
+  std::int64_t search_gpus = 8;               // the most GPUs a configuration may use
+  std::optional<double> budget_usd_per_hour;  // the most all its GPUs may cost per hour
+  [[nodiscard]] bool searches() const noexcept { return slo.any() || optimize.has_value() || request_rate.has_value(); }
 };
 
 struct plan_layout {
@@ -76,5 +86,10 @@ struct plan_result {
 // Errors: a bad setting names its field ("/plan/max_gpus", "/batch_size", ...); an encoder-only
 // model or no generated tokens are invalid_argument at "/model" and "/num_generated_tokens".
 [[nodiscard]] plan_result plan(const model_spec& m, const plan_settings& s, const hardware_spec& gpu);
+
+// The SLO search's question from a plan's settings (plan_settings::searches()): base's lengths as
+// each request's, the concurrency (closed loop, 4 requests per client and at least 256) or the
+// request rate (Poisson, 500 requests) as the traffic, else none; `engines` to try (empty: all).
+[[nodiscard]] search_settings search_question(const plan_settings& s, std::vector<std::string> engines);
 
 }  // namespace flopcast

@@ -286,6 +286,21 @@ struct saturation_check {
                                              const hardware_spec& gpu, const simulation_result& base, double fast_scale,
                                              double slow_scale);
 
+// The figures a simulation shows (`serve`, the SLO search): where a fitted engine's residual band
+// (settings::bands, measured / predicted) excludes the simulator's figure (band_biased), the figure
+// is the simulator's x the band's median; a corrected TTFT stays at or above the idle prefill of the
+// shortest prompt (or the simulator's own figure where that is lower). The ranges are the bands
+// around the simulator's figure (has_*: a fitted engine with rows in that band).
+struct band_corrections {
+  bool fitted = false;  // a fitted engine at its fitted efficiencies
+  bool has_ttft = false, has_decode = false, has_rate = false;
+  double ttft = 1, decode = 1, rate = 1;  // factors on TTFT, TPOT and ITL, and on rates as a time
+  double idle_prefill_s = 0;              // 0: no floor (no TTFT correction)
+};
+[[nodiscard]] band_corrections corrections_for(const model_spec& m, const simulation_settings& s,
+                                               const hardware_spec& gpu);
+[[nodiscard]] simulation_result corrected(const simulation_result& r, const band_corrections& k);
+
 // Errors: flopcast::error(invalid_argument) naming the field ("/simulation/max_num_seqs", ...).
 void validate(const model_spec& m, const simulation_settings& s);
 [[nodiscard]] simulation_result simulate(const model_spec& m, const simulation_settings& s, const hardware_spec& gpu);

@@ -1,0 +1,494 @@
+// The SLO search (slo_search.hpp): configurations enumerated and sized by the closed form, the
+// closed form's Pareto front simulated with the settings `flopcast serve` runs, the SLOs as a filter.
+#include "flopcast/plan/slo_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "base/detail.hpp"
+#include "flopcast/base/error.hpp"
+#include "flopcast/plan/plan.hpp"
+#include "flopcast/serving/serving.hpp"
+#include "flopcast/serving/speculative.hpp"
+#include "flopcast/serving/workload.hpp"
+
+namespace flopcast {
+namespace {
+
+using detail::d;
+
+[[noreturn]] void bad(const std::string& field, const std::string& message) {
+  throw error(error_code::invalid_argument, field, message);
+}
+
+// The simulated requests per point: enough for a steady state at the load, few where each is long.
+std::int64_t requests_for(std::int64_t clients) { return std::clamp<std::int64_t>(4 * clients, 32, 1000); }
+
+// The mean lengths of the workload (the closed form's one request).
+std::pair<std::int64_t, std::int64_t> mean_lengths(const simulation_settings& s) {
+  if (!s.workload.dataset.empty())
+    if (const length_preset* p = find_length_preset(s.workload.dataset); p != nullptr) {
+      const auto mean = [](const lognormal_lengths& l) {
+        return std::clamp<std::int64_t>(std::llround(std::exp(l.mu + l.sigma * l.sigma / 2)), l.min, l.max);
+      };
+      return {mean(p->input), mean(p->output)};
+    }
+  return {(s.input_tokens.min + s.input_tokens.max) / 2, (s.output_tokens.min + s.output_tokens.max) / 2};
+}
+
+double at_percentile(const distribution& x, std::int64_t p) { return p == 50 ? x.p50 : p == 99 ? x.p99 : x.p90; }
+
+bool is_16bit(precision p) { return p == precision::bf16 || p == precision::fp16 || p == precision::fp32; }
+
+// The weight formats tried with engine `e`: the model's own, and the narrower native formats the
+// device computes in (FP8 where it has an FP8 peak, NVFP4 where it has an FP4 peak); llama.cpp's
+// GGUF presets Q8_0 and Q4_K_M in its place (it runs neither FP8 nor FP4).
+std::vector<precision> formats_for(const engine_profile& e, const search_settings& s, const hardware_spec& gpu) {
+  if (!s.formats.empty()) return s.formats;
+  const precision own = s.sim.base.weight_precision;
+  if (e.id == "llama.cpp") return {parse_precision("q8_0"), parse_precision("q4_k_m")};
+  std::vector<precision> out{own};
+  if (is_16bit(own) && gpu.peak(precision::fp8)) out.push_back(precision::fp8);
+  if ((is_16bit(own) || own == precision::fp8) && gpu.peak_fp4 && e.id != "mlx") out.push_back(precision::nvfp4);
+  return out;
+}
+
+struct layout_choice {
+  std::int64_t tp, ep, adp;
+};
+
+// One replica's layouts: TP (a divisor of the heads) within the domain; MoE models on engines that
+// run expert parallelism: EP over the same GPUs, with and without attention data parallelism.
+std::vector<layout_choice> layouts_for(const model_spec& m, const engine_profile& e, std::int64_t cap) {
+  std::vector<layout_choice> out;
+  const bool single = e.id == "llama.cpp" || e.id == "mlx";  // one GPU per replica as modelled
+  for (std::int64_t t = 1; t <= (single ? 1 : cap); t *= 2)
+    if (m.attention.num_heads % t == 0) out.push_back({t, 1, 1});
+  if (!single && m.moe.num_experts > 1)
+    for (std::int64_t ep = 2; ep <= cap; ep *= 2) {
+      if (m.moe.num_experts % ep != 0) continue;
+      out.push_back({1, ep, 1});
+      out.push_back({1, ep, ep});
+    }
+  return out;
+}
+
+// Non-dominated points: higher per-GPU throughput and higher per-user speed are better.
+template <class P, class G, class U>
+std::vector<std::size_t> front_of(const std::vector<P>& pts, G per_gpu, U per_user) {
+  std::vector<std::size_t> idx(pts.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return std::make_tuple(-per_user(pts[a]), -per_gpu(pts[a]), a) <
+           std::make_tuple(-per_user(pts[b]), -per_gpu(pts[b]), b);
+  });
+  std::vector<std::size_t> out;
+  double best_gpu = -1;
+  for (const std::size_t i : idx)
+    if (per_gpu(pts[i]) > best_gpu) {
+      out.push_back(i);
+      best_gpu = per_gpu(pts[i]);
+    }
+  return out;
+}
+
+struct candidate {
+  search_config config;
+  simulation_settings sim;  // the replica's run, load not yet set
+  std::int64_t load = 0;    // per-replica clients (closed loop) or replicas (fixed rate)
+  double per_gpu = 0, per_user = 0;
+};
+
+}  // namespace
+
+std::string_view to_string(search_objective o) noexcept {
+  switch (o) {
+    case search_objective::goodput:
+      return "goodput";
+    case search_objective::cost:
+      return "cost";
+    case search_objective::gpus:
+      return "gpus";
+  }
+  return "goodput";
+}
+
+search_objective parse_search_objective(std::string_view name, std::string_view field) {
+  if (name == "goodput") return search_objective::goodput;
+  if (name == "cost") return search_objective::cost;
+  if (name == "gpus") return search_objective::gpus;
+  bad(std::string(field), "expected goodput, cost or gpus, but got \"" + std::string(name) + "\"");
+}
+
+search_settings search_question(const plan_settings& p, std::vector<std::string> engines) {
+  search_settings s;
+  s.sim.base = p.base;
+  s.sim.base.batch_size = 1;
+  s.sim.input_tokens = {p.base.sequence_length, p.base.sequence_length};
+  s.sim.output_tokens = {p.base.num_generated_tokens, p.base.num_generated_tokens};
+  if (p.request_rate && p.concurrency)
+    bad("/plan/request_rate", "the search's traffic is a concurrency or a request rate, not both");
+  if (p.concurrency) {
+    s.sim.arrivals = arrival_kind::closed_loop;
+    s.sim.clients = *p.concurrency;
+    s.sim.num_requests = std::clamp<std::int64_t>(4 * *p.concurrency, 256, 100000);
+  } else if (p.request_rate) {
+    s.sim.arrivals = arrival_kind::poisson;
+    s.sim.rate_per_s = *p.request_rate;
+    s.sim.num_requests = 500;
+  }
+  s.gpus = p.search_gpus;
+  s.budget_usd_per_hour = p.budget_usd_per_hour;
+  s.slo = p.slo;
+  s.objective = p.optimize.value_or(search_objective::goodput);
+  s.engines = std::move(engines);
+  return s;
+}
+
+search_result search_configurations(const model_spec& m, const search_settings& s, const hardware_spec& gpu) {
+  if (s.gpus < 1 || s.gpus > 1024) bad("/plan/gpus", "expected 1 to 1024 GPUs, but got " + std::to_string(s.gpus));
+  if (s.slo.percentile != 50 && s.slo.percentile != 90 && s.slo.percentile != 99)
+    bad("/plan/slo_percentile", "expected 50, 90 or 99, but got " + std::to_string(s.slo.percentile));
+  for (const auto& [v, field] :
+       {std::pair{s.slo.ttft_s, "/plan/slo_ttft_s"}, std::pair{s.slo.tpot_s, "/plan/slo_tpot_s"},
+        std::pair{s.slo.e2e_s, "/plan/slo_e2e_s"}})
+    if (v && !(std::isfinite(*v) && *v > 0)) bad(field, "expected a limit > 0 s, but got " + detail::format_number(*v));
+  if (s.budget_usd_per_hour && !(std::isfinite(*s.budget_usd_per_hour) && *s.budget_usd_per_hour > 0))
+    bad("/plan/budget_usd_per_hour",
+        "expected a budget > 0 USD per hour, but got " + detail::format_number(*s.budget_usd_per_hour));
+  const bool closed = s.sim.arrivals == arrival_kind::closed_loop, open = s.sim.arrivals == arrival_kind::poisson;
+  if (!closed && !open && s.sim.arrivals != arrival_kind::batch)
+    bad("/simulation/arrivals", "the search takes a concurrency, a request rate or neither (no trace)");
+
+  search_result out;
+  const std::int64_t domain = gpu.interconnect_domain_size > 0 ? gpu.interconnect_domain_size : 1;
+  const std::int64_t cap = std::min(s.gpus, domain);
+  const double price = s.sim.base.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
+  const auto [isl, osl] = mean_lengths(s.sim);
+
+  // ---- the engines ----
+  std::vector<const engine_profile*> engines;
+  if (s.engines.empty()) {
+    for (const engine_profile* e : engines_for(gpu)) engines.push_back(e);
+  } else {
+    for (const std::string& id : s.engines) {
+      const engine_profile& e = find_engine(id);
+      check_engine_runs_on(e, gpu);
+      engines.push_back(&e);
+    }
+  }
+  std::vector<std::pair<const engine_profile*, engine_scheduler>> runnable;
+  for (const engine_profile* e : engines) {
+    try {
+      runnable.emplace_back(e, scheduler_of(*e, gpu));
+    } catch (const error&) {
+      out.notes.push_back("engine " + e->id + " is not simulated (static batching): left out");
+    }
+  }
+  if (runnable.empty()) bad("/plan/engines", "no engine that the serving simulator models runs on " + gpu.name);
+
+  // ---- 1. configurations, their fit and their closed-form figures at a ladder of loads ----
+  std::vector<candidate> points;
+  std::int64_t cfg_count = 0;
+  for (const auto& [e, sched] : runnable) {
+    for (const precision w : formats_for(*e, s, gpu))
+      for (const layout_choice& l : layouts_for(m, *e, cap)) {
+        const std::int64_t per_replica = l.tp * l.ep;
+        if (per_replica > s.gpus) continue;
+        std::vector<std::int64_t> budgets{sched.max_num_batched_tokens};
+        if (sched.chunked_prefill && sched.max_num_batched_tokens > 2048) budgets.push_back(2048);
+        std::vector<std::int64_t> specs{0};
+        if (m.mtp_layers > 0 && (e->id == "vllm" || e->id == "sglang" || e->id == "tensorrt-llm")) specs.push_back(-1);
+        for (const std::int64_t budget : budgets)
+          for (const std::int64_t spec : specs) {
+            ++cfg_count;
+            candidate c;
+            c.config.engine = e->id;
+            c.config.weight = w;
+            c.config.kv = default_kv_precision(w);
+            c.config.tp = l.tp;
+            c.config.ep = l.ep;
+            c.config.attention_dp = l.adp;
+            c.config.max_num_seqs = sched.max_num_seqs;
+            c.config.max_num_batched_tokens = budget;
+            c.config.chunked_prefill = sched.chunked_prefill;
+            simulation_settings& x = c.sim;
+            x = s.sim;
+            x.base.weight_precision = w;
+            x.base.kv_cache_precision.reset();
+            x.base.parallel.tensor_parallel = l.tp;
+            x.base.parallel.expert_parallel = l.ep;
+            x.base.parallel.attention_data_parallel = l.adp;
+            x.base.parallel.pipeline_parallel = 1;
+            x.base.parallel.data_parallel = 1;
+            x.base.engine.clear();
+            apply_engine(*e, gpu, x);
+            x.max_num_batched_tokens = std::max<std::int64_t>(budget, sched.chunked_prefill ? 1 : isl);
+            c.config.max_num_batched_tokens = x.max_num_batched_tokens;
+            if (spec != 0) {
+              speculative_settings sp;
+              sp.method = speculative_method::mtp;
+              x.speculative = resolve_speculative(sp);
+              c.config.speculative_tokens = x.speculative.tokens;
+            }
+            // The closed form at one replica: its memory holds how many, and how fast.
+            serving_settings cf;
+            cf.base = x.base;
+            cf.prompt_tokens = isl;
+            cf.output_tokens = osl;
+            cf.chunked_prefill_tokens = sched.chunked_prefill ? x.max_num_batched_tokens : 0;
+            cf.max_running = x.max_num_seqs;
+            const auto closed_form = [&](std::int64_t clients) -> std::optional<serving_result> {
+              cf.concurrency = clients;
+              try {
+                serving_result r = serve(m, cf, gpu);
+                if (!r.fits || r.concurrency < 1 || !(r.tpot_s > 0)) return std::nullopt;
+                return r;
+              } catch (const error&) {
+                return std::nullopt;
+              }
+            };
+            const auto first = closed_form(1);
+            if (!first) continue;
+            ++out.fitting;
+            const std::int64_t most = std::min<std::int64_t>(first->max_concurrency, x.max_num_seqs);
+            const std::int64_t max_replicas = std::max<std::int64_t>(1, s.gpus / per_replica);
+            std::int64_t replicas = max_replicas;
+            if (s.budget_usd_per_hour && price > 0)
+              replicas = std::min<std::int64_t>(
+                  replicas, static_cast<std::int64_t>(*s.budget_usd_per_hour / (price * d(per_replica))));
+            if (replicas < 1) continue;
+            const auto add = [&](std::int64_t reps, std::int64_t clients, const serving_result& r) {
+              candidate p = c;
+              p.config.replicas = reps;
+              p.load = clients;
+              p.per_gpu = r.output_tokens_per_second / d(per_replica);
+              p.per_user = 1.0 / r.tpot_s;
+              points.push_back(std::move(p));
+              ++out.closed_form_points;
+            };
+            if (closed) {
+              // The system's clients dealt over 1..replicas replicas.
+              for (std::int64_t r = 1; r <= replicas; ++r) {
+                const std::int64_t clients = (s.sim.clients + r - 1) / r;
+                if (clients > most) continue;
+                if (const auto f = closed_form(clients)) add(r, clients, *f);
+              }
+            } else if (open) {
+              // The replica's share of the rate must be within what it completes at its fullest.
+              const auto full = closed_form(std::max<std::int64_t>(1, most));
+              if (!full) continue;
+              for (std::int64_t r = 1; r <= replicas; ++r) {
+                const double share = s.sim.rate_per_s / d(r);
+                if (share > full->requests_per_second) continue;
+                // Little's law for the load the share keeps in flight.
+                std::int64_t clients = 1;
+                for (int it = 0; it < 4; ++it) {
+                  const auto f = closed_form(clients);
+                  if (!f) break;
+                  const double latency = f->ttft_s + d(osl - 1) * f->tpot_s;
+                  clients = std::clamp<std::int64_t>(std::llround(std::ceil(share * latency)), 1, most);
+                }
+                if (const auto f = closed_form(clients)) add(r, clients, *f);
+              }
+            } else {
+              for (std::int64_t clients = 1; clients <= most; clients *= 2)
+                if (const auto f = closed_form(clients)) add(replicas, clients, *f);
+            }
+          }
+      }
+  }
+  out.configurations = cfg_count;
+  if (points.empty()) {
+    out.notes.push_back("no configuration holds a request of " + std::to_string(isl) + " + " + std::to_string(osl) +
+                        " tokens within " + std::to_string(s.gpus) + " " + gpu.name + " GPUs" +
+                        (s.budget_usd_per_hour ? " and the budget" : "") +
+                        (open     ? " at that request rate"
+                         : closed ? " at that concurrency"
+                                  : ""));
+    return out;
+  }
+
+  // ---- 2. the closed form's Pareto fronts, simulated: the whole space's and each engine's ----
+  const auto gpu_of = [](const candidate& c) { return c.per_gpu; };
+  const auto user_of = [](const candidate& c) { return c.per_user; };
+  std::vector<std::size_t> chosen = front_of(points, gpu_of, user_of);
+  for (const auto& [e, sched] : runnable) {
+    std::vector<candidate> own;
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (points[i].config.engine == e->id) {
+        own.push_back(points[i]);
+        at.push_back(i);
+      }
+    for (const std::size_t k : front_of(own, gpu_of, user_of)) chosen.push_back(at[k]);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  // Thinned evenly by per-user speed when there are more than max_simulations.
+  std::sort(chosen.begin(), chosen.end(), [&](std::size_t a, std::size_t b) {
+    return std::make_tuple(points[a].per_user, points[a].per_gpu, a) <
+           std::make_tuple(points[b].per_user, points[b].per_gpu, b);
+  });
+  if (chosen.size() > s.max_simulations) {
+    std::vector<std::size_t> thinned;
+    for (std::size_t k = 0; k < s.max_simulations; ++k)
+      thinned.push_back(chosen[k * (chosen.size() - 1) / std::max<std::size_t>(1, s.max_simulations - 1)]);
+    thinned.erase(std::unique(thinned.begin(), thinned.end()), thinned.end());
+    chosen = std::move(thinned);
+  }
+  std::vector<search_point> simulated;
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    if (s.progress && !s.progress(d(k) / d(chosen.size())))
+      throw error(error_code::limit, "/plan", "the search was cancelled");
+    const candidate& c = points[chosen[k]];
+    search_point p;
+    p.config = c.config;
+    p.sim = c.sim;
+    simulation_settings& x = p.sim;
+    const std::int64_t reps = c.config.replicas, per_replica = c.config.tp * c.config.ep;
+    if (open) {
+      x.arrivals = arrival_kind::poisson;
+      x.rate_per_s = s.sim.rate_per_s / d(reps);
+      x.num_requests = s.sim.num_requests;
+      p.rate_per_s = s.sim.rate_per_s;
+    } else {
+      x.arrivals = arrival_kind::closed_loop;
+      x.clients = c.load;
+      x.num_requests = closed ? s.sim.num_requests : requests_for(c.load);
+      p.concurrency = closed ? s.sim.clients : c.load * reps;
+    }
+    simulation_result raw;
+    try {
+      raw = simulate(m, x, gpu);
+    } catch (const error&) {
+      continue;  // a configuration the closed form admits but the simulator's memory does not
+    }
+    ++out.simulations;
+    const band_corrections k_ = corrections_for(m, x, gpu);
+    const simulation_result r = corrected(raw, k_);
+    const std::int64_t pc = s.slo.percentile;
+    p.simulated = true;
+    p.ttft_s = at_percentile(r.ttft, pc);
+    p.tpot_s = at_percentile(r.tpot, pc);
+    p.e2e_s = at_percentile(r.e2e, pc);
+    const engine_bands& eb = x.base.bands;
+    p.has_ranges = k_.has_ttft && k_.has_decode;
+    if (p.has_ranges) {
+      const double rt = at_percentile(raw.ttft, pc), rd = at_percentile(raw.tpot, pc);
+      p.ttft_range = {std::min(rt * eb.ttft_load.low, p.ttft_s), std::max(rt * eb.ttft_load.high, p.ttft_s)};
+      p.tpot_range = {std::min(rd * eb.decode.low, p.tpot_s), std::max(rd * eb.decode.high, p.tpot_s)};
+    }
+    p.output_tokens_per_s = r.output_tokens_per_s * d(reps);
+    p.output_tokens_per_s_per_gpu = r.output_tokens_per_s / d(per_replica);
+    p.tokens_per_s_per_user = r.tpot.mean > 0 ? 1.0 / r.tpot.mean : 0.0;
+    p.cost_per_hour_usd = price * d(p.config.gpus());
+    p.usd_per_million_output_tokens =
+        p.output_tokens_per_s > 0 ? p.cost_per_hour_usd / (p.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
+    // An open loop keeps up when it completes requests at >= 95% of the arrival rate, the run's
+    // ramp-down (its median latency after the last arrival) not counted against it.
+    if (open) {
+      const double span = raw.window_s - raw.e2e.p50;
+      p.keeps_up = span > 0 && d(raw.measured_requests) / span >= 0.95 * x.rate_per_s;
+    }
+    // The SLOs: limit / figure - 1 each; every one met (and an open loop keeping up).
+    double least = 1e300;
+    const auto judge = [&](const std::optional<double>& limit, double v, std::optional<double>& margin,
+                           const char* name) {
+      if (!limit) return;
+      margin = v > 0 ? *limit / v - 1.0 : 1e300;
+      if (*margin < least) {
+        least = *margin;
+        p.binding = name;
+      }
+    };
+    judge(s.slo.ttft_s, p.ttft_s, p.ttft_margin, "ttft");
+    judge(s.slo.tpot_s, p.tpot_s, p.tpot_margin, "tpot");
+    judge(s.slo.e2e_s, p.e2e_s, p.e2e_margin, "e2e");
+    if (!p.keeps_up) p.binding = "throughput";
+    p.meets = p.keeps_up && (!p.ttft_margin || *p.ttft_margin >= 0) && (!p.tpot_margin || *p.tpot_margin >= 0) &&
+              (!p.e2e_margin || *p.e2e_margin >= 0);
+    // Goodput: requests meeting the TTFT and TPOT limits (the simulator's count, all replicas).
+    p.goodput_requests_per_s = p.meets ? r.requests_per_s * d(reps) : 0.0;
+    simulated.push_back(std::move(p));
+  }
+  if (s.progress) s.progress(1.0);
+
+  // ---- 3. the SLOs filter, the objective ranks ----
+  const auto better = [&](const search_point& a, const search_point& b) {
+    switch (s.objective) {
+      case search_objective::cost:
+        if (a.usd_per_million_output_tokens != b.usd_per_million_output_tokens)
+          return a.usd_per_million_output_tokens < b.usd_per_million_output_tokens;
+        break;
+      case search_objective::gpus:
+        if (a.config.gpus() != b.config.gpus()) return a.config.gpus() < b.config.gpus();
+        break;
+      case search_objective::goodput:
+        break;
+    }
+    if (a.output_tokens_per_s_per_gpu != b.output_tokens_per_s_per_gpu)
+      return a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu;
+    return a.tokens_per_s_per_user > b.tokens_per_s_per_user;
+  };
+  std::vector<const search_point*> ok, missed;
+  for (const search_point& p : simulated) (p.meets ? ok : missed).push_back(&p);
+  std::stable_sort(ok.begin(), ok.end(), [&](auto* a, auto* b) { return better(*a, *b); });
+  std::stable_sort(missed.begin(), missed.end(), [&](auto* a, auto* b) { return better(*a, *b); });
+  // One point per configuration (its best load).
+  const auto key = [](const search_config& c) {
+    return std::make_tuple(c.engine, static_cast<int>(c.weight), c.tp, c.ep, c.attention_dp, c.max_num_batched_tokens,
+                           c.speculative_tokens);
+  };
+  std::set<decltype(key(search_config{}))> seen;
+  for (const search_point* p : ok)
+    if (out.ranked.size() < s.top && seen.insert(key(p->config)).second) out.ranked.push_back(*p);
+  for (const search_point* p : missed) out.rejected.push_back(*p);
+  for (const std::size_t i : front_of(
+           simulated, [](const search_point& p) { return p.output_tokens_per_s_per_gpu; },
+           [](const search_point& p) { return p.tokens_per_s_per_user; }))
+    out.pareto.push_back(simulated[i]);
+  std::sort(out.pareto.begin(), out.pareto.end(), [](const search_point& a, const search_point& b) {
+    return a.tokens_per_s_per_user < b.tokens_per_s_per_user;
+  });
+
+  // ---- why the best beats the next ----
+  const auto name = [](const search_point& p) {
+    std::string t =
+        p.config.engine + " " + std::string(to_string(p.config.weight)) + " TP" + std::to_string(p.config.tp);
+    if (p.config.ep > 1) t += " EP" + std::to_string(p.config.ep);
+    if (p.config.attention_dp > 1) t += " DP-attention " + std::to_string(p.config.attention_dp);
+    if (p.config.replicas > 1) t += " x" + std::to_string(p.config.replicas);
+    if (p.config.speculative_tokens > 0) t += " MTP" + std::to_string(p.config.speculative_tokens);
+    return t;
+  };
+  const auto fmt = [](double v) { return detail::format_number(std::round(v * 10) / 10); };
+  if (out.ranked.empty()) {
+    out.why = s.slo.any() ? "no simulated configuration meets every SLO" : "no configuration was simulated";
+    if (!out.rejected.empty())
+      out.why += "; the closest, " + name(out.rejected.front()) + ", misses " + out.rejected.front().binding;
+  } else {
+    const search_point& a = out.ranked.front();
+    out.why = name(a) + ": " + fmt(a.output_tokens_per_s_per_gpu) + " output tokens/s per GPU at " +
+              fmt(a.tokens_per_s_per_user) + " tokens/s per user on " + std::to_string(a.config.gpus()) + " GPUs";
+    if (!a.binding.empty()) out.why += "; the SLO closest to binding: " + a.binding;
+    if (out.ranked.size() > 1) {
+      const search_point& b = out.ranked[1];
+      out.why += ". Next, " + name(b) + ": " + fmt(b.output_tokens_per_s_per_gpu) + " tokens/s per GPU";
+      if (!b.binding.empty()) out.why += ", held by " + b.binding;
+    }
+    // What stops the best configuration at more load: its simulated point beyond, missing an SLO.
+    for (const search_point* p : missed)
+      if (key(p->config) == key(a.config) && p->output_tokens_per_s_per_gpu > a.output_tokens_per_s_per_gpu) {
+        out.why += ". More load on it misses " + p->binding + " (" + fmt(p->output_tokens_per_s_per_gpu) +
+                   " tokens/s per GPU)";
+        break;
+      }
+  }
+  return out;
+}
+
+}  // namespace flopcast

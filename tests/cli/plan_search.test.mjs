@@ -1,0 +1,100 @@
+// Issue 28 through the CLI: `flopcast plan --slo-ttft --slo-tpot [--rate|--concurrency] --optimize`.
+// What the search ranks first meets every SLO when its `serve_args` are run as they stand (the same
+// settings, the same seed, the same figures); a point it rejects misses an SLO in that run; the
+// Pareto front is non-dominated; bad settings exit 2 naming the field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'build/flopcast');
+const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+const json = (args) => {
+  const r = run([...args, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+const at = (dist, p) => dist[`p${p}`];
+
+// The question: llama-3-8b on up to 8 H100s, 1,024 + 256 tokens, TTFT p90 <= ttft and TPOT p90 <= tpot.
+const ask = (ttft, tpot) => [
+  ...['plan', 'llama-3-8b', '-g', 'H100', '-s', '1024', '-n', '256'],
+  ...['--slo-ttft', String(ttft), '--slo-tpot', String(tpot)],
+];
+const question = ask(0.5, 0.02);
+
+test('plan --slo-*: the first-ranked meets every SLO in a direct serve run of its settings; a rejected one misses', () => {
+  const s = json(question).search;
+  assert.equal(s.label, 'ESTIMATED');
+  assert.equal(s.question.slo_percentile, 90);
+  assert.ok(s.ranked.length >= 2, `ranked ${s.ranked.length}`);
+  assert.ok(s.rejected.length >= 1);
+  const best = s.ranked[0];
+  const direct = json(best.serve_args).points[0];
+  assert.equal(at(direct.ttft_s, 90), best.ttft_s);
+  assert.equal(at(direct.tpot_s, 90), best.tpot_s);
+  assert.ok(at(direct.ttft_s, 90) <= 0.5 && at(direct.tpot_s, 90) <= 0.02);
+  const rejected = s.rejected[0];
+  const again = json(rejected.serve_args).points[0];
+  assert.ok(at(again.ttft_s, 90) > 0.5 || at(again.tpot_s, 90) > 0.02, JSON.stringify(rejected.serve_args));
+  // Ranked by output tokens/s per GPU; the why names the winner.
+  for (let i = 1; i < s.ranked.length; i++)
+    assert.ok(s.ranked[i - 1].output_tokens_per_s_per_gpu >= s.ranked[i].output_tokens_per_s_per_gpu);
+  assert.match(s.why, new RegExp(`^${best.engine} `));
+  // The text output: the table and the command that checks the first.
+  const text = run(question);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /check the first: flopcast serve /);
+  // CSV: one row per ranked configuration.
+  const csv = run([...question, '--csv']);
+  assert.equal(csv.status, 0, csv.stderr);
+  assert.equal(csv.stdout.trim().split('\n').length, 1 + s.ranked.length);
+});
+
+test('plan --slo-*: the Pareto front is non-dominated, pairwise; a tighter TPOT never raises the best goodput', () => {
+  const s = json(question).search;
+  assert.ok(s.pareto.length >= 2);
+  for (const a of s.pareto)
+    for (const b of s.pareto) {
+      if (a === b) continue;
+      const dominates =
+        a.output_tokens_per_s_per_gpu >= b.output_tokens_per_s_per_gpu &&
+        a.tokens_per_s_per_user >= b.tokens_per_s_per_user &&
+        (a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu ||
+          a.tokens_per_s_per_user > b.tokens_per_s_per_user);
+      assert.ok(!dominates);
+    }
+  let last = Infinity;
+  for (const tpot of ['0.05', '0.02', '0.01', '0.006', '0.004']) {
+    const r = json(ask(1, tpot)).search;
+    const best = r.ranked.length ? r.ranked[0].output_tokens_per_s_per_gpu : 0;
+    assert.ok(best <= last, `TPOT ${tpot}: ${best} > ${last}`);
+    last = best;
+  }
+});
+
+test('plan --rate and --optimize gpus: the fewest GPUs that keep up within the SLOs', () => {
+  const s = json([...question, '--rate', '20', '--optimize', 'gpus', '--gpus', '4']).search;
+  assert.equal(s.question.request_rate, 20);
+  assert.ok(s.ranked.length >= 1);
+  for (const p of s.ranked) {
+    assert.ok(p.gpus <= 4 && p.keeps_up && p.meets);
+    assert.equal(p.request_rate, 20);
+  }
+  for (let i = 1; i < s.ranked.length; i++) assert.ok(s.ranked[i - 1].gpus <= s.ranked[i].gpus);
+});
+
+test('plan --slo-*: bad settings exit 2 naming the field', () => {
+  for (const [args, field] of [
+    [['--slo-tpot', '-1'], '/plan/slo_tpot_s'],
+    [['--slo-percentile', '95'], '/plan/slo_percentile'],
+    [['--optimize', 'speed'], '/plan/optimize'],
+    [['--gpus', '0'], '/plan/gpus'],
+    [['--rate', '5', '--concurrency', '8'], '/plan/request_rate'],
+  ]) {
+    const r = run([...question.filter((a, i) => !args.includes(a) && !args.includes(question[i - 1])), ...args]);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(field), r.stderr);
+  }
+});
