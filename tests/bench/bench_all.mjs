@@ -164,6 +164,18 @@ function wasmSimulate(nativeSeconds) {
   );
 }
 
+// 4b. The SLO search natively and in WASM (tests/wasm/bench_plan_search.mjs, its output shown).
+function planSearch() {
+  const script = join(root, 'tests/wasm/bench_plan_search.mjs');
+  if (!existsSync(script)) return;
+  const out = run(process.execPath, [script], { cwd: root });
+  process.stdout.write(out);
+  const w = /wasm plan search .*median ([\d.]+) ms/.exec(out);
+  const n = /native plan search .*median ([\d.]+) ms/.exec(out);
+  if (n) report('SLO search, default question, native', ms(Number(n[1]) / 1e3), '<= 1 s', Number(n[1]) <= 1000);
+  if (w) report('SLO search, the same in WASM (node)', ms(Number(w[1]) / 1e3), '<= 3 s', Number(w[1]) <= 3000);
+}
+
 // 5. A 1M-point sweep in node: the checkout's tests/wasm/bench_sweep.mjs where it has one (its
 // output shown); else (a checkout from before it, measured with --root) fc.sweep over the same
 // grid (tests/wasm/sweep_request.mjs), in chunks whose values are dropped as they come (flat
@@ -230,6 +242,7 @@ try {
   if (existsSync(join(wasmDir, 'flopcast_core.wasm'))) {
     wasmEstimate();
     wasmSimulate(nativeSim);
+    planSearch();
     wasmSweep();
   } else {
     lines.push('WASM figures skipped: no build-wasm/ (npm run build:wasm)');

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'build/flopcast');
@@ -96,5 +97,65 @@ test('plan --slo-*: bad settings exit 2 naming the field', () => {
     const r = run([...question.filter((a, i) => !args.includes(a) && !args.includes(question[i - 1])), ...args]);
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.ok(r.stderr.includes(field), r.stderr);
+  }
+});
+
+// Every engine's launch command: the program, the model, then only flags its profile lists
+// (data/engines/*.json "launch"), each with a value of the documented kind, realising the settings.
+test('plan: the launch command of each engine parses with its profile flag list and realises the settings', () => {
+  const profiles = {
+    vllm: 'vllm.json',
+    sglang: 'sglang.json',
+    'tensorrt-llm': 'tensorrt-llm.json',
+    'llama.cpp': 'llama-cpp.json',
+    mlx: 'mlx.json',
+  };
+  const where = { 'llama.cpp': ['llama-3-8b', 'RTX-4090'], mlx: ['llama-3-8b', 'M2-Ultra'] };
+  for (const [engine, file] of Object.entries(profiles)) {
+    const launch = JSON.parse(readFileSync(join(root, 'data/engines', file), 'utf8')).launch;
+    const [model, gpu] = where[engine] ?? ['qwen3-30b-a3b', 'H100'];
+    const s = json([
+      ...['plan', model, '-g', gpu, '-s', '1024', '-n', '256', '--engine', engine],
+      ...['--slo-ttft', '2', '--slo-tpot', '0.1'],
+    ]).search;
+    assert.ok(s.ranked.length >= 1, `${engine}: nothing ranked`);
+    const p = s.ranked[0];
+    assert.equal(p.engine, engine);
+    const args = p.launch.args;
+    const program = launch.program.split(' ');
+    assert.deepEqual(args.slice(0, program.length), program, engine);
+    let i = program.length;
+    if (launch.model_flag) assert.equal(args[i++], launch.model_flag, engine);
+    i++; // the model
+    const got = {}; // setting -> value
+    for (; i < args.length; i++) {
+      const f = launch.flags.find((x) => x.flag === args[i] || x.off_flag === args[i]);
+      assert.ok(f, `${engine}: ${args[i]} is not in the profile's flags`);
+      let value = 'on';
+      if (f.off_flag === args[i]) value = 'off';
+      else if (!['bool_switch', 'bool_negatable'].includes(f.value)) value = args[++i];
+      if (f.value === 'int') assert.match(value, /^-?\d+$/, `${engine} ${f.flag}`);
+      if (f.value === 'float') assert.ok(Number.isFinite(Number(value)), `${engine} ${f.flag}`);
+      if (f.value === 'json') JSON.parse(value);
+      if (f.value.startsWith('enum:'))
+        assert.ok(f.value.slice(5).split('|').includes(value), `${engine} ${f.flag} ${value}`);
+      for (const x of launch.flags.filter((y) => y.flag === f.flag)) got[x.setting] = value;
+    }
+    // The settings realised: the step budget, the running cap where capped, the GPUs per replica.
+    assert.equal(Number(got.max_num_batched_tokens), p.max_num_batched_tokens, `${engine} step budget`);
+    if (p.max_num_seqs < 100000) assert.equal(Number(got.max_num_seqs), p.max_num_seqs, `${engine} running cap`);
+    if (got.tensor_parallel !== undefined) {
+      const world = Number(got.tensor_parallel) * Number(got.attention_data_parallel ?? got.data_parallel ?? 1);
+      assert.ok(
+        [p.tp * p.ep, p.tp * p.ep * p.attention_dp].includes(world) || Number(got.tensor_parallel) === p.tp * p.ep,
+      );
+    }
+    if (
+      p.chunked_prefill &&
+      got.chunked_prefill !== undefined &&
+      launch.flags.find((x) => x.setting === 'chunked_prefill').value !== 'int'
+    )
+      assert.equal(got.chunked_prefill, 'on', `${engine} chunked prefill`);
+    assert.ok(p.launch.docs_version.length > 0);
   }
 });

@@ -1,6 +1,7 @@
 // The SLO search (issue 28, plan/slo_search.hpp): what it ranks first meets every SLO when the same
 // settings are simulated directly; what it rejects misses one; tightening an SLO never raises the
 // best goodput; its Pareto front is non-dominated.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 
@@ -120,4 +121,50 @@ TEST_CASE("SLO search: a fixed concurrency is dealt over replicas; bad settings 
   bad = s;
   bad.slo.tpot_s = -1;
   CHECK_THROWS_WITH(search_configurations(m, bad, gpu), Catch::Contains("/plan/slo_tpot_s"));
+}
+
+TEST_CASE("launch commands: attention DP, expert parallelism and MTP as each engine spells them") {
+  launch_settings s;
+  s.model = "deepseek-ai/DeepSeek-V3";
+  s.weight = s.checkpoint = parse_precision("fp8_block");
+  s.kv = precision::fp8;
+  s.tp = 1;
+  s.ep = 8;
+  s.attention_dp = 8;
+  s.max_num_seqs = 256;
+  s.max_num_batched_tokens = 4096;
+  s.speculative_tokens = 3;
+  const auto has = [](const launch_command& c, std::vector<std::string> run) {
+    return std::search(c.args.begin(), c.args.end(), run.begin(), run.end()) != c.args.end();
+  };
+  // vLLM: DP attention is --data-parallel-size with --enable-expert-parallel (EP = TP x DP).
+  const launch_command v = launch_for(find_engine("vllm"), s);
+  CHECK(v.args.front() == "vllm");
+  CHECK(has(v, {"--tensor-parallel-size", "1"}));
+  CHECK(has(v, {"--data-parallel-size", "8"}));
+  CHECK(has(v, {"--enable-expert-parallel"}));
+  CHECK(has(v, {"--kv-cache-dtype", "fp8"}));
+  CHECK(has(v, {"--speculative-config", "{\"method\":\"mtp\",\"num_speculative_tokens\":3}"}));
+  CHECK(v.text.find("'{\"method\":\"mtp\",\"num_speculative_tokens\":3}'") != std::string::npos);
+  // SGLang: --tp-size is the world, with --ep-size, --enable-dp-attention --dp-size; MTP as EAGLE.
+  const launch_command g = launch_for(find_engine("sglang"), s);
+  CHECK(has(g, {"--tensor-parallel-size", "8"}));
+  CHECK(has(g, {"--expert-parallel-size", "8"}));
+  CHECK(has(g, {"--enable-dp-attention"}));
+  CHECK(has(g, {"--data-parallel-size", "8"}));
+  CHECK(has(g, {"--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3"}));
+  // TensorRT-LLM: attention DP, the KV format and MTP only in the --extra_llm_api_options YAML.
+  const launch_command t = launch_for(find_engine("tensorrt-llm"), s);
+  CHECK(has(t, {"--tp_size", "8", "--ep_size", "8"}));
+  CHECK(has(t, {"--extra_llm_api_options", "extra_llm_api_options.yaml"}));
+  CHECK(std::find(t.yaml.begin(), t.yaml.end(), "enable_attention_dp: true") != t.yaml.end());
+  const auto spec = std::find(t.yaml.begin(), t.yaml.end(), "speculative_config:");
+  REQUIRE(spec != t.yaml.end());
+  CHECK(std::find(spec, t.yaml.end(), "  decoding_type: MTP") != t.yaml.end());
+  // A served format narrower than the checkpoint that the engine only reads from a checkpoint.
+  s.checkpoint = precision::bf16;
+  s.weight = precision::nvfp4;
+  const launch_command t4 = launch_for(find_engine("tensorrt-llm"), s);
+  REQUIRE_FALSE(t4.left_out.empty());
+  CHECK(t4.left_out.back().find("reads the format from the checkpoint") != std::string::npos);
 }

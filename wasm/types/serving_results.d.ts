@@ -452,6 +452,17 @@ export interface PlanSearchPoint {
   binding: string | null;
   /** The `flopcast serve` arguments that run this point's replica. */
   serve_args: string[];
+  /** Ranked points: the engine's own launch command for one replica (flags from data/engines' launch tables). */
+  launch: {
+    command: string;
+    args: string[];
+    /** The config file the command names (TensorRT-LLM's --extra_llm_api_options), and its lines. */
+    yaml_file: string | null;
+    yaml: string[];
+    /** Settings the engine takes no flag for, with why. */
+    left_out: string[];
+    docs_version: string;
+  } | null;
 }
 
 export interface PlanSearch {

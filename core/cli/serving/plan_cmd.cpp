@@ -81,6 +81,15 @@ void print_search(const plan_request& q, const search_result& r) {
     std::string line = "flopcast";
     for (const std::string& a : serve_args(q, r.ranked.front())) line += " " + a;
     std::cout << "check the first: " << line << "\n";
+    if (const auto& l = r.ranked.front().launch) {
+      std::cout << fmt::format("launch it ({} flags as its docs name them, {}):\n  {}\n",
+                               r.ranked.front().config.engine, l->version, l->text);
+      if (!l->yaml.empty()) {
+        std::cout << "  with " << l->yaml_file << ":\n";
+        for (const std::string& y : l->yaml) std::cout << "    " << y << "\n";
+      }
+      for (const std::string& x : l->left_out) std::cout << "  not expressed: " << x << "\n";
+    }
   }
   for (const std::string& n : r.notes) std::cout << "note: " << n << "\n";
 }

@@ -106,8 +106,22 @@ void write_point(json_out& w, const plan_request& q, const search_point& p) {
       .field("tpot_margin", p.tpot_margin)
       .field("e2e_margin", p.e2e_margin)
       .text_or_null("binding", p.binding)
-      .strings("serve_args", serve_args(q, p))
-      .end_object();
+      .strings("serve_args", serve_args(q, p));
+  w.key("launch");
+  if (p.launch) {
+    const launch_command& l = *p.launch;
+    w.begin_object()
+        .field("command", l.text)
+        .strings("args", l.args)
+        .text_or_null("yaml_file", l.yaml_file)
+        .strings("yaml", l.yaml)
+        .strings("left_out", l.left_out)
+        .field("docs_version", l.version)
+        .end_object();
+  } else {
+    w.value(nullptr);
+  }
+  w.end_object();
 }
 
 void write_search(json_out& w, const plan_request& q, const search_result& r) {

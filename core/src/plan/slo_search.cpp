@@ -447,6 +447,29 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   for (const search_point* p : ok)
     if (out.ranked.size() < s.top && seen.insert(key(p->config)).second) out.ranked.push_back(*p);
   for (const search_point* p : missed) out.rejected.push_back(*p);
+  // Each ranked configuration as its engine's launch command.
+  for (search_point& p : out.ranked) {
+    launch_settings l;
+    l.model = m.name;
+    if (p.config.engine == "llama.cpp") {
+      const std::size_t slash = m.name.rfind('/');
+      std::string format(to_string(p.config.weight));
+      std::transform(format.begin(), format.end(), format.begin(),
+                     [](char ch) { return ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 'a' + 'A') : ch; });
+      l.model = (slash == std::string::npos ? m.name : m.name.substr(slash + 1)) + "-" + format + ".gguf";
+    }
+    l.weight = p.config.weight;
+    l.checkpoint = s.sim.base.weight_precision;
+    l.kv = p.sim.base.kv_cache_precision.value_or(default_kv_precision(p.config.weight));
+    l.tp = p.config.tp;
+    l.ep = p.config.ep;
+    l.attention_dp = p.config.attention_dp;
+    l.max_num_seqs = p.sim.max_num_seqs;
+    l.max_num_batched_tokens = p.sim.max_num_batched_tokens;
+    l.chunked_prefill = p.sim.chunked_prefill;
+    l.speculative_tokens = p.config.speculative_tokens;
+    p.launch = launch_for(find_engine(p.config.engine), l);
+  }
   for (const std::size_t i : front_of(
            simulated, [](const search_point& p) { return p.output_tokens_per_s_per_gpu; },
            [](const search_point& p) { return p.tokens_per_s_per_user; }))

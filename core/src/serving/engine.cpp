@@ -269,6 +269,79 @@ void read_runs_on(const json& j, engine_profile& p) {
   p.runs_on_note = optional_string(r, "/runs_on", "note");
 }
 
+// "launch": {program, model_flag, version, source, note, flags: [{setting, flag, value, off_flag,
+// source, note}], yaml_options: [{setting, key, value, source, note}], not_expressible: [{setting, why}]}.
+engine_launch read_launch(const json& l) {
+  const std::string base = "/launch";
+  if (!l.is_object()) throw error(error_code::config_type, base, "expected an object {program, flags, ...}");
+  detail::reader(l, base).only(
+      {"program", "model_flag", "version", "source", "note", "flags", "yaml_options", "not_expressible"},
+      "launch field");
+  engine_launch out;
+  out.program = required_string(l, base, "program", "the command that starts the server");
+  if (l.contains("model_flag") && !l.at("model_flag").is_null())
+    out.model_flag = optional_string(l, base, "model_flag");
+  out.version = required_string(l, base, "version", "the docs' version the flags were read at");
+  out.note = optional_string(l, base, "note");
+  out.source = read_source(l, base);
+  const auto value_kind = [](const std::string& v, const std::string& ptr) {
+    static const char* kinds[] = {"int", "float", "string", "json", "bool_switch", "bool_negatable"};
+    for (const char* k : kinds)
+      if (v == k) return;
+    if (v.rfind("enum:", 0) == 0 && v.size() > 5) return;
+    throw error(error_code::config_range, ptr,
+                "expected int, float, string, json, bool_switch, bool_negatable or enum:a|b|c, got \"" + v + "\"");
+  };
+  const auto array_of = [&](const char* key) -> const json& {
+    static const json empty = json::array();
+    if (!l.contains(key)) return empty;
+    const json& a = l.at(key);
+    if (!a.is_array()) throw error(error_code::config_type, base + "/" + key, "expected an array");
+    return a;
+  };
+  const json& flags = array_of("flags");
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    const std::string ptr = base + "/flags/" + std::to_string(i);
+    const json& f = flags[i];
+    if (!f.is_object()) throw error(error_code::config_type, ptr, "expected an object {setting, flag, value, source}");
+    detail::reader(f, ptr).only({"setting", "flag", "value", "off_flag", "source", "note"}, "launch flag field");
+    launch_flag x;
+    x.setting = required_string(f, ptr, "setting", "the setting the flag sets");
+    x.flag = required_string(f, ptr, "flag", "the flag as documented");
+    if (x.flag.empty() || x.flag[0] != '-')
+      throw error(error_code::config_range, ptr + "/flag", "expected a flag starting with '-', got \"" + x.flag + "\"");
+    x.value = required_string(f, ptr, "value", "the flag's value kind");
+    value_kind(x.value, ptr + "/value");
+    x.off_flag = optional_string(f, ptr, "off_flag");
+    x.source = read_source(f, ptr);
+    x.note = optional_string(f, ptr, "note");
+    out.flags.push_back(std::move(x));
+  }
+  const json& yaml = array_of("yaml_options");
+  for (std::size_t i = 0; i < yaml.size(); ++i) {
+    const std::string ptr = base + "/yaml_options/" + std::to_string(i);
+    const json& y = yaml[i];
+    if (!y.is_object()) throw error(error_code::config_type, ptr, "expected an object {setting, key, value, source}");
+    detail::reader(y, ptr).only({"setting", "key", "value", "source", "note"}, "launch YAML option field");
+    launch_yaml_option x;
+    x.setting = required_string(y, ptr, "setting", "the setting the key sets");
+    x.key = required_string(y, ptr, "key", "the YAML key (dotted path)");
+    x.value = required_string(y, ptr, "value", "the value kind");
+    x.source = read_source(y, ptr);
+    x.note = optional_string(y, ptr, "note");
+    out.yaml.push_back(std::move(x));
+  }
+  const json& none = array_of("not_expressible");
+  for (std::size_t i = 0; i < none.size(); ++i) {
+    const std::string ptr = base + "/not_expressible/" + std::to_string(i);
+    if (!none[i].is_object()) throw error(error_code::config_type, ptr, "expected an object {setting, why}");
+    detail::reader(none[i], ptr).only({"setting", "why"}, "not_expressible field");
+    out.not_expressible.emplace_back(required_string(none[i], ptr, "setting", "the setting"),
+                                     required_string(none[i], ptr, "why", "why the engine takes no flag for it"));
+  }
+  return out;
+}
+
 engine_profile parse(const json& j) {
   engine_profile p;
   p.id = required_string(j, "", "engine", "the engine id");
@@ -278,7 +351,7 @@ engine_profile parse(const json& j) {
                   "expected a lower-case id of a-z, 0-9, '-' and '.', got \"" + p.id + "\"");
   detail::reader rd(j);
   rd.only({"engine", "name", "aliases", "repository", "version", "version_note", "batching", "kv_cache", "runs_on",
-           "defaults", "efficiency"},
+           "defaults", "launch", "efficiency"},
           "engine profile field");
   p.name = required_string(j, "", "name", "the engine's name");
   p.aliases = rd.string_list_or_empty("aliases");
@@ -317,6 +390,7 @@ engine_profile parse(const json& j) {
   if (defaults.empty()) throw error(error_code::config_missing, "/defaults", "an engine profile needs its defaults");
   for (auto it = defaults.begin(); it != defaults.end(); ++it)
     p.defaults.push_back(read_default(it.key(), *it, "/defaults/" + it.key()));
+  if (rd.has("launch")) p.launch = read_launch(j.at("launch"));
   read_efficiency(j, p);
   return p;
 }

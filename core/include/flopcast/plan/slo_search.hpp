@@ -95,6 +95,8 @@ struct search_point {
   // limit / figure - 1 per SLO given (negative: missed); the least of them binds.
   std::optional<double> ttft_margin, tpot_margin, e2e_margin;
   std::string binding;  // "ttft", "tpot", "e2e" or "throughput" (an open loop that cannot keep up)
+  // The engine's own command for one replica (ranked points; engine.hpp launch_for).
+  std::optional<launch_command> launch;
 };
 
 struct search_result {

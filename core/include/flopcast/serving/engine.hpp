@@ -84,6 +84,34 @@ struct engine_device_class {
   std::vector<std::string> gfx;       // empty = any target
 };
 
+// How to start the engine's server (data/engines/*.json "launch"): the program, and each setting's
+// flag as the engine's docs or argument parser spell it, with the line it is read from; settings
+// only a config file takes (TensorRT-LLM's --extra_llm_api_options YAML), and those with no flag.
+struct launch_flag {
+  std::string setting;   // flopcast's name: tensor_parallel, max_num_seqs, kv_cache_dtype, ...
+  std::string flag;      // as documented: "--tensor-parallel-size"
+  std::string value;     // int, float, string, json, bool_switch, bool_negatable, or enum:a|b|c
+  std::string off_flag;  // bool_negatable: the flag that turns it off
+  engine_source source;
+  std::string note;
+};
+struct launch_yaml_option {
+  std::string setting, key, value;  // key: dotted path in the YAML file
+  engine_source source;
+  std::string note;
+};
+struct engine_launch {
+  std::string program;     // "vllm serve", "python3 -m sglang.launch_server", ...
+  std::string model_flag;  // empty: the model is the program's first positional argument
+  std::string version, note;
+  engine_source source;
+  std::vector<launch_flag> flags;
+  std::vector<launch_yaml_option> yaml;
+  std::vector<std::pair<std::string, std::string>> not_expressible;  // setting, why
+  [[nodiscard]] const launch_flag* flag(std::string_view setting) const noexcept;
+  [[nodiscard]] const launch_yaml_option* yaml_option(std::string_view setting) const noexcept;
+};
+
 struct engine_profile {
   std::string id;  // "vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"
   std::string name;
@@ -106,6 +134,7 @@ struct engine_profile {
   step_costs costs;                              // shared by every device family
   std::vector<engine_family_fit> families;       // includes "all", the pooled fit
   engine_bands bands;                            // residual spread (fit and held-out rows)
+  engine_launch launch;                          // how to start its server
 
   // The fitted efficiencies for a device: its family's (hardware_spec::family()), else "all";
   // nullptr when unfitted.
@@ -129,6 +158,29 @@ struct engine_profile {
 // One profile as data/engines/*.json holds it. Bad fields throw flopcast::error naming the field
 // by its JSON pointer ("/defaults/block_size/source/url").
 [[nodiscard]] engine_profile parse_engine_profile(std::string_view json_text);
+
+// A serving configuration as a launch command (issue 28): the settings that the command realises.
+struct launch_settings {
+  std::string model;                       // the checkpoint (a Hugging Face repository, or a GGUF file)
+  precision weight = precision::bf16;      // the format served
+  precision checkpoint = precision::bf16;  // the checkpoint's own format (a narrower served one: quantised online)
+  precision kv = precision::bf16;
+  std::int64_t tp = 1, ep = 1, attention_dp = 1;  // one replica: tp x ep GPUs (serving/simulator.hpp's layout)
+  std::int64_t max_num_seqs = 256, max_num_batched_tokens = 8192;
+  bool chunked_prefill = true;
+  std::int64_t speculative_tokens = 0;  // MTP draft tokens; 0: off
+};
+struct launch_command {
+  std::vector<std::string> args;      // the program's words, then each flag and its value
+  std::vector<std::string> yaml;      // "key: value" lines of the config file the command names (if any)
+  std::string yaml_file;              // its name in args; empty: none
+  std::vector<std::string> left_out;  // "setting: why" for what the engine takes no flag for
+  std::string version;                // the docs' version the flags were read at
+  std::string text;                   // args joined, shell-quoted where needed
+};
+// The command that starts `e`'s server with `s`, every flag from e.launch (no flag is invented: a
+// setting without one is listed in left_out).
+[[nodiscard]] launch_command launch_for(const engine_profile& e, const launch_settings& s);
 
 // Every bundled profile, sorted by id.
 [[nodiscard]] const std::vector<engine_profile>& engine_records();
