@@ -506,8 +506,8 @@ search_result search_configurations(const model_spec& m, const search_settings& 
     // What stops the best configuration at more load: its simulated point beyond, missing an SLO.
     for (const search_point* p : missed)
       if (key(p->config) == key(a.config) && p->output_tokens_per_s_per_gpu > a.output_tokens_per_s_per_gpu) {
-        out.why += ". More load on it misses " + p->binding + " (" + fmt(p->output_tokens_per_s_per_gpu) +
-                   " tokens/s per GPU)";
+        out.why += std::string(closed || open ? ". On fewer replicas it misses " : ". More load on it misses ") +
+                   p->binding + " (" + fmt(p->output_tokens_per_s_per_gpu) + " tokens/s per GPU)";
         break;
       }
   }
