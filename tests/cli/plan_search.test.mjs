@@ -36,6 +36,18 @@ test('plan --slo-*: the first-ranked meets every SLO in a direct serve run of it
   assert.equal(at(direct.ttft_s, 90), best.ttft_s);
   assert.equal(at(direct.tpot_s, 90), best.tpot_s);
   assert.ok(at(direct.ttft_s, 90) <= 0.5 && at(direct.tpot_s, 90) <= 0.02);
+  // Each engine's best (and the first disaggregated one) reruns to the same figures: no engine's
+  // search point carries another engine's constants (the request's default engine among them).
+  const firsts = new Map();
+  for (const p of s.ranked) firsts.set(p.engine, firsts.get(p.engine) ?? p);
+  const split = s.ranked.find((p) => p.disaggregated);
+  assert.ok(split, 'a disaggregated configuration ranked');
+  for (const p of [...firsts.values(), split]) {
+    const again = json(p.serve_args).points[0];
+    assert.equal(at(again.ttft_s, 90), p.ttft_s, p.serve_args.join(' '));
+    assert.equal(at(again.tpot_s, 90), p.tpot_s, p.serve_args.join(' '));
+  }
+  assert.ok(firsts.size >= 2, [...firsts.keys()].join(' '));
   const rejected = s.rejected[0];
   const again = json(rejected.serve_args).points[0];
   assert.ok(at(again.ttft_s, 90) > 0.5 || at(again.tpot_s, 90) > 0.02, JSON.stringify(rejected.serve_args));
@@ -111,6 +123,7 @@ test('plan: the launch command of each engine parses with its profile flag list 
     mlx: 'mlx.json',
   };
   const where = { 'llama.cpp': ['llama-3-8b', 'RTX-4090'], mlx: ['llama-3-8b', 'M2-Ultra'] };
+  const split = {}; // engine -> disaggregated configurations ranked
   for (const [engine, file] of Object.entries(profiles)) {
     const launch = JSON.parse(readFileSync(join(root, 'data/engines', file), 'utf8')).launch;
     const [model, gpu] = where[engine] ?? ['qwen3-30b-a3b', 'H100'];
@@ -119,43 +132,74 @@ test('plan: the launch command of each engine parses with its profile flag list 
       ...['--slo-ttft', '2', '--slo-tpot', '0.1'],
     ]).search;
     assert.ok(s.ranked.length >= 1, `${engine}: nothing ranked`);
-    const p = s.ranked[0];
-    assert.equal(p.engine, engine);
-    const args = p.launch.args;
-    const program = launch.program.split(' ');
-    assert.deepEqual(args.slice(0, program.length), program, engine);
-    let i = program.length;
-    if (launch.model_flag) assert.equal(args[i++], launch.model_flag, engine);
-    i++; // the model
-    const got = {}; // setting -> value
-    for (; i < args.length; i++) {
-      const f = launch.flags.find((x) => x.flag === args[i] || x.off_flag === args[i]);
-      assert.ok(f, `${engine}: ${args[i]} is not in the profile's flags`);
-      let value = 'on';
-      if (f.off_flag === args[i]) value = 'off';
-      else if (!['bool_switch', 'bool_negatable'].includes(f.value)) value = args[++i];
-      if (f.value === 'int') assert.match(value, /^-?\d+$/, `${engine} ${f.flag}`);
-      if (f.value === 'float') assert.ok(Number.isFinite(Number(value)), `${engine} ${f.flag}`);
-      if (f.value === 'json') JSON.parse(value);
-      if (f.value.startsWith('enum:'))
-        assert.ok(f.value.slice(5).split('|').includes(value), `${engine} ${f.flag} ${value}`);
-      for (const x of launch.flags.filter((y) => y.flag === f.flag)) got[x.setting] = value;
+    // Every ranked configuration's command (a disaggregated one's two: its decode and prefill workers').
+    const parse = (args, tag) => {
+      const program = launch.program.split(' ');
+      assert.deepEqual(args.slice(0, program.length), program, tag);
+      let i = program.length;
+      if (launch.model_flag) assert.equal(args[i++], launch.model_flag, tag);
+      i++; // the model
+      const got = {}; // setting -> value
+      for (; i < args.length; i++) {
+        const f = launch.flags.find((x) => x.flag === args[i] || x.off_flag === args[i]);
+        assert.ok(f, `${tag}: ${args[i]} is not in the profile's flags`);
+        let value = 'on';
+        if (f.off_flag === args[i]) value = 'off';
+        else if (!['bool_switch', 'bool_negatable'].includes(f.value)) value = args[++i];
+        if (f.value === 'int') assert.match(value, /^-?\d+$/, `${tag} ${f.flag}`);
+        if (f.value === 'float') assert.ok(Number.isFinite(Number(value)), `${tag} ${f.flag}`);
+        if (f.value === 'json') JSON.parse(value);
+        if (f.value.startsWith('enum:'))
+          assert.ok(f.value.slice(5).split('|').includes(value), `${tag} ${f.flag} ${value}`);
+        for (const x of launch.flags.filter((y) => y.flag === f.flag)) got[x.setting] = value;
+      }
+      return got;
+    };
+    // The settings realised: the step budget, the running cap where capped, the GPUs per worker.
+    const realises = (got, p, tp, ep, adp, tag) => {
+      assert.equal(Number(got.max_num_batched_tokens), p.max_num_batched_tokens, `${tag} step budget`);
+      if (p.max_num_seqs < 100000) assert.equal(Number(got.max_num_seqs), p.max_num_seqs, `${tag} running cap`);
+      if (got.tensor_parallel !== undefined) {
+        const world = Number(got.tensor_parallel) * Number(got.attention_data_parallel ?? got.data_parallel ?? 1);
+        assert.ok([tp * ep, tp * ep * adp].includes(world) || Number(got.tensor_parallel) === tp * ep, tag);
+      }
+      if (
+        p.chunked_prefill &&
+        got.chunked_prefill !== undefined &&
+        launch.flags.find((x) => x.setting === 'chunked_prefill').value !== 'int'
+      )
+        assert.equal(got.chunked_prefill, 'on', `${tag} chunked prefill`);
+    };
+    // The role each pool's server takes, as the engine spells it.
+    const roles = {
+      vllm: [
+        '{"kv_connector":"NixlConnector","kv_role":"kv_both"}',
+        '{"kv_connector":"NixlConnector","kv_role":"kv_both"}',
+      ],
+      sglang: ['prefill', 'decode'],
+      'tensorrt-llm': ['context', 'generation'],
+    };
+    for (const [k, p] of s.ranked.entries()) {
+      const tag = `${engine} #${k + 1}`;
+      assert.equal(p.engine, engine);
+      const got = parse(p.launch.args, tag);
+      realises(got, p, p.tp, p.ep, p.attention_dp, tag);
+      assert.ok(p.launch.docs_version.length > 0);
+      if (!p.disaggregated) {
+        assert.equal(got.disaggregated_role, undefined, tag);
+        assert.equal(p.prefill_launch, null, tag);
+        continue;
+      }
+      const d = p.disaggregated;
+      split[engine] = (split[engine] ?? 0) + 1;
+      assert.equal(p.gpus, d.prefill_workers * d.prefill_tp + d.decode_workers * d.decode_tp * p.ep, tag);
+      assert.equal(got.disaggregated_role, roles[engine][1], `${tag} decode role`);
+      const pre = parse(p.prefill_launch.args, `${tag} prefill`);
+      assert.equal(pre.disaggregated_role, roles[engine][0], `${tag} prefill role`);
+      realises(pre, p, d.prefill_tp, 1, 1, `${tag} prefill`);
     }
-    // The settings realised: the step budget, the running cap where capped, the GPUs per replica.
-    assert.equal(Number(got.max_num_batched_tokens), p.max_num_batched_tokens, `${engine} step budget`);
-    if (p.max_num_seqs < 100000) assert.equal(Number(got.max_num_seqs), p.max_num_seqs, `${engine} running cap`);
-    if (got.tensor_parallel !== undefined) {
-      const world = Number(got.tensor_parallel) * Number(got.attention_data_parallel ?? got.data_parallel ?? 1);
-      assert.ok(
-        [p.tp * p.ep, p.tp * p.ep * p.attention_dp].includes(world) || Number(got.tensor_parallel) === p.tp * p.ep,
-      );
-    }
-    if (
-      p.chunked_prefill &&
-      got.chunked_prefill !== undefined &&
-      launch.flags.find((x) => x.setting === 'chunked_prefill').value !== 'int'
-    )
-      assert.equal(got.chunked_prefill, 'on', `${engine} chunked prefill`);
-    assert.ok(p.launch.docs_version.length > 0);
   }
+  // The question this test asks ranks disaggregated configurations for each engine that runs them.
+  for (const engine of ['vllm', 'sglang', 'tensorrt-llm'])
+    assert.ok(split[engine] >= 1, `${engine}: none disaggregated`);
 });

@@ -20,6 +20,7 @@ const std::map<std::string, entry>& entries() {
       {"throughput", [](std::string_view r) { return flopcast::throughput_json(r); }},
       {"simulate", [](std::string_view r) { return flopcast::simulate_json(r); }},
       {"train", [](std::string_view r) { return flopcast::train_json(r); }},
+      {"plan", [](std::string_view r) { return flopcast::plan_json(r); }},
       {"calibrate", [](std::string_view r) { return flopcast::calibrate_json(r); }},
       {"priceComparison", [](std::string_view r) { return flopcast::price_comparison_json(r, -1); }},
   };

@@ -27,7 +27,9 @@ double percentile(const distribution& x, std::int64_t p) { return p == 50 ? x.p5
 
 // The point's settings simulated afresh, shown as `serve` shows them.
 simulation_result rerun(const model_spec& m, const search_point& p, const hardware_spec& gpu) {
-  return corrected(simulate(m, p.sim, gpu), corrections_for(m, p.sim, gpu));
+  const simulation_result raw =
+      p.disaggregation ? simulate_disaggregated(m, p.sim, *p.disaggregation, gpu).total : simulate(m, p.sim, gpu);
+  return corrected(raw, corrections_for(m, p.sim, gpu));
 }
 
 }  // namespace
@@ -167,4 +169,77 @@ TEST_CASE("launch commands: attention DP, expert parallelism and MTP as each eng
   const launch_command t4 = launch_for(find_engine("tensorrt-llm"), s);
   REQUIRE_FALSE(t4.left_out.empty());
   CHECK(t4.left_out.back().find("reads the format from the checkpoint") != std::string::npos);
+}
+
+TEST_CASE("SLO search: disaggregated prefill and decode workers are candidates and rerun as simulated") {
+  const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
+  const auto& gpu = find_gpu("H100");
+  search_settings s = question(8, 0.5, 0.020);
+  s.engines = {"vllm", "sglang"};
+  const search_result r = search_configurations(m, s, gpu);
+  const auto split =
+      std::find_if(r.ranked.begin(), r.ranked.end(), [](const search_point& p) { return p.config.disaggregated; });
+  REQUIRE(split != r.ranked.end());
+  const search_config& c = split->config;
+  REQUIRE(split->disaggregation);
+  CHECK(split->disaggregation->prefill_workers == c.prefill_workers);
+  CHECK(split->disaggregation->decode_workers == c.decode_workers);
+  CHECK(c.gpus() == c.prefill_workers * c.prefill_tp + c.decode_workers * c.tp * c.ep);
+  CHECK(c.gpus() <= 8);
+  CHECK(c.replicas == 1);
+  // The direct run of the same pools: the same figures, within the SLOs.
+  const disaggregated_result direct = simulate_disaggregated(m, split->sim, *split->disaggregation, gpu);
+  CHECK(direct.gpus == c.gpus());
+  const simulation_result shown = rerun(m, *split, gpu);
+  CHECK(percentile(shown.ttft, 90) == Approx(split->ttft_s));
+  CHECK(percentile(shown.tpot, 90) == Approx(split->tpot_s));
+  CHECK(split->ttft_s <= 0.5);
+  CHECK(split->tpot_s <= 0.020);
+  CHECK(split->output_tokens_per_s_per_gpu == Approx(shown.output_tokens_per_s / static_cast<double>(c.gpus())));
+  // Two commands: each pool's server with its role as the engine spells it.
+  REQUIRE(split->launch);
+  REQUIRE(split->prefill_launch);
+  const auto has = [](const launch_command& l, std::vector<std::string> run) {
+    return std::search(l.args.begin(), l.args.end(), run.begin(), run.end()) != l.args.end();
+  };
+  if (c.engine == "sglang") {
+    CHECK(has(*split->prefill_launch, {"--disaggregation-mode", "prefill"}));
+    CHECK(has(*split->launch, {"--disaggregation-mode", "decode"}));
+  } else {
+    CHECK(has(*split->launch, {"--kv-transfer-config"}));
+  }
+  // Turned off, or on one GPU: none.
+  s.disaggregated = false;
+  for (const search_point& p : search_configurations(m, s, gpu).ranked) CHECK_FALSE(p.config.disaggregated);
+  s.disaggregated = true;
+  s.gpus = 1;
+  for (const search_point& p : search_configurations(m, s, gpu).ranked) CHECK_FALSE(p.config.disaggregated);
+}
+
+TEST_CASE("launch commands: a disaggregated worker's role as each engine spells it") {
+  launch_settings s;
+  s.model = "meta-llama/Llama-3.1-8B";
+  const auto has = [](const launch_command& c, std::vector<std::string> run) {
+    return std::search(c.args.begin(), c.args.end(), run.begin(), run.end()) != c.args.end();
+  };
+  for (const auto& [engine, prefill, decode] :
+       {std::tuple{"sglang", "prefill", "decode"}, std::tuple{"tensorrt-llm", "context", "generation"},
+        std::tuple{"vllm", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})",
+                   R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"}}) {
+    const engine_profile& e = find_engine(engine);
+    const std::string flag = e.launch.flag("disaggregated_role")->flag;
+    s.role = "prefill";
+    const launch_command p = launch_for(e, s);
+    s.role = "decode";
+    const launch_command dcmd = launch_for(e, s);
+    s.role.clear();
+    const launch_command agg = launch_for(e, s);
+    CHECK(has(p, {flag, prefill}));
+    CHECK(has(dcmd, {flag, decode}));
+    CHECK(std::find(agg.args.begin(), agg.args.end(), flag) == agg.args.end());
+    CHECK(std::any_of(p.left_out.begin(), p.left_out.end(),
+                      [](const std::string& x) { return x.find("router") != std::string::npos; }));
+  }
+  // llama.cpp has no disaggregation: the search never offers it there.
+  CHECK(find_engine("llama.cpp").launch.flag("disaggregated_role") == nullptr);
 }

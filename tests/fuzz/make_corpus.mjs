@@ -75,7 +75,8 @@ const calibration = {
 };
 
 const request = {};
-for (const c of cases) request[`bad-${c.entry}-${slug(c.name)}`] = entry[c.entry] + JSON.stringify(c.request);
+for (const c of cases)
+  if (c.entry in entry) request[`bad-${c.entry}-${slug(c.name)}`] = entry[c.entry] + JSON.stringify(c.request);
 for (const c of reference) request[`ref-${slug(c.name)}`] = '0' + JSON.stringify({ model: c.model, ...c.settings });
 const good = {
   estimate: { model: 'llama-3-8b', gpu: 'H100', batch_size: 4, training: true, parallelism: { tensor_parallel: 2 } },

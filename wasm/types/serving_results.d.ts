@@ -438,6 +438,8 @@ export interface PlanSearchPoint {
   tpot_range: [number, number] | null;
   output_tokens_per_s: number;
   output_tokens_per_s_per_gpu: number;
+  /** Prompt and output tokens per second, per GPU. */
+  total_tokens_per_s_per_gpu: number;
   tokens_per_s_per_user: number;
   goodput_requests_per_s: number;
   cost_per_hour_usd: number;
@@ -450,19 +452,36 @@ export interface PlanSearchPoint {
   e2e_margin: number | null;
   /** The SLO with the least margin ("ttft", "tpot", "e2e"), or "throughput" (an open loop that falls behind). */
   binding: string | null;
-  /** The `flopcast serve` arguments that run this point's replica. */
+  /** The `flopcast serve` arguments that run this point's replica (or its disaggregated pools). */
   serve_args: string[];
-  /** Ranked points: the engine's own launch command for one replica (flags from data/engines' launch tables). */
-  launch: {
-    command: string;
-    args: string[];
-    /** The config file the command names (TensorRT-LLM's --extra_llm_api_options), and its lines. */
-    yaml_file: string | null;
-    yaml: string[];
-    /** Settings the engine takes no flag for, with why. */
-    left_out: string[];
-    docs_version: string;
+  /**
+   * Disaggregated serving: prefill_workers of prefill_tp GPUs and decode_workers of decode_tp x ep
+   * GPUs (tp, ep and attention_dp above are the decode pool's; replicas 1); null: aggregated.
+   */
+  disaggregated: {
+    prefill_workers: number;
+    prefill_tp: number;
+    decode_workers: number;
+    decode_tp: number;
   } | null;
+  /**
+   * Ranked points: the engine's own launch command for one replica, or a disaggregated
+   * configuration's decode worker (flags from data/engines' launch tables).
+   */
+  launch: PlanLaunchCommand | null;
+  /** Ranked disaggregated points: a prefill worker's command; null otherwise. */
+  prefill_launch: PlanLaunchCommand | null;
+}
+
+export interface PlanLaunchCommand {
+  command: string;
+  args: string[];
+  /** The config file the command names (TensorRT-LLM's --extra_llm_api_options), and its lines. */
+  yaml_file: string | null;
+  yaml: string[];
+  /** Settings the engine takes no flag for, with why. */
+  left_out: string[];
+  docs_version: string;
 }
 
 export interface PlanSearch {

@@ -67,28 +67,39 @@ void print_search(const plan_request& q, const search_result& r) {
       const search_config& c = x.config;
       std::cout << fmt::format(
           "{:>3} {:<13} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", ++i,
-          c.engine + (c.speculative_tokens > 0 ? "+MTP" : ""), to_string(c.weight), c.tp, c.ep, c.attention_dp,
-          c.replicas, c.gpus(),
+          c.engine + (c.speculative_tokens > 0 ? "+MTP" : ""), to_string(c.weight),
+          c.disaggregated ? fmt::format("{}/{}", c.prefill_tp, c.tp) : std::to_string(c.tp), c.ep, c.attention_dp,
+          c.disaggregated ? fmt::format("{}P+{}D", c.prefill_workers, c.decode_workers) : std::to_string(c.replicas),
+          c.gpus(),
           x.sim.arrivals == arrival_kind::poisson ? format_number(x.sim.rate_per_s) + "/s"
                                                   : std::to_string(x.sim.clients),
           format_seconds(x.ttft_s), format_seconds(x.tpot_s), format_rate(x.output_tokens_per_s_per_gpu),
           format_rate(x.tokens_per_s_per_user), format_usd(x.usd_per_million_output_tokens), x.binding);
     }
-    std::cout << "\nload: clients (or requests/s) per replica; x: replicas; TTFT and TPOT at the SLO percentile\n";
+    std::cout << "\nload: clients (or requests/s) per replica (disaggregated: per decode worker); x: replicas, or "
+                 "prefill + decode workers (TP: prefill/decode); TTFT and TPOT at the SLO percentile\n";
   }
   std::cout << "\n" << r.why << "\n";
   if (!r.ranked.empty()) {
     std::string line = "flopcast";
     for (const std::string& a : serve_args(q, r.ranked.front())) line += " " + a;
     std::cout << "check the first: " << line << "\n";
-    if (const auto& l = r.ranked.front().launch) {
-      std::cout << fmt::format("launch it ({} flags as its docs name them, {}):\n  {}\n",
-                               r.ranked.front().config.engine, l->version, l->text);
+    const search_point& best = r.ranked.front();
+    const auto show = [&](const std::optional<launch_command>& l, const std::string& what) {
+      if (!l) return;
+      std::cout << fmt::format("launch {} ({} flags as its docs name them, {}):\n  {}\n", what, best.config.engine,
+                               l->version, l->text);
       if (!l->yaml.empty()) {
         std::cout << "  with " << l->yaml_file << ":\n";
         for (const std::string& y : l->yaml) std::cout << "    " << y << "\n";
       }
       for (const std::string& x : l->left_out) std::cout << "  not expressed: " << x << "\n";
+    };
+    if (best.config.disaggregated) {
+      show(best.prefill_launch, fmt::format("{} prefill workers", best.config.prefill_workers));
+      show(best.launch, fmt::format("{} decode workers", best.config.decode_workers));
+    } else {
+      show(best.launch, best.config.replicas > 1 ? fmt::format("{} replicas", best.config.replicas) : "it");
     }
   }
   for (const std::string& n : r.notes) std::cout << "note: " << n << "\n";

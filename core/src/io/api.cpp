@@ -229,11 +229,13 @@ std::string simulate_json(std::string_view request_json, int indent) {
   });
 }
 
-std::string plan_json(std::string_view request_json, int indent) {
+std::string plan_json(std::string_view request_json, int indent) { return plan_json(request_json, {}, indent); }
+
+std::string plan_json(std::string_view request_json, const std::function<bool(double)>& progress, int indent) {
   return guarded([&] {
     const plan_request q = read_plan_request(request_json);
     if (q.plan.searches()) {
-      const search_result search = plan_search(q);
+      const search_result search = plan_search(q, progress);
       return plan_to_json(q, plan(*q.model, q.plan, *q.gpu), indent, &search);
     }
     return plan_to_json(q, plan(*q.model, q.plan, *q.gpu), indent);

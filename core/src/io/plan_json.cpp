@@ -57,6 +57,10 @@ std::vector<std::string> serve_args(const plan_request& q, const search_point& p
            {"--isl", std::to_string(x.input_tokens.min), "--osl", std::to_string(x.output_tokens.min), "--max-num-seqs",
             std::to_string(x.max_num_seqs), "--max-num-batched-tokens", std::to_string(x.max_num_batched_tokens)});
   if (!x.chunked_prefill) a.emplace_back("--no-chunked-prefill");
+  if (c.disaggregated)
+    a.insert(a.end(), {"--disagg", "--prefill-workers", std::to_string(c.prefill_workers), "--decode-workers",
+                       std::to_string(c.decode_workers), "--prefill-tp", std::to_string(c.prefill_tp), "--decode-tp",
+                       std::to_string(c.tp)});
   if (c.speculative_tokens > 0)
     a.insert(a.end(), {"--speculative", "mtp", "--speculative-tokens", std::to_string(c.speculative_tokens)});
   if (x.arrivals == arrival_kind::poisson)
@@ -96,6 +100,7 @@ void write_point(json_out& w, const plan_request& q, const search_point& p) {
     w.field("ttft_range", nullptr).field("tpot_range", nullptr);
   w.field("output_tokens_per_s", p.output_tokens_per_s)
       .field("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu)
+      .field("total_tokens_per_s_per_gpu", p.total_tokens_per_s_per_gpu)
       .field("tokens_per_s_per_user", p.tokens_per_s_per_user)
       .field("goodput_requests_per_s", p.goodput_requests_per_s)
       .field("cost_per_hour_usd", p.cost_per_hour_usd)
@@ -107,9 +112,23 @@ void write_point(json_out& w, const plan_request& q, const search_point& p) {
       .field("e2e_margin", p.e2e_margin)
       .text_or_null("binding", p.binding)
       .strings("serve_args", serve_args(q, p));
-  w.key("launch");
-  if (p.launch) {
-    const launch_command& l = *p.launch;
+  w.key("disaggregated");
+  if (c.disaggregated)
+    w.begin_object()
+        .field("prefill_workers", c.prefill_workers)
+        .field("prefill_tp", c.prefill_tp)
+        .field("decode_workers", c.decode_workers)
+        .field("decode_tp", c.tp)
+        .end_object();
+  else
+    w.value(nullptr);
+  const auto command = [&](const char* key, const std::optional<launch_command>& x) {
+    w.key(key);
+    if (!x) {
+      w.value(nullptr);
+      return;
+    }
+    const launch_command& l = *x;
     w.begin_object()
         .field("command", l.text)
         .strings("args", l.args)
@@ -118,9 +137,9 @@ void write_point(json_out& w, const plan_request& q, const search_point& p) {
         .strings("left_out", l.left_out)
         .field("docs_version", l.version)
         .end_object();
-  } else {
-    w.value(nullptr);
-  }
+  };
+  command("launch", p.launch);
+  command("prefill_launch", p.prefill_launch);
   w.end_object();
 }
 
@@ -165,8 +184,10 @@ void write_search(json_out& w, const plan_request& q, const search_result& r) {
 
 }  // namespace
 
-search_result plan_search(const plan_request& q) {
-  return search_configurations(*q.model, search_question(q.plan, q.engines), *q.gpu);
+search_result plan_search(const plan_request& q, const std::function<bool(double)>& progress) {
+  search_settings s = search_question(q.plan, q.engines);
+  s.progress = progress;
+  return search_configurations(*q.model, s, *q.gpu);
 }
 
 std::string plan_to_json(const plan_request& q, const plan_result& r, int indent, const search_result* search) {

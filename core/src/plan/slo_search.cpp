@@ -11,6 +11,7 @@
 #include "base/detail.hpp"
 #include "flopcast/base/error.hpp"
 #include "flopcast/plan/plan.hpp"
+#include "flopcast/serving/disaggregated.hpp"
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/speculative.hpp"
 #include "flopcast/serving/workload.hpp"
@@ -25,7 +26,7 @@ using detail::d;
 }
 
 // The simulated requests per point: enough for a steady state at the load, few where each is long.
-std::int64_t requests_for(std::int64_t clients) { return std::clamp<std::int64_t>(4 * clients, 32, 1000); }
+std::int64_t requests_for(std::int64_t clients) { return std::clamp<std::int64_t>(3 * clients, 32, 600); }
 
 // The mean lengths of the workload (the closed form's one request).
 std::pair<std::int64_t, std::int64_t> mean_lengths(const simulation_settings& s) {
@@ -62,12 +63,17 @@ struct layout_choice {
 
 // One replica's layouts: TP (a divisor of the heads) within the domain; MoE models on engines that
 // run expert parallelism: EP over the same GPUs, with and without attention data parallelism.
-std::vector<layout_choice> layouts_for(const model_spec& m, const engine_profile& e, std::int64_t cap) {
+std::vector<layout_choice> layouts_for(const model_spec& m, const engine_profile& e, std::int64_t cap,
+                                       const search_settings& s) {
   std::vector<layout_choice> out;
   const bool single = e.id == "llama.cpp" || e.id == "mlx";  // one GPU per replica as modelled
+  const auto allowed = [&](std::int64_t t) {
+    return s.tensor_parallel.empty() ||
+           std::find(s.tensor_parallel.begin(), s.tensor_parallel.end(), t) != s.tensor_parallel.end();
+  };
   for (std::int64_t t = 1; t <= (single ? 1 : cap); t *= 2)
-    if (m.attention.num_heads % t == 0) out.push_back({t, 1, 1});
-  if (!single && m.moe.num_experts > 1)
+    if (m.attention.num_heads % t == 0 && allowed(t)) out.push_back({t, 1, 1});
+  if (!single && m.moe.num_experts > 1 && s.expert_parallel && allowed(1))
     for (std::int64_t ep = 2; ep <= cap; ep *= 2) {
       if (m.moe.num_experts % ep != 0) continue;
       out.push_back({1, ep, 1});
@@ -193,74 +199,112 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   // ---- 1. configurations, their fit and their closed-form figures at a ladder of loads ----
   std::vector<candidate> points;
   std::int64_t cfg_count = 0;
+  // One replica's settings: the engine applied, the layout, the format, the batch budget, MTP.
+  const auto configure = [&](const engine_profile& e, const engine_scheduler& sched, precision w,
+                             const layout_choice& l, std::int64_t budget, std::int64_t spec) {
+    candidate c;
+    c.config.engine = e.id;
+    c.config.weight = w;
+    // The KV format the question names (a campaign's, a team's), else the weight format's default.
+    c.config.kv = s.sim.base.kv_cache_precision.value_or(default_kv_precision(w));
+    c.config.tp = l.tp;
+    c.config.ep = l.ep;
+    c.config.attention_dp = l.adp;
+    c.config.max_num_seqs = sched.max_num_seqs;
+    c.config.chunked_prefill = sched.chunked_prefill;
+    simulation_settings& x = c.sim;
+    x = s.sim;
+    x.base.weight_precision = w;
+    x.base.kv_cache_precision = s.sim.base.kv_cache_precision;
+    x.base.parallel.tensor_parallel = l.tp;
+    x.base.parallel.expert_parallel = l.ep;
+    x.base.parallel.attention_data_parallel = l.adp;
+    x.base.parallel.pipeline_parallel = 1;
+    x.base.parallel.data_parallel = 1;
+    // The engine's fitted constants, not another engine's: what the question's base took from
+    // an engine (its default engine's fit) goes back to the defaults; the user's own stay.
+    const settings pristine;
+    if (x.base.compute_efficiency_origin == efficiency_origin::fitted) {
+      x.base.compute_efficiency = pristine.compute_efficiency;
+      x.base.compute_efficiency_origin = pristine.compute_efficiency_origin;
+    }
+    if (x.base.mem_efficiency_origin == efficiency_origin::fitted) {
+      x.base.mem_efficiency = pristine.mem_efficiency;
+      x.base.mem_efficiency_origin = pristine.mem_efficiency_origin;
+    }
+    x.base.costs = pristine.costs;
+    x.base.bands = pristine.bands;
+    x.base.engine.clear();
+    apply_engine(e, gpu, x);
+    x.max_num_batched_tokens = std::max<std::int64_t>(budget, sched.chunked_prefill ? 1 : isl);
+    c.config.max_num_batched_tokens = x.max_num_batched_tokens;
+    if (spec != 0) {
+      speculative_settings sp;
+      sp.method = speculative_method::mtp;
+      x.speculative = resolve_speculative(sp);
+      c.config.speculative_tokens = x.speculative.tokens;
+    }
+    return c;
+  };
+  // The closed form (serve()) of a replica at `clients`; nothing where it does not fit.
+  const auto closed_form_of = [&](const candidate& c, std::int64_t clients) -> std::optional<serving_result> {
+    serving_settings cf;
+    cf.base = c.sim.base;
+    cf.prompt_tokens = isl;
+    cf.output_tokens = osl;
+    cf.chunked_prefill_tokens = c.sim.chunked_prefill ? c.sim.max_num_batched_tokens : 0;
+    cf.max_running = c.sim.max_num_seqs;
+    cf.concurrency = clients;
+    try {
+      serving_result r = serve(m, cf, gpu);
+      if (!r.fits || r.concurrency < 1 || !(r.tpot_s > 0)) return std::nullopt;
+      return r;
+    } catch (const error&) {
+      return std::nullopt;
+    }
+  };
+  // The loads a replica is tried at without a traffic: a ladder a factor of about sqrt(2) apart
+  // (1, 2, 3, 4, 6, 8, 11, 16, ...), so that an SLO's edge falls within a third of a step.
+  const auto ladder = [](std::int64_t most) {
+    std::vector<std::int64_t> out;
+    for (double c = 1; std::llround(c) <= most; c *= std::sqrt(2.0))
+      if (out.empty() || out.back() != std::llround(c)) out.push_back(std::llround(c));
+    return out;
+  };
+  const auto replicas_within = [&](std::int64_t gpus_each) {
+    std::int64_t n = std::max<std::int64_t>(0, s.gpus / gpus_each);
+    if (s.budget_usd_per_hour && price > 0)
+      n = std::min<std::int64_t>(n, static_cast<std::int64_t>(*s.budget_usd_per_hour / (price * d(gpus_each))));
+    return n;
+  };
+  const auto within_budget = [&](std::int64_t gpus) {
+    return gpus <= s.gpus && (!s.budget_usd_per_hour || !(price > 0) || price * d(gpus) <= *s.budget_usd_per_hour);
+  };
   for (const auto& [e, sched] : runnable) {
-    for (const precision w : formats_for(*e, s, gpu))
-      for (const layout_choice& l : layouts_for(m, *e, cap)) {
-        const std::int64_t per_replica = l.tp * l.ep;
-        if (per_replica > s.gpus) continue;
-        std::vector<std::int64_t> budgets{sched.max_num_batched_tokens};
-        if (sched.chunked_prefill && sched.max_num_batched_tokens > 2048) budgets.push_back(2048);
-        std::vector<std::int64_t> specs{0};
-        if (m.mtp_layers > 0 && (e->id == "vllm" || e->id == "sglang" || e->id == "tensorrt-llm")) specs.push_back(-1);
-        for (const std::int64_t budget : budgets)
-          for (const std::int64_t spec : specs) {
+    const bool splits = s.disaggregated && e->launch.flag("disaggregated_role") != nullptr;
+    for (const precision w : formats_for(*e, s, gpu)) {
+      std::vector<std::int64_t> budgets{sched.max_num_batched_tokens};
+      if (sched.chunked_prefill && sched.max_num_batched_tokens > 2048) budgets.push_back(2048);
+      std::vector<std::int64_t> specs{0};
+      if (s.speculative && m.mtp_layers > 0 && (e->id == "vllm" || e->id == "sglang" || e->id == "tensorrt-llm"))
+        specs.push_back(-1);
+      const std::vector<layout_choice> layouts = layouts_for(m, *e, cap, s);
+      for (const std::int64_t budget : budgets)
+        for (const std::int64_t spec : specs) {
+          // Each layout's replica and its closed form at one client (kept for the split below).
+          std::vector<std::pair<candidate, serving_result>> fitting;
+          for (const layout_choice& l : layouts) {
+            const std::int64_t per_replica = l.tp * l.ep;
+            if (per_replica > s.gpus) continue;
             ++cfg_count;
-            candidate c;
-            c.config.engine = e->id;
-            c.config.weight = w;
-            c.config.kv = default_kv_precision(w);
-            c.config.tp = l.tp;
-            c.config.ep = l.ep;
-            c.config.attention_dp = l.adp;
-            c.config.max_num_seqs = sched.max_num_seqs;
-            c.config.max_num_batched_tokens = budget;
-            c.config.chunked_prefill = sched.chunked_prefill;
-            simulation_settings& x = c.sim;
-            x = s.sim;
-            x.base.weight_precision = w;
-            x.base.kv_cache_precision.reset();
-            x.base.parallel.tensor_parallel = l.tp;
-            x.base.parallel.expert_parallel = l.ep;
-            x.base.parallel.attention_data_parallel = l.adp;
-            x.base.parallel.pipeline_parallel = 1;
-            x.base.parallel.data_parallel = 1;
-            x.base.engine.clear();
-            apply_engine(*e, gpu, x);
-            x.max_num_batched_tokens = std::max<std::int64_t>(budget, sched.chunked_prefill ? 1 : isl);
-            c.config.max_num_batched_tokens = x.max_num_batched_tokens;
-            if (spec != 0) {
-              speculative_settings sp;
-              sp.method = speculative_method::mtp;
-              x.speculative = resolve_speculative(sp);
-              c.config.speculative_tokens = x.speculative.tokens;
-            }
-            // The closed form at one replica: its memory holds how many, and how fast.
-            serving_settings cf;
-            cf.base = x.base;
-            cf.prompt_tokens = isl;
-            cf.output_tokens = osl;
-            cf.chunked_prefill_tokens = sched.chunked_prefill ? x.max_num_batched_tokens : 0;
-            cf.max_running = x.max_num_seqs;
-            const auto closed_form = [&](std::int64_t clients) -> std::optional<serving_result> {
-              cf.concurrency = clients;
-              try {
-                serving_result r = serve(m, cf, gpu);
-                if (!r.fits || r.concurrency < 1 || !(r.tpot_s > 0)) return std::nullopt;
-                return r;
-              } catch (const error&) {
-                return std::nullopt;
-              }
-            };
-            const auto first = closed_form(1);
+            const candidate c = configure(*e, sched, w, l, budget, spec);
+            const auto first = closed_form_of(c, 1);
             if (!first) continue;
             ++out.fitting;
-            const std::int64_t most = std::min<std::int64_t>(first->max_concurrency, x.max_num_seqs);
-            const std::int64_t max_replicas = std::max<std::int64_t>(1, s.gpus / per_replica);
-            std::int64_t replicas = max_replicas;
-            if (s.budget_usd_per_hour && price > 0)
-              replicas = std::min<std::int64_t>(
-                  replicas, static_cast<std::int64_t>(*s.budget_usd_per_hour / (price * d(per_replica))));
-            if (replicas < 1) continue;
+            fitting.emplace_back(c, *first);
+            const std::int64_t most = std::min<std::int64_t>(first->max_concurrency, c.sim.max_num_seqs);
+            const std::int64_t replicas = std::max<std::int64_t>(1, replicas_within(per_replica));
+            if (replicas_within(per_replica) < 1) continue;
             const auto add = [&](std::int64_t reps, std::int64_t clients, const serving_result& r) {
               candidate p = c;
               p.config.replicas = reps;
@@ -275,11 +319,11 @@ search_result search_configurations(const model_spec& m, const search_settings& 
               for (std::int64_t r = 1; r <= replicas; ++r) {
                 const std::int64_t clients = (s.sim.clients + r - 1) / r;
                 if (clients > most) continue;
-                if (const auto f = closed_form(clients)) add(r, clients, *f);
+                if (const auto f = closed_form_of(c, clients)) add(r, clients, *f);
               }
             } else if (open) {
               // The replica's share of the rate must be within what it completes at its fullest.
-              const auto full = closed_form(std::max<std::int64_t>(1, most));
+              const auto full = closed_form_of(c, std::max<std::int64_t>(1, most));
               if (!full) continue;
               for (std::int64_t r = 1; r <= replicas; ++r) {
                 const double share = s.sim.rate_per_s / d(r);
@@ -287,19 +331,90 @@ search_result search_configurations(const model_spec& m, const search_settings& 
                 // Little's law for the load the share keeps in flight.
                 std::int64_t clients = 1;
                 for (int it = 0; it < 4; ++it) {
-                  const auto f = closed_form(clients);
+                  const auto f = closed_form_of(c, clients);
                   if (!f) break;
                   const double latency = f->ttft_s + d(osl - 1) * f->tpot_s;
                   clients = std::clamp<std::int64_t>(std::llround(std::ceil(share * latency)), 1, most);
                 }
-                if (const auto f = closed_form(clients)) add(r, clients, *f);
+                if (const auto f = closed_form_of(c, clients)) add(r, clients, *f);
               }
             } else {
-              for (std::int64_t clients = 1; clients <= most; clients *= 2)
-                if (const auto f = closed_form(clients)) add(replicas, clients, *f);
+              for (const std::int64_t clients : ladder(most))
+                if (const auto f = closed_form_of(c, clients)) add(replicas, clients, *f);
             }
           }
-      }
+          if (!splits) continue;
+          // Disaggregated: prefill workers of a tensor-parallel layout, decode workers of any
+          // layout. The closed form: a prefill worker completes 1 / prefill_s prompts per second
+          // (queueing as M/D/1 below 90% busy); a decode worker's token time is its step at its
+          // share of the clients; TTFT = prefill + its queue + one decode step (the transfer is
+          // left to the simulation).
+          // Each decode layout's closed form at its loads, computed once.
+          std::vector<std::vector<std::pair<std::int64_t, serving_result>>> decode_at(fitting.size());
+          for (std::size_t k = 0; k < fitting.size(); ++k) {
+            const auto& [dc, df] = fitting[k];
+            const std::int64_t most = std::min<std::int64_t>(df.max_concurrency, dc.sim.max_num_seqs);
+            std::vector<std::int64_t> loads;
+            if (closed) {
+              for (std::int64_t nd = 1; nd * dc.config.tp * dc.config.ep <= s.gpus; ++nd)
+                loads.push_back((s.sim.clients + nd - 1) / nd);
+            } else if (open) {
+              // Little's law at the one-client step: each worker count's share of the rate in flight.
+              for (std::int64_t nd = 1; nd * dc.config.tp * dc.config.ep <= s.gpus; ++nd)
+                loads.push_back(std::llround(std::ceil(s.sim.rate_per_s / d(nd) * d(osl) * df.decode_step_s)));
+            } else {
+              loads = ladder(most);
+            }
+            std::sort(loads.begin(), loads.end());
+            loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
+            for (const std::int64_t per : loads)
+              if (per >= 1 && per <= most)
+                if (const auto f = closed_form_of(dc, per); f && f->decode_step_s > 0)
+                  decode_at[k].emplace_back(per, *f);
+          }
+          for (const auto& [pc, pf] : fitting) {
+            if (pc.config.ep != 1 || !(pf.prefill_s > 0)) continue;
+            const std::int64_t gp = pc.config.tp;
+            for (std::size_t k = 0; k < fitting.size(); ++k) {
+              const candidate& dc = fitting[k].first;
+              const std::int64_t gd = dc.config.tp * dc.config.ep;
+              for (std::int64_t nd = 1; gp + nd * gd <= s.gpus; ++nd)
+                for (const auto& [per, f] : decode_at[k]) {
+                  if (closed && per != (s.sim.clients + nd - 1) / nd) continue;
+                  if (open && per != std::llround(std::ceil(s.sim.rate_per_s / d(nd) * d(osl) *
+                                                            fitting[k].second.decode_step_s)))
+                    continue;
+                  // The fewest prefill workers that keep the pool below 90% busy, and one more
+                  // (a shorter prefill queue for a TTFT limit).
+                  const double system = d(per * nd);
+                  const double cycle0 = pf.prefill_s + d(osl + 1) * f.decode_step_s;
+                  const double work = system / cycle0 * pf.prefill_s;  // prefill workers kept busy
+                  const std::int64_t fewest = std::max<std::int64_t>(1, static_cast<std::int64_t>(work / 0.9) + 1);
+                  for (std::int64_t np = fewest; np <= fewest + 1; ++np) {
+                    const std::int64_t gpus_used = np * gp + nd * gd;
+                    if (!within_budget(gpus_used)) break;
+                    ++cfg_count;
+                    const double busy = work / d(np);
+                    const double ttft = pf.prefill_s * (1 + busy / (2 * (1 - busy))) + f.decode_step_s;
+                    const double cycle = ttft + d(osl) * f.decode_step_s;
+                    candidate c = dc;
+                    c.config.disaggregated = true;
+                    c.config.prefill_workers = np;
+                    c.config.decode_workers = nd;
+                    c.config.prefill_tp = gp;
+                    c.config.prefill_ep = 1;
+                    c.config.prefill_attention_dp = 1;
+                    c.load = per;
+                    c.per_gpu = system * d(osl) / cycle / d(gpus_used);
+                    c.per_user = 1.0 / f.decode_step_s;
+                    points.push_back(std::move(c));
+                    ++out.closed_form_points;
+                  }
+                }
+            }
+          }
+        }
+    }
   }
   out.configurations = cfg_count;
   if (points.empty()) {
@@ -315,31 +430,35 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   // ---- 2. the closed form's Pareto fronts, simulated: the whole space's and each engine's ----
   const auto gpu_of = [](const candidate& c) { return c.per_gpu; };
   const auto user_of = [](const candidate& c) { return c.per_user; };
+  // Evenly by per-user speed, at most n of them.
+  const auto thin = [&](std::vector<std::size_t> idx, std::size_t n) {
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return std::make_tuple(points[a].per_user, points[a].per_gpu, a) <
+             std::make_tuple(points[b].per_user, points[b].per_gpu, b);
+    });
+    if (idx.size() <= n) return idx;
+    std::vector<std::size_t> kept;
+    for (std::size_t k = 0; k < n; ++k) kept.push_back(idx[k * (idx.size() - 1) / std::max<std::size_t>(1, n - 1)]);
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    return kept;
+  };
+  // The whole space's front and each engine's, aggregated and disaggregated apart, thinned evenly
+  // by per-user speed to the simulations allowed (nothing here depends on the SLOs).
   std::vector<std::size_t> chosen = front_of(points, gpu_of, user_of);
-  for (const auto& [e, sched] : runnable) {
-    std::vector<candidate> own;
-    std::vector<std::size_t> at;
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (points[i].config.engine == e->id) {
-        own.push_back(points[i]);
-        at.push_back(i);
-      }
-    for (const std::size_t k : front_of(own, gpu_of, user_of)) chosen.push_back(at[k]);
-  }
+  for (const auto& [e, sched] : runnable)
+    for (const bool split : {false, true}) {
+      std::vector<candidate> own;
+      std::vector<std::size_t> at;
+      for (std::size_t i = 0; i < points.size(); ++i)
+        if (points[i].config.engine == e->id && points[i].config.disaggregated == split) {
+          own.push_back(points[i]);
+          at.push_back(i);
+        }
+      for (const std::size_t k : front_of(own, gpu_of, user_of)) chosen.push_back(at[k]);
+    }
   std::sort(chosen.begin(), chosen.end());
   chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-  // Thinned evenly by per-user speed when there are more than max_simulations.
-  std::sort(chosen.begin(), chosen.end(), [&](std::size_t a, std::size_t b) {
-    return std::make_tuple(points[a].per_user, points[a].per_gpu, a) <
-           std::make_tuple(points[b].per_user, points[b].per_gpu, b);
-  });
-  if (chosen.size() > s.max_simulations) {
-    std::vector<std::size_t> thinned;
-    for (std::size_t k = 0; k < s.max_simulations; ++k)
-      thinned.push_back(chosen[k * (chosen.size() - 1) / std::max<std::size_t>(1, s.max_simulations - 1)]);
-    thinned.erase(std::unique(thinned.begin(), thinned.end()), thinned.end());
-    chosen = std::move(thinned);
-  }
+  chosen = thin(std::move(chosen), s.max_simulations);
   std::vector<search_point> simulated;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     if (s.progress && !s.progress(d(k) / d(chosen.size())))
@@ -349,7 +468,12 @@ search_result search_configurations(const model_spec& m, const search_settings& 
     p.config = c.config;
     p.sim = c.sim;
     simulation_settings& x = p.sim;
-    const std::int64_t reps = c.config.replicas, per_replica = c.config.tp * c.config.ep;
+    const bool split = c.config.disaggregated;
+    // A disaggregated deployment is one system (its pools take the whole traffic); aggregated
+    // replicas share it.
+    const std::int64_t reps = c.config.replicas;
+    const std::int64_t per_replica = split ? c.config.gpus() : c.config.tp * c.config.ep;
+    const std::int64_t system_load = split ? c.load * c.config.decode_workers : c.load;
     if (open) {
       x.arrivals = arrival_kind::poisson;
       x.rate_per_s = s.sim.rate_per_s / d(reps);
@@ -357,13 +481,25 @@ search_result search_configurations(const model_spec& m, const search_settings& 
       p.rate_per_s = s.sim.rate_per_s;
     } else {
       x.arrivals = arrival_kind::closed_loop;
-      x.clients = c.load;
-      x.num_requests = closed ? s.sim.num_requests : requests_for(c.load);
-      p.concurrency = closed ? s.sim.clients : c.load * reps;
+      x.clients = closed && split ? s.sim.clients : system_load;
+      x.num_requests = closed ? s.sim.num_requests : requests_for(system_load);
+      p.concurrency = closed ? s.sim.clients : system_load * reps;
+    }
+    if (split) {
+      disaggregation_settings dz;
+      dz.prefill_workers = c.config.prefill_workers;
+      dz.decode_workers = c.config.decode_workers;
+      dz.prefill_tensor_parallel = c.config.prefill_tp;
+      dz.prefill_expert_parallel = c.config.prefill_ep;
+      dz.prefill_attention_data_parallel = c.config.prefill_attention_dp;
+      dz.decode_tensor_parallel = c.config.tp;
+      dz.decode_expert_parallel = c.config.ep;
+      dz.decode_attention_data_parallel = c.config.attention_dp;
+      p.disaggregation = dz;
     }
     simulation_result raw;
     try {
-      raw = simulate(m, x, gpu);
+      raw = split ? simulate_disaggregated(m, x, *p.disaggregation, gpu).total : simulate(m, x, gpu);
     } catch (const error&) {
       continue;  // a configuration the closed form admits but the simulator's memory does not
     }
@@ -384,6 +520,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
     }
     p.output_tokens_per_s = r.output_tokens_per_s * d(reps);
     p.output_tokens_per_s_per_gpu = r.output_tokens_per_s / d(per_replica);
+    p.total_tokens_per_s_per_gpu = r.total_tokens_per_s / d(per_replica);
     p.tokens_per_s_per_user = r.tpot.mean > 0 ? 1.0 / r.tpot.mean : 0.0;
     p.cost_per_hour_usd = price * d(p.config.gpus());
     p.usd_per_million_output_tokens =
@@ -441,7 +578,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   // One point per configuration (its best load).
   const auto key = [](const search_config& c) {
     return std::make_tuple(c.engine, static_cast<int>(c.weight), c.tp, c.ep, c.attention_dp, c.max_num_batched_tokens,
-                           c.speculative_tokens);
+                           c.speculative_tokens, c.disaggregated, c.prefill_workers, c.decode_workers, c.prefill_tp);
   };
   std::set<decltype(key(search_config{}))> seen;
   for (const search_point* p : ok)
@@ -468,7 +605,19 @@ search_result search_configurations(const model_spec& m, const search_settings& 
     l.max_num_batched_tokens = p.sim.max_num_batched_tokens;
     l.chunked_prefill = p.sim.chunked_prefill;
     l.speculative_tokens = p.config.speculative_tokens;
-    p.launch = launch_for(find_engine(p.config.engine), l);
+    const engine_profile& e = find_engine(p.config.engine);
+    if (p.config.disaggregated) {
+      // Two commands: a decode worker's (the layout above) and a prefill worker's.
+      l.role = "decode";
+      p.launch = launch_for(e, l);
+      l.role = "prefill";
+      l.tp = p.config.prefill_tp;
+      l.ep = p.config.prefill_ep;
+      l.attention_dp = p.config.prefill_attention_dp;
+      p.prefill_launch = launch_for(e, l);
+    } else {
+      p.launch = launch_for(e, l);
+    }
   }
   for (const std::size_t i : front_of(
            simulated, [](const search_point& p) { return p.output_tokens_per_s_per_gpu; },
@@ -484,6 +633,10 @@ search_result search_configurations(const model_spec& m, const search_settings& 
         p.config.engine + " " + std::string(to_string(p.config.weight)) + " TP" + std::to_string(p.config.tp);
     if (p.config.ep > 1) t += " EP" + std::to_string(p.config.ep);
     if (p.config.attention_dp > 1) t += " DP-attention " + std::to_string(p.config.attention_dp);
+    if (p.config.disaggregated)
+      t = p.config.engine + " " + std::string(to_string(p.config.weight)) + " disaggregated " +
+          std::to_string(p.config.prefill_workers) + " prefill x TP" + std::to_string(p.config.prefill_tp) + " + " +
+          std::to_string(p.config.decode_workers) + " decode x " + t.substr(t.find(" TP") + 1);
     if (p.config.replicas > 1) t += " x" + std::to_string(p.config.replicas);
     if (p.config.speculative_tokens > 0) t += " MTP" + std::to_string(p.config.speculative_tokens);
     return t;

@@ -46,6 +46,8 @@ wants vllm(const launch_settings& s) {
   if (s.speculative_tokens > 0)
     w.emplace_back("speculative_decoding",
                    "{\"method\":\"mtp\",\"num_speculative_tokens\":" + std::to_string(s.speculative_tokens) + "}");
+  // Both pools take kv_both (the EP deployment guide's example); the router splits the requests.
+  if (!s.role.empty()) w.emplace_back("disaggregated_role", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})");
   return w;
 }
 
@@ -71,6 +73,7 @@ wants sglang(const launch_settings& s) {
     w.emplace_back("speculative_eagle_topk", "1");
     w.emplace_back("speculative_num_draft_tokens", std::to_string(s.speculative_tokens + 1));
   }
+  if (!s.role.empty()) w.emplace_back("disaggregated_role", s.role);
   return w;
 }
 
@@ -88,6 +91,8 @@ wants tensorrt_llm(const launch_settings& s) {
     w.emplace_back("speculative_decoding", "MTP");
     w.emplace_back("speculative_num_tokens_mtp", std::to_string(s.speculative_tokens));
   }
+  // ServerRole CONTEXT (prefill) and GENERATION (decode), parsed upper-cased.
+  if (!s.role.empty()) w.emplace_back("disaggregated_role", s.role == "prefill" ? "context" : "generation");
   return w;
 }
 
@@ -169,6 +174,10 @@ launch_command launch_for(const engine_profile& e, const launch_settings& s) {
       std::none_of(w.begin(), w.end(), [](const auto& p) { return p.first == "quantization"; }))
     out.left_out.push_back(std::string("weights in ") + std::string(to_string(s.weight)) + ": " + e.name +
                            " reads the format from the checkpoint (serve a checkpoint quantised to it)");
+  if (!s.role.empty())
+    out.left_out.push_back(
+        "disaggregated deployment: start each prefill and decode worker with its role and put the "
+        "engine's router in front (not a flag of one server)");
   // The YAML file: a dotted key nests under its section ("kv_cache_config:\n  dtype: fp8").
   std::vector<std::string> sections;
   for (const auto& [key, value] : yaml) {

@@ -1,6 +1,7 @@
 #pragma once
 // The planner's request and result as JSON (plan.hpp has the planner itself): request text in,
 // result text out, for the CLI's `plan` and the WASM module.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,13 @@ struct plan_request {
 // The `flopcast serve` arguments (after the program name) that run a search point's replica: the
 // same settings, so the same figures.
 [[nodiscard]] std::vector<std::string> serve_args(const plan_request& q, const search_point& p);
-// The SLO search of a plan request (search_question, search_configurations).
-[[nodiscard]] search_result plan_search(const plan_request& q);
+// The SLO search of a plan request (search_question, search_configurations). `progress` (optional)
+// is called with the share done (0..1); returning false cancels: flopcast::error(limit, "/plan").
+[[nodiscard]] search_result plan_search(const plan_request& q, const std::function<bool(double)>& progress = {});
 [[nodiscard]] std::string plan_json(std::string_view request_json, int indent = -1);
+// The same, reporting the SLO search's progress (the page's worker posts it; a plan without a
+// search never calls it).
+[[nodiscard]] std::string plan_json(std::string_view request_json, const std::function<bool(double)>& progress,
+                                    int indent = -1);
 
 }  // namespace flopcast

@@ -9,7 +9,8 @@
 // default KV format; tensor parallelism (a divisor of the heads) within the interconnect domain,
 // and for MoE models expert parallelism with or without attention data parallelism over the same
 // GPUs; max_num_seqs and max_num_batched_tokens (the engine's and a latency-leaning choice); MTP
-// speculative decoding where the model has MTP heads; replicas up to the GPU count.
+// speculative decoding where the model has MTP heads; replicas up to the GPU count; and on engines
+// that run them, disaggregated prefill and decode workers (each pool's layout and worker count).
 //
 // How it is searched, so that an SLO only ever filters (tightening one never finds more):
 //  1. every configuration's memory fit and, at a ladder of loads, its closed-form figures
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "flopcast/serving/disaggregated.hpp"
 #include "flopcast/serving/engine.hpp"
 #include "flopcast/serving/simulator.hpp"
 
@@ -56,6 +58,12 @@ struct search_settings {
   search_objective objective = search_objective::goodput;
   std::vector<std::string> engines;  // ids; empty: every engine that runs on the device and is simulated
   std::vector<precision> formats;    // weight formats; empty: the model's and the device's narrower native ones
+  // Narrowing the space (a publisher's sweep, a team's constraints): the tensor-parallel sizes
+  // tried (empty: every power of two within the domain that divides the heads); whether expert
+  // parallelism (with and without attention data parallelism) and MTP speculative decoding are tried.
+  std::vector<std::int64_t> tensor_parallel;
+  bool expert_parallel = true, speculative = true;
+  bool disaggregated = true;         // try separate prefill and decode workers on engines that run them
   std::size_t top = 10;              // ranked configurations kept
   std::size_t max_simulations = 40;  // closed-form front points simulated
   // Called with the share done (0..1); returning false cancels (flopcast::error(limit, "/plan")).
@@ -71,7 +79,14 @@ struct search_config {
   std::int64_t max_num_seqs = 256, max_num_batched_tokens = 8192;
   bool chunked_prefill = true;
   std::int64_t speculative_tokens = 0;  // MTP draft tokens; 0: off
-  [[nodiscard]] std::int64_t gpus() const noexcept { return tp * ep * replicas; }
+  // Disaggregated serving (serving/disaggregated.hpp): prefill_workers of prefill_tp x prefill_ep
+  // GPUs and decode_workers of tp x ep GPUs (the fields above are the decode pool's; replicas 1).
+  bool disaggregated = false;
+  std::int64_t prefill_workers = 0, decode_workers = 0;
+  std::int64_t prefill_tp = 1, prefill_ep = 1, prefill_attention_dp = 1;
+  [[nodiscard]] std::int64_t gpus() const noexcept {
+    return disaggregated ? prefill_workers * prefill_tp * prefill_ep + decode_workers * tp * ep : tp * ep * replicas;
+  }
 };
 
 struct search_point {
@@ -79,6 +94,8 @@ struct search_point {
   // One replica's simulation: exactly what `flopcast serve` runs for it (its concurrency or rate is
   // the replica's share of the traffic).
   simulation_settings sim;
+  // A disaggregated configuration's pools (sim is then their base: simulate_disaggregated).
+  std::optional<disaggregation_settings> disaggregation;
   std::int64_t concurrency = 0;  // the system's clients (closed loop), 0 otherwise
   double rate_per_s = 0;         // the system's requests/s (Poisson), 0 otherwise
   bool simulated = false;
@@ -88,7 +105,8 @@ struct search_point {
   bool has_ranges = false;
   double output_tokens_per_s = 0;  // all replicas
   double output_tokens_per_s_per_gpu = 0, tokens_per_s_per_user = 0;
-  double goodput_requests_per_s = 0;  // all replicas: requests meeting the TTFT and TPOT limits
+  double total_tokens_per_s_per_gpu = 0;  // prompt and output tokens per second, per GPU
+  double goodput_requests_per_s = 0;      // all replicas: requests meeting the TTFT and TPOT limits
   double cost_per_hour_usd = 0, usd_per_million_output_tokens = 0;
   bool keeps_up = true;  // an open loop completes >= 95% of its arrival rate
   bool meets = false;    // every SLO given (and keeps_up)
@@ -97,6 +115,8 @@ struct search_point {
   std::string binding;  // "ttft", "tpot", "e2e" or "throughput" (an open loop that cannot keep up)
   // The engine's own command for one replica (ranked points; engine.hpp launch_for).
   std::optional<launch_command> launch;
+  std::optional<launch_command>
+      prefill_launch;  // disaggregated: a prefill worker's command (launch: a decode worker's)
 };
 
 struct search_result {

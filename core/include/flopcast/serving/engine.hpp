@@ -169,6 +169,7 @@ struct launch_settings {
   std::int64_t max_num_seqs = 256, max_num_batched_tokens = 8192;
   bool chunked_prefill = true;
   std::int64_t speculative_tokens = 0;  // MTP draft tokens; 0: off
+  std::string role;                     // disaggregated serving: "prefill" or "decode"; empty: aggregated
 };
 struct launch_command {
   std::vector<std::string> args;      // the program's words, then each flag and its value
