@@ -9,6 +9,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,18 @@ status simulate(const std::string& request) {
 }
 status plan(const std::string& request) {
   return guarded([&] { return ok(flopcast::plan_json(request), 0); });
+}
+// The same with the SLO search's progress: `on_progress(share)` (a JS function, share 0..1) is
+// called as the search goes; it returning false cancels the search (the core's error "limit" at
+// /plan). It must not throw: a JS exception would unwind the core's frames without their
+// destructors (the wrapper, flopcast.js, catches it, cancels and rethrows it after the call).
+status plan_progress(const std::string& request, emscripten::val on_progress) {
+  return guarded([&] {
+    const std::function<bool(double)> progress = [&on_progress](double share) {
+      return !on_progress(share).strictlyEquals(emscripten::val(false));
+    };
+    return ok(flopcast::plan_json(request, progress), 0);
+  });
 }
 status train(const std::string& request) {
   return guarded([&] { return ok(flopcast::train_json(request), 0); });
@@ -207,6 +220,7 @@ EMSCRIPTEN_BINDINGS(flopcast) {
   emscripten::function("throughput", &throughput);
   emscripten::function("simulate", &simulate);
   emscripten::function("plan", &plan);
+  emscripten::function("planProgress", &plan_progress);
   emscripten::function("calibrate", &calibrate);
   emscripten::function("train", &train);
   emscripten::function("profile", &profile);

@@ -107,8 +107,27 @@ export async function createFlopcast(options = {}) {
      * point, TTFT / TPOT / ITL distributions, tokens/s, goodput, KV use and a timeline.
      */
     simulate: (request) => result(mod.simulate(requestText(request))),
-    /** How many GPUs: the smallest layouts that fit, memory per GPU, speed and cost, cheapest and fastest marked. */
-    plan: (request) => result(mod.plan(requestText(request))),
+    /**
+     * How many GPUs: the smallest layouts that fit, memory per GPU, speed and cost, cheapest and
+     * fastest marked; with SLOs in `request.plan`, the SLO search too (`search`). `onProgress(share)`
+     * (share done, 0..1) is called as the search goes; returning false cancels it (an Error with
+     * code "limit" at /plan). An exception it throws cancels the search and is rethrown.
+     */
+    plan(request, { onProgress } = {}) {
+      const text = requestText(request);
+      if (typeof onProgress !== 'function') return result(mod.plan(text));
+      let thrown = null;
+      const status = mod.planProgress(text, (share) => {
+        try {
+          return onProgress(share) !== false;
+        } catch (e) {
+          thrown = e;
+          return false; // never throw through the core's frames: cancel, rethrow below
+        }
+      });
+      if (thrown) throw thrown;
+      return result(status);
+    },
     /** The training-step analysis (backward decomposition, optimizer, bottlenecks, 6ND). */
     train: (request) => result(mod.train(requestText(request))),
     /**

@@ -203,3 +203,34 @@ test('plan: the launch command of each engine parses with its profile flag list 
   for (const engine of ['vllm', 'sglang', 'tensorrt-llm'])
     assert.ok(split[engine] >= 1, `${engine}: none disaggregated`);
 });
+
+// The workload of `serve` in the search: uniform lengths, a shared prefix, sessions, a dataset.
+test('plan --slo-*: the search runs the workload serve runs (length ranges, a shared prefix, turns, a dataset)', () => {
+  const workload = ['--isl-range', '512:1536', '--osl-range', '128:384', '--prefix-tokens', '256', '--turns', '2'];
+  const s = json([...question, ...workload, '--concurrency', '32', '--seed', '7']).search;
+  assert.deepEqual(s.question.input_tokens_range, [512, 1536]);
+  assert.deepEqual(s.question.output_tokens_range, [128, 384]);
+  assert.equal(s.question.prefix_tokens, 256);
+  assert.equal(s.question.turns, 2);
+  assert.equal(s.question.seed, 7);
+  assert.ok(s.ranked.length >= 1);
+  const best = s.ranked[0];
+  for (const flag of ['--isl-range', '512:1536', '--osl-range', '128:384', '--prefix-tokens', '--turns', '--seed'])
+    assert.ok(best.serve_args.includes(flag), `${flag} in ${best.serve_args.join(' ')}`);
+  const direct = json(best.serve_args).points[0];
+  assert.equal(at(direct.ttft_s, 90), best.ttft_s);
+  assert.equal(at(direct.tpot_s, 90), best.tpot_s);
+  // Another workload, another answer: the same search on fixed lengths differs.
+  const fixed = json([...question, '--concurrency', '32']).search.ranked[0];
+  assert.notEqual(fixed.ttft_s, best.ttft_s);
+  // A dataset gives the lengths.
+  const d = json([...question, '--dataset', 'sharegpt', '--concurrency', '32']).search;
+  assert.equal(d.question.dataset, 'sharegpt');
+  assert.ok(d.ranked[0].serve_args.includes('--dataset'));
+  const r = run([...question, '--dataset', 'sharegpt', '--isl-range', '100:200']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /\/simulation\/input_tokens_range\) the dataset gives the lengths/);
+  const p = run([...question, '--turns', '0']);
+  assert.equal(p.status, 2, p.stderr);
+  assert.match(p.stderr, /\/simulation\/turns/);
+});

@@ -243,3 +243,23 @@ TEST_CASE("launch commands: a disaggregated worker's role as each engine spells 
   // llama.cpp has no disaggregation: the search never offers it there.
   CHECK(find_engine("llama.cpp").launch.flag("disaggregated_role") == nullptr);
 }
+
+TEST_CASE("SLO search: a MoE model too big for one node is served with expert parallelism across nodes") {
+  // DeepSeek-R1 in FP8 (about 671 GB of weights) does not fit 8 H100s (640 GB): the search finds
+  // nothing on 8, and on 16 finds wide-EP layouts over two NVLink domains.
+  const auto& m = test::model("deepseek-r1");
+  const auto& gpu = find_gpu("H100");
+  REQUIRE(gpu.interconnect_domain_size == 8);
+  search_settings s = question(8, 2.0, 0.05);
+  s.sim.base.weight_precision = precision::fp8;
+  s.formats = {precision::fp8};
+  CHECK(search_configurations(m, s, gpu).ranked.empty());
+  s.gpus = 16;
+  const search_result r = search_configurations(m, s, gpu);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const search_point& p : r.ranked) {
+    CHECK(p.config.tp * p.config.ep == 16);
+    CHECK(p.config.ep == 16);
+    CHECK(p.meets);
+  }
+}

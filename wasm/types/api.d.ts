@@ -12,8 +12,12 @@ export interface Flopcast {
   throughput(request: ThroughputRequest | string): ThroughputResult;
   /** The serving simulation: one point per concurrency or request-rate value (the latency-throughput curve). */
   simulate(request: SimulationRequest | string): SimulationResult;
-  /** How many GPUs: the smallest layouts that fit, with memory per GPU, speed and cost, cheapest and fastest marked. */
-  plan(request: PlanRequest | string): PlanResult;
+  /**
+   * How many GPUs: the smallest layouts that fit, with memory per GPU, speed and cost, cheapest and fastest marked;
+   * with SLOs in `request.plan`, the SLO search (`search`). `onProgress(share)` (0..1) follows the search;
+   * returning false cancels it (a FlopcastError with code "limit" at "/plan").
+   */
+  plan(request: PlanRequest | string, options?: PlanOptions): PlanResult;
   /** The calibration entry a measurement implies, as a store {version, entries: [entry]}. */
   calibrate(request: CalibrationRequest | string): CalibrationStore;
   /** The training-step analysis (`training: true` is implied); `training_analysis` holds its options. */
@@ -48,6 +52,11 @@ export interface Flopcast {
   ): CheckpointSummary;
   /** Reads only the header of a File or Blob (File.slice) and inspects it. */
   inspectCheckpointFile(file: Blob, config?: HfConfig | string): Promise<CheckpointSummary>;
+}
+
+export interface PlanOptions {
+  /** The SLO search's progress, the share done (0..1); return false to cancel. Never called without a search. */
+  onProgress?: (share: number) => boolean | void;
 }
 
 export interface LoadOptions {

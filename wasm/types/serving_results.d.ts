@@ -494,6 +494,15 @@ export interface PlanSearch {
     request_rate: number | null;
     input_tokens: number;
     output_tokens: number;
+    /** The workload (the request's "simulation" part): uniform length ranges, a dataset, a shared prefix, sessions. */
+    input_tokens_range: [number, number] | null;
+    output_tokens_range: [number, number] | null;
+    dataset: string | null;
+    prefix_tokens: number;
+    prompt_pool: number;
+    turns: number;
+    think_time_s: number;
+    seed: number;
     slo_ttft_s: number | null;
     slo_tpot_s: number | null;
     slo_e2e_s: number | null;

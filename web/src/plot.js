@@ -11,6 +11,9 @@
 //             values (category: one per label, null for none) or points ([{x, y, label}]),
 //             width, dash, radius, stack (bars of one stack id pile up), pointLabels, value(v, i)}]
 //   slices: [{label, value, color}] (pie)
+//   regions: [{from, to, color, label}] (xy) shaded bands along x behind the series (null from/to:
+//            the plot's edge), their label at the top; x.include: x values the x range must reach
+//   series[].hollow: points drawn as rings (a second kind of marker)
 // A value that a log axis cannot show (zero, negative) and null are gaps, never drawn.
 import uPlot from 'uplot';
 import './plot.css';
@@ -182,6 +185,7 @@ function drawPointLabels(u, spec, data, labels, color) {
   ctx.font = `${10 * r}px ${FONT_FAMILY}`;
   ctx.fillStyle = color;
   ctx.textBaseline = 'middle';
+  ctx.textAlign = 'left'; // (uPlot's axes leave it as their last label's)
   const placed = [];
   spec.series.forEach((s, k) => {
     if (!s.pointLabels || !u.series[k + 1].show) return;
@@ -204,6 +208,55 @@ function drawPointLabels(u, spec, data, labels, color) {
     });
   });
   ctx.restore();
+}
+
+/**
+ * The spec's shaded x bands, behind the grid and the series; each band's edges in CSS pixels from the
+ * canvas's left (and the scale's inverse, posToVal) are kept on the canvas for tests.
+ */
+function drawRegions(u, spec, color) {
+  const regions = spec.regions ?? [];
+  const canvas = u.ctx.canvas;
+  if (!regions.length) {
+    delete canvas.dataset.regions;
+    return;
+  }
+  const r = uPlot.pxRatio;
+  const b = u.bbox;
+  const { ctx } = u;
+  const drawn = [];
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(b.left, b.top, b.width, b.height);
+  ctx.clip();
+  for (const g of regions) {
+    const x0 = finite(g.from) ? u.valToPos(g.from, 'x', true) : b.left;
+    const x1 = finite(g.to) ? u.valToPos(g.to, 'x', true) : b.left + b.width;
+    const left = Math.max(b.left, Math.min(x0, x1));
+    const right = Math.min(b.left + b.width, Math.max(x0, x1));
+    if (right > left) {
+      ctx.fillStyle = g.color;
+      ctx.fillRect(left, b.top, right - left, b.height);
+      if (g.label) {
+        ctx.font = `${10 * r}px ${FONT_FAMILY}`;
+        ctx.fillStyle = color;
+        ctx.textBaseline = 'top';
+        ctx.textAlign = 'left';
+        ctx.fillText(g.label, left + 4 * r, b.top + 4 * r);
+      }
+    }
+    drawn.push({
+      from: g.from ?? null,
+      to: g.to ?? null,
+      left: left / r,
+      right: right / r,
+      top: b.top / r,
+      bottom: (b.top + b.height) / r,
+    });
+  }
+  ctx.restore();
+  canvas.dataset.regions = JSON.stringify(drawn);
+  canvas.flopcastPosToVal = (px) => u.posToVal(px - u.bbox.left / r, 'x');
 }
 
 /** uPlot's options for an xy spec drawn `width` x `height` in palette `p` (p.text, p.grid). */
@@ -275,6 +328,11 @@ function xyOptions(spec, state, width, height, p) {
       range: category
         ? () => [-0.5, spec.x.labels.length - 0.5]
         : (u, min, max) => {
+            for (const v of state.spec.x.include ?? [])
+              if (finite(v) && (spec.x.type !== 'log' || v > 0)) {
+                min = finite(min) ? Math.min(min, v) : v;
+                max = finite(max) ? Math.max(max, v) : v;
+              }
             if (!finite(min)) return spec.x.type === 'log' ? [1, 10] : [0, 1];
             return spec.x.type === 'log' ? uPlot.rangeLog(min, max, 10, true) : uPlot.rangeNum(min, max, 0.05, true);
           },
@@ -340,9 +398,9 @@ function xyOptions(spec, state, width, height, p) {
         points: {
           show: s.style === 'points' || (s.style === 'line' && (s.radius ?? 0) > 0),
           size: Math.max(2, (s.radius ?? 3) * 2),
-          width: 1,
+          width: s.hollow ? 1.5 : 1,
           stroke: s.color,
-          fill: s.color,
+          fill: s.hollow ? 'rgba(0,0,0,0)' : s.color,
         },
         value: (u, v, si, i) => {
           if (i === null || i === undefined) return '';
@@ -362,6 +420,7 @@ function xyOptions(spec, state, width, height, p) {
     axes,
     series,
     hooks: {
+      drawClear: [(u) => drawRegions(u, state.spec, p.text)],
       draw: [
         (u) => {
           if (state.xLabels !== undefined) u.ctx.canvas.dataset.xLabels = String(state.xLabels);
@@ -425,7 +484,7 @@ const shapeOf = (spec, p) =>
     spec.x?.labels?.length,
     spec.legend,
     Object.entries(spec.axes ?? {}).map(([id, a]) => [id, a.type, a.title, a.side, a.max, a.hidden, a.grid]),
-    (spec.series ?? []).map((s) => [s.label, s.color, s.axis, s.style, s.dash, s.width, s.radius, s.stack]),
+    (spec.series ?? []).map((s) => [s.label, s.color, s.axis, s.style, s.dash, s.width, s.radius, s.stack, s.hollow]),
     p,
   ]);
 

@@ -53,9 +53,26 @@ std::vector<std::string> serve_args(const plan_request& q, const search_point& p
   if (c.attention_dp > 1) a.insert(a.end(), {"--attention-dp", std::to_string(c.attention_dp)});
   if (q.plan.base.kv_cache_precision)
     a.insert(a.end(), {"--kv-precision", std::string(to_string(*q.plan.base.kv_cache_precision))});
-  a.insert(a.end(),
-           {"--isl", std::to_string(x.input_tokens.min), "--osl", std::to_string(x.output_tokens.min), "--max-num-seqs",
-            std::to_string(x.max_num_seqs), "--max-num-batched-tokens", std::to_string(x.max_num_batched_tokens)});
+  // The workload: a dataset's lengths, or each side fixed or uniform on a range; a shared prefix,
+  // a prompt pool, sessions.
+  const workload_settings& wl = x.workload;
+  const auto lengths = [&](const char* fixed, const char* range, const length_range& r) {
+    if (r.min == r.max)
+      a.insert(a.end(), {fixed, std::to_string(r.min)});
+    else
+      a.insert(a.end(), {range, std::to_string(r.min) + ":" + std::to_string(r.max)});
+  };
+  if (!wl.dataset.empty()) {
+    a.insert(a.end(), {"--dataset", wl.dataset});
+  } else {
+    lengths("--isl", "--isl-range", x.input_tokens);
+    lengths("--osl", "--osl-range", x.output_tokens);
+  }
+  if (wl.prefix_tokens > 0) a.insert(a.end(), {"--prefix-tokens", std::to_string(wl.prefix_tokens)});
+  if (wl.prompt_pool > 0) a.insert(a.end(), {"--prompt-pool", std::to_string(wl.prompt_pool)});
+  if (wl.turns > 1) a.insert(a.end(), {"--turns", std::to_string(wl.turns), "--think-time", num(wl.think_time_s)});
+  a.insert(a.end(), {"--max-num-seqs", std::to_string(x.max_num_seqs), "--max-num-batched-tokens",
+                     std::to_string(x.max_num_batched_tokens)});
   if (!x.chunked_prefill) a.emplace_back("--no-chunked-prefill");
   if (c.disaggregated)
     a.insert(a.end(), {"--disagg", "--prefill-workers", std::to_string(c.prefill_workers), "--decode-workers",
@@ -157,7 +174,21 @@ void write_search(json_out& w, const plan_request& q, const search_result& r) {
           .field("concurrency", p.concurrency)
           .field("request_rate", p.request_rate)
           .field("input_tokens", p.base.sequence_length)
-          .field("output_tokens", p.base.num_generated_tokens)
+          .field("output_tokens", p.base.num_generated_tokens);
+      if (p.input_tokens_range)
+        w.pair("input_tokens_range", detail::d(p.input_tokens_range->min), detail::d(p.input_tokens_range->max));
+      else
+        w.field("input_tokens_range", nullptr);
+      if (p.output_tokens_range)
+        w.pair("output_tokens_range", detail::d(p.output_tokens_range->min), detail::d(p.output_tokens_range->max));
+      else
+        w.field("output_tokens_range", nullptr);
+      w.text_or_null("dataset", p.workload.dataset)
+          .field("prefix_tokens", p.workload.prefix_tokens)
+          .field("prompt_pool", p.workload.prompt_pool)
+          .field("turns", p.workload.turns)
+          .field("think_time_s", p.workload.think_time_s)
+          .field("seed", p.seed)
           .field("slo_ttft_s", p.slo.ttft_s)
           .field("slo_tpot_s", p.slo.tpot_s)
           .field("slo_e2e_s", p.slo.e2e_s)

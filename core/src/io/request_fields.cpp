@@ -321,7 +321,7 @@ std::vector<row> make_rows() {
     def("acceptance_rate", T::number).part("serving").flag("--acceptance").unit("1").range(0, 1)
         .commands(command_throughput).help("Acceptance rate of a draft token")
         .access(FLOPCAST_MEMBER(s.serving.acceptance_rate)),
-    def("simulation", T::part).commands(command_simulate).help("Serving simulation settings (flopcast serve)"),
+    def("simulation", T::part).commands(command_simulate | command_plan).help("Serving simulation settings (flopcast serve)"),
     def("arrivals", T::choice).part("simulation").flag("--arrivals").choices("batch,closed_loop,poisson,trace")
         .commands(command_simulate).derived("trace with a trace, closed_loop with concurrency, poisson with request_rate, else batch")
         .help("How requests arrive: batch (all at t = 0), closed_loop (each of `concurrency` clients sends its next "
@@ -345,11 +345,11 @@ std::vector<row> make_rows() {
         .commands(command_simulate).help("Output tokens per request")
         .access(FLOPCAST_MEMBER(s.simulation.output_tokens)),
     def("input_tokens_range", T::token_range).part("simulation").flag("--isl-range").unit("tokens").range(1, 1e7)
-        .commands(command_simulate).derived("input_tokens, fixed")
+        .commands(command_simulate | command_plan).derived("input_tokens, fixed")
         .help("Input tokens uniform on [min, max] (the CLI: MIN:MAX); instead of input_tokens")
         .access(FLOPCAST_MEMBER(s.simulation.input_tokens_range)),
     def("output_tokens_range", T::token_range).part("simulation").flag("--osl-range").unit("tokens").range(1, 1e7)
-        .commands(command_simulate).derived("output_tokens, fixed")
+        .commands(command_simulate | command_plan).derived("output_tokens, fixed")
         .help("Output tokens uniform on [min, max] (the CLI: MIN:MAX); instead of output_tokens")
         .access(FLOPCAST_MEMBER(s.simulation.output_tokens_range)),
     def("range_ratio", T::number).part("simulation").flag("--range-ratio").unit("1").range(0, 0.999999)
@@ -357,7 +357,7 @@ std::vector<row> make_rows() {
         .help("Lengths uniform on [L(1 - r), L(1 + r)] around input_tokens and output_tokens (vLLM bench's "
               "--random-range-ratio)").access(FLOPCAST_MEMBER(s.simulation.range_ratio)),
     def("dataset", T::choice).part("simulation").flag("--dataset").choices("sharegpt,alpaca")
-        .commands(command_simulate).derived("none: input_tokens and output_tokens")
+        .commands(command_simulate | command_plan).derived("none: input_tokens and output_tokens")
         .help("Lengths drawn from a dataset's published statistics (data/workloads.json: a log-normal per side "
               "with the published mean; sharegpt as vLLM's benchmark filters it)")
         .access([](request_state& s, const json& v) { s.simulation.workload.dataset = v.get<std::string>(); },
@@ -365,26 +365,26 @@ std::vector<row> make_rows() {
                   return s.simulation.workload.dataset.empty() ? json(nullptr) : json(s.simulation.workload.dataset);
                 }),
     def("prefix_tokens", T::integer).part("simulation").flag("--prefix-tokens").unit("tokens").range(0, 1e7)
-        .commands(command_simulate).help("A shared system prompt: the first tokens of every prompt (within input_tokens)")
+        .commands(command_simulate | command_plan).help("A shared system prompt: the first tokens of every prompt (within input_tokens)")
         .access(FLOPCAST_MEMBER(s.simulation.workload.prefix_tokens)),
     def("prompt_pool", T::integer).part("simulation").flag("--prompt-pool").unit("prompts").range(0, k_sim_requests)
-        .commands(command_simulate)
+        .commands(command_simulate | command_plan)
         .help("Distinct prompts the requests cycle through, as benchmark harnesses reuse theirs (0: every prompt unique)")
         .access(FLOPCAST_MEMBER(s.simulation.workload.prompt_pool)),
     def("turns", T::integer).part("simulation").flag("--turns").unit("requests").range(1, 10000)
-        .commands(command_simulate)
+        .commands(command_simulate | command_plan)
         .help("Turns per session: each turn's prompt is the conversation so far plus input_tokens new tokens; the next "
               "turn is sent think_time_s after the previous one finishes")
         .access(FLOPCAST_MEMBER(s.simulation.workload.turns)),
     def("think_time_s", T::number).part("simulation").flag("--think-time").unit("s").range(0, 1e9)
-        .commands(command_simulate).help("Sessions: time between a turn's last token and the next turn")
+        .commands(command_simulate | command_plan).help("Sessions: time between a turn's last token and the next turn")
         .access(FLOPCAST_MEMBER(s.simulation.workload.think_time_s)),
     def("trace", T::trace).part("simulation").flag("--trace").commands(command_simulate)
         .help("The requests to replay: [{arrival_s, input_tokens, output_tokens}, ...] in arrival order, optionally "
               "with prefix_id and session_id (the CLI: a CSV file with the header arrival_s,input_tokens,output_tokens"
               "[,prefix_id][,session_id])")
         .access(FLOPCAST_MEMBER(s.simulation.trace)),
-    def("seed", T::integer).part("simulation").flag("--seed").range(0, 9007199254740992.0).commands(command_simulate)
+    def("seed", T::integer).part("simulation").flag("--seed").range(0, 9007199254740992.0).commands(command_simulate | command_plan)
         .help("Random seed of arrival times and uniform lengths (the same seed, the same result)")
         .access(FLOPCAST_MEMBER(s.simulation.seed)),
     def("slo_ttft_s", T::number).part("simulation").flag("--slo-ttft").unit("s").range(0, 1e6, true)

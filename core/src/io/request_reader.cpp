@@ -330,8 +330,19 @@ plan_request read_plan_request(std::string_view json_text) {
   q.model = p.model;
   q.gpu = p.gpu;
   read_scalars(part_object(j, "plan"), "plan", command_plan, state, false);
+  // The SLO search's workload: the simulation part's fields a plan takes (request_fields.cpp).
+  read_scalars(part_object(j, "simulation"), "simulation", command_plan, state, false);
   q.plan = state.plan;
   q.plan.base = p.config;
+  q.plan.input_tokens_range = state.simulation.input_tokens_range;
+  q.plan.output_tokens_range = state.simulation.output_tokens_range;
+  q.plan.workload = state.simulation.workload;
+  q.plan.seed = state.simulation.seed;
+  if (!q.plan.workload.dataset.empty())
+    for (const char* key : {"input_tokens_range", "output_tokens_range"})
+      if (part_object(j, "simulation").contains(key))
+        throw error(error_code::invalid_argument, std::string("/simulation/") + key,
+                    "the dataset gives the lengths: expected no " + std::string(key) + " with it");
   // The SLO search tries the engine the request names, else every one that runs on the device.
   if (const auto it = j.find("engine"); it != j.end() && it->is_string() && !p.config.engine.empty())
     q.engines.push_back(p.config.engine);

@@ -64,7 +64,7 @@ struct layout_choice {
 // One replica's layouts: TP (a divisor of the heads) within the domain; MoE models on engines that
 // run expert parallelism: EP over the same GPUs, with and without attention data parallelism.
 std::vector<layout_choice> layouts_for(const model_spec& m, const engine_profile& e, std::int64_t cap,
-                                       const search_settings& s) {
+                                       std::int64_t ep_cap, const search_settings& s) {
   std::vector<layout_choice> out;
   const bool single = e.id == "llama.cpp" || e.id == "mlx";  // one GPU per replica as modelled
   const auto allowed = [&](std::int64_t t) {
@@ -74,7 +74,7 @@ std::vector<layout_choice> layouts_for(const model_spec& m, const engine_profile
   for (std::int64_t t = 1; t <= (single ? 1 : cap); t *= 2)
     if (m.attention.num_heads % t == 0 && allowed(t)) out.push_back({t, 1, 1});
   if (!single && m.moe.num_experts > 1 && s.expert_parallel && allowed(1))
-    for (std::int64_t ep = 2; ep <= cap; ep *= 2) {
+    for (std::int64_t ep = 2; ep <= ep_cap; ep *= 2) {
       if (m.moe.num_experts % ep != 0) continue;
       out.push_back({1, ep, 1});
       out.push_back({1, ep, ep});
@@ -133,8 +133,11 @@ search_settings search_question(const plan_settings& p, std::vector<std::string>
   search_settings s;
   s.sim.base = p.base;
   s.sim.base.batch_size = 1;
-  s.sim.input_tokens = {p.base.sequence_length, p.base.sequence_length};
-  s.sim.output_tokens = {p.base.num_generated_tokens, p.base.num_generated_tokens};
+  s.sim.input_tokens = p.input_tokens_range.value_or(length_range{p.base.sequence_length, p.base.sequence_length});
+  s.sim.output_tokens =
+      p.output_tokens_range.value_or(length_range{p.base.num_generated_tokens, p.base.num_generated_tokens});
+  s.sim.workload = p.workload;
+  s.sim.seed = p.seed;
   if (p.request_rate && p.concurrency)
     bad("/plan/request_rate", "the search's traffic is a concurrency or a request rate, not both");
   if (p.concurrency) {
@@ -169,11 +172,20 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   if (!closed && !open && s.sim.arrivals != arrival_kind::batch)
     bad("/simulation/arrivals", "the search takes a concurrency, a request rate or neither (no trace)");
 
+  {
+    // The workload as `serve` checks it (lengths, dataset, prefix, sessions), once.
+    simulation_settings probe = s.sim;
+    probe.arrivals = arrival_kind::batch;
+    probe.num_requests = 1;
+    validate(m, probe);
+  }
   search_result out;
   const std::int64_t domain = gpu.interconnect_domain_size > 0 ? gpu.interconnect_domain_size : 1;
   const std::int64_t cap = std::min(s.gpus, domain);
   const double price = s.sim.base.cost_per_hour_usd.value_or(gpu.cost_per_hour_usd);
-  const auto [isl, osl] = mean_lengths(s.sim);
+  // (Not a structured binding: the lambdas below capture these, which C++17 does not allow of one.)
+  const std::pair<std::int64_t, std::int64_t> lengths = mean_lengths(s.sim);
+  const std::int64_t isl = lengths.first, osl = lengths.second;
 
   // ---- the engines ----
   std::vector<const engine_profile*> engines;
@@ -288,7 +300,9 @@ search_result search_configurations(const model_spec& m, const search_settings& 
       std::vector<std::int64_t> specs{0};
       if (s.speculative && m.mtp_layers > 0 && (e->id == "vllm" || e->id == "sglang" || e->id == "tensorrt-llm"))
         specs.push_back(-1);
-      const std::vector<layout_choice> layouts = layouts_for(m, *e, cap, s);
+      // TP within the interconnect domain; EP across domains too (wide EP over the scale-out
+      // network, which the step model charges), up to the GPUs given.
+      const std::vector<layout_choice> layouts = layouts_for(m, *e, cap, s.gpus, s);
       for (const std::int64_t budget : budgets)
         for (const std::int64_t spec : specs) {
           // Each layout's replica and its closed form at one client (kept for the split below).
@@ -394,6 +408,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
                     const std::int64_t gpus_used = np * gp + nd * gd;
                     if (!within_budget(gpus_used)) break;
                     ++cfg_count;
+                    ++out.fitting;  // both pools' layouts hold a request
                     const double busy = work / d(np);
                     const double ttft = pf.prefill_s * (1 + busy / (2 * (1 - busy))) + f.decode_step_s;
                     const double cycle = ttft + d(osl) * f.decode_step_s;

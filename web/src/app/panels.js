@@ -1,17 +1,19 @@
 // The panels below the estimate, each given the part of the main form's request its command takes
 // (from the core's request table): the compare & sweep panel (app/sweep.js, in the page from the
-// start), the serving simulation (app/serve.js), "How many GPUs?" (app/plan.js), the operators card
-// (app/ops.js) and hosted providers (app/providers.js). The last four load on first use or when
-// they come near the viewport, so that a first visit loads only the estimate's code.
+// start), the serving simulation (app/serve.js), "How many GPUs?" (app/plan.js), the SLO planner
+// (app/slo-plan.js), the operators card (app/ops.js) and hosted providers (app/providers.js). The
+// last five load on first use or when they come near the viewport, so that a first visit loads only
+// the estimate's code.
 import { initSweep } from './sweep.js';
 import { errorText, labelOf } from './errors.js';
 import { LAYOUT, buildRequest, readRaw } from './request.js';
-import { $, option } from './dom.js';
+import { $, option, setSelect } from './dom.js';
 import { chosenDevice, enginesOn } from './formats.js';
 import { lastGood } from './results.js';
 import { addPageInputs, scheduleUrl } from './url-state.js';
 import { tableInputs } from './table-inputs.js';
 import { workloadOf } from './workload.js';
+import { workerClient } from './worker.js';
 
 // The serving panel's further settings, generated from the core's request table (table-inputs.js):
 // how requests are sent, prefix caching and the client, speculative decoding, disaggregation. The
@@ -20,12 +22,21 @@ const SIM_MORE = [
   {
     legend: 'Workload',
     fields: [
+      ['simulation', 'request_rate'],
       ['simulation', 'dataset'],
       ['simulation', 'range_ratio'],
       ['simulation', 'prefix_tokens'],
       ['simulation', 'prompt_pool'],
       ['simulation', 'turns'],
       ['simulation', 'think_time_s'],
+    ],
+  },
+  {
+    legend: 'Engine scheduler',
+    fields: [
+      ['simulation', 'max_num_seqs'],
+      ['simulation', 'max_num_batched_tokens'],
+      ['simulation', 'chunked_prefill'],
     ],
   },
   {
@@ -53,6 +64,14 @@ const SIM_MORE = [
       ['disaggregation', 'prefill_tensor_parallel'],
       ['disaggregation', 'decode_workers'],
       ['disaggregation', 'decode_tensor_parallel'],
+      ['disaggregation', 'prefill_expert_parallel'],
+      ['disaggregation', 'decode_expert_parallel'],
+      ['disaggregation', 'prefill_attention_data_parallel'],
+      ['disaggregation', 'decode_attention_data_parallel'],
+      ['disaggregation', 'prefill_max_num_seqs'],
+      ['disaggregation', 'prefill_max_num_batched_tokens'],
+      ['disaggregation', 'decode_max_num_seqs'],
+      ['disaggregation', 'decode_max_num_batched_tokens'],
       ['disaggregation', 'transfer_bandwidth_bytes_per_s'],
       ['disaggregation', 'transfer_latency_s'],
     ],
@@ -216,6 +235,136 @@ export function initPanels({ fc, D, work, update }) {
   planForm.addEventListener('input', (e) => plan?.then((panel) => panel.clearError(e.target.id)));
   loadWhenNear($('plan'), planForm, loadPlan);
 
+  // ---------- the SLO planner (app/slo-plan.js, loaded on first use; each search in its own worker) ----------
+  // Its defaults and choices are the request table's "plan" fields.
+  {
+    const field = (key) => D.request_fields.find((f) => f.part === 'plan' && f.key === key);
+    for (const [id, key] of [
+      ['slo-gpus', 'gpus'],
+      ['slo-percentile', 'slo_percentile'],
+    ]) {
+      const f = field(key);
+      if (typeof f?.default === 'number') $(id).placeholder = String(f.default);
+      if (f?.min !== undefined && f?.min !== null) $(id).min = String(f.min);
+      if (f?.max !== undefined && f?.max !== null) $(id).max = String(f.max);
+    }
+    const optimize = field('optimize');
+    const choices = (optimize?.choices ?? []).map((c) => c.name ?? c);
+    $('slo-optimize').append(...choices.map((c) => option(c, c)));
+    if (choices.includes(optimize?.derived)) $('slo-optimize').value = optimize.derived;
+    if (optimize?.help) $('slo-optimize').title = optimize.help;
+    for (const [id, key] of [
+      ['slo-gpus', 'gpus'],
+      ['slo-budget', 'budget_usd_per_hour'],
+      ['slo-ttft', 'slo_ttft_s'],
+      ['slo-tpot', 'slo_tpot_s'],
+      ['slo-e2e', 'slo_e2e_s'],
+      ['slo-percentile', 'slo_percentile'],
+    ])
+      if (field(key)?.help) $(id).title = field(key).help;
+  }
+  addPageInputs({
+    'slo-gpus': 'slo-gpus',
+    'slo-budget': 'slo-budget',
+    'slo-traffic': 'slo-traffic',
+    'slo-load': 'slo-load',
+    'slo-ttft': 'slo-ttft',
+    'slo-tpot': 'slo-tpot',
+    'slo-e2e': 'slo-e2e',
+    'slo-pct': 'slo-percentile',
+    'slo-opt': 'slo-optimize',
+  });
+  // "Use this configuration": a search point's `flopcast serve` arguments (the core's serve_args, one
+  // replica) into the serving panel's inputs and the main form's precision and layout (which the
+  // panel takes), each flag found in the request table; the panel's other settings go back to their
+  // defaults, so that the simulation runs that replica as the search did. Then it runs.
+  const SERVE_INPUT = {
+    '/engine': 'sim-engine',
+    '/simulation/concurrency': 'sim-concurrency',
+    '/simulation/input_tokens': 'sim-isl',
+    '/simulation/output_tokens': 'sim-osl',
+    '/simulation/num_requests': 'sim-requests',
+  };
+  const simRequestsDefault = $('sim-requests').value;
+  function inputFor(pointer) {
+    if (SERVE_INPUT[pointer]) return SERVE_INPUT[pointer];
+    if (simMore.ids.includes(simMore.idOf(pointer))) return simMore.idOf(pointer);
+    const layout = LAYOUT.find((f) => `/parallelism/${f.key}` === pointer);
+    if (layout) return layout.id;
+    return document.querySelector(`#inputs [data-request="${pointer}"]`)?.id;
+  }
+  /** serve_args → [{field, value}] by the request table's flags (`--no-x` turns boolean x off). */
+  function serveSettings(args) {
+    const byFlag = new Map(
+      D.request_fields.filter((f) => f.flag && f.commands.includes('simulate')).map((f) => [f.flag, f]),
+    );
+    const out = [];
+    for (let i = 1; i < args.length; i++) {
+      const a = args[i];
+      if (!a.startsWith('-')) continue; // the model (the page's own)
+      let f = byFlag.get(a);
+      let value;
+      if (f?.type === 'boolean') value = !a.startsWith('--no-');
+      else if (f) value = args[++i];
+      else if (a.startsWith('--no-') && byFlag.get(`--${a.slice(5)}`)?.type === 'boolean') {
+        f = byFlag.get(`--${a.slice(5)}`);
+        value = false;
+      } else continue;
+      out.push({ field: f, value });
+    }
+    return out;
+  }
+  /** Returns the arguments no input of the page holds (other than the page's model and GPU, and defaults). */
+  function useConfiguration(point) {
+    for (const id of ['sim-concurrency', 'sim-isl', 'sim-osl', ...simMore.ids]) $(id).value = '';
+    $('sim-requests').value = simRequestsDefault;
+    for (const f of LAYOUT) $(f.id).value = $(f.id).defaultValue;
+    const w = workloadOf(requestAbove(() => true).req);
+    const same = { '/simulation/input_tokens': w.prompt, '/simulation/output_tokens': w.output };
+    const missed = [];
+    for (const { field, value } of serveSettings(point.serve_args)) {
+      if (field.pointer === '/gpu' || field.pointer === '/model') continue;
+      const id = inputFor(field.pointer);
+      if (!id) {
+        if (String(field.default) !== String(value)) missed.push(`${field.flag} ${value}`);
+        continue;
+      }
+      const el = $(id);
+      if (String(same[field.pointer]) === String(value)) el.value = '';
+      else if (typeof value === 'boolean') el.value = el.tagName === 'SELECT' ? (value ? 'on' : 'off') : String(value);
+      else if (el.tagName === 'SELECT') setSelect(el, value);
+      else el.value = String(value);
+    }
+    update();
+    scheduleUrl(true);
+    $('serve').scrollIntoView?.({ block: 'start' });
+    loadServe().then((panel) => panel.run());
+    return missed;
+  }
+  let slo = null;
+  function loadSlo() {
+    slo ??= import('./slo-plan.js').then(({ initSloPlan }) =>
+      initSloPlan({
+        base: planBase,
+        // the searches in a worker of their own, which Cancel terminates (a WASM call cannot be interrupted)
+        search: workerClient(
+          () => new Worker(new URL('../plan-search-worker.js', import.meta.url), { type: 'module' }),
+        ),
+        useConfiguration,
+        labelOf,
+      }),
+    );
+    return slo;
+  }
+  const sloForm = $('slo-form');
+  sloForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    scheduleUrl(true); // a Search click commits
+    loadSlo().then((panel) => panel.run());
+  });
+  sloForm.addEventListener('input', (e) => slo?.then((panel) => panel.clearError(e.target.id)));
+  loadWhenNear($('slo-plan'), sloForm, loadSlo);
+
   // ---------- the operators card (app/ops.js, loaded when it comes into view or gets focus) ----------
   let ops = null;
   function loadOps() {
@@ -253,6 +402,7 @@ export function initPanels({ fc, D, work, update }) {
     changed() {
       serve?.then((panel) => panel.stale());
       plan?.then((panel) => panel.refresh());
+      slo?.then((panel) => panel.stale());
     },
     /** After a valid estimate of `req`: the operators card and the providers panel follow it. */
     estimated(req) {

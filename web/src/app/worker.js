@@ -3,12 +3,22 @@
 // promise's `id`, which a {type: 'cancel', target: id} message names); progress messages go to
 // onProgress(done, total, message).
 // The worker starts on the first call; if it fails, pending calls reject and the next call
-// starts a fresh one.
+// starts a fresh one. call.terminate(message) stops it mid-call (a WASM call cannot be told to stop:
+// the worker is busy until it returns): pending calls reject with `message` (code 'cancelled') and
+// the next call starts a fresh worker.
 export function workerClient(createWorker) {
   let worker = null;
   let nextId = 1;
   const pending = new Map();
-  return function call(msg, onProgress) {
+  call.terminate = (message = 'cancelled') => {
+    if (!worker) return;
+    worker.terminate();
+    worker = null;
+    for (const p of pending.values()) p.reject(Object.assign(new Error(message), { code: 'cancelled', pointer: '' }));
+    pending.clear();
+  };
+  return call;
+  function call(msg, onProgress) {
     if (!worker) {
       worker = createWorker();
       worker.onmessage = ({ data }) => {
@@ -36,5 +46,5 @@ export function workerClient(createWorker) {
     });
     promise.id = id;
     return promise;
-  };
+  }
 }

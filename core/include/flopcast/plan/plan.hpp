@@ -42,6 +42,12 @@ struct plan_settings {
   std::optional<search_objective> optimize;   // default goodput
   std::int64_t search_gpus = 8;               // the most GPUs a configuration may use
   std::optional<double> budget_usd_per_hour;  // the most all its GPUs may cost per hour
+  // The search's workload beyond base's fixed lengths (the request's "simulation" part, as `serve`
+  // reads it): uniform length ranges, a dataset's lengths, a shared prefix, a prompt pool,
+  // sessions of turns, and the seed of its arrivals and lengths.
+  std::optional<length_range> input_tokens_range, output_tokens_range;
+  workload_settings workload;
+  std::uint64_t seed = 0;
   [[nodiscard]] bool searches() const noexcept { return slo.any() || optimize.has_value() || request_rate.has_value(); }
 };
 

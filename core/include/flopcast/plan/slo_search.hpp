@@ -8,9 +8,10 @@
 // weight format and the narrower native formats the device computes in (FP8, FP4), with their
 // default KV format; tensor parallelism (a divisor of the heads) within the interconnect domain,
 // and for MoE models expert parallelism with or without attention data parallelism over the same
-// GPUs; max_num_seqs and max_num_batched_tokens (the engine's and a latency-leaning choice); MTP
-// speculative decoding where the model has MTP heads; replicas up to the GPU count; and on engines
-// that run them, disaggregated prefill and decode workers (each pool's layout and worker count).
+// GPUs, across domains too (wide EP over the scale-out network); no pipeline parallelism (the
+// serving simulator models one pipeline stage); max_num_seqs and max_num_batched_tokens (the engine's and a
+// latency-leaning choice); MTP speculative decoding where the model has MTP heads; replicas up to the GPU count; and on
+// engines that run them, disaggregated prefill and decode workers (each pool's layout and worker count).
 //
 // How it is searched, so that an SLO only ever filters (tightening one never finds more):
 //  1. every configuration's memory fit and, at a ladder of loads, its closed-form figures
