@@ -234,3 +234,36 @@ test('plan --slo-*: the search runs the workload serve runs (length ranges, a sh
   assert.equal(p.status, 2, p.stderr);
   assert.match(p.stderr, /\/simulation\/turns/);
 });
+
+// Several devices compared: one search each, merged by the objective; each point names its GPU.
+test('plan -g A,B,C --slo-*: the devices compared, ranked by the objective across them', () => {
+  const devices = ['H100', 'H200', 'MI300X'];
+  const ask3 = (gpu) => [...question.map((a) => (a === 'H100' ? gpu : a)), '--optimize', 'cost'];
+  const s = json(ask3(devices.join(','))).search;
+  assert.deepEqual(s.question.devices, ['H100-SXM', 'H200-SXM', 'MI300X']);
+  assert.ok(s.ranked.length >= 3);
+  for (let i = 1; i < s.ranked.length; i++)
+    assert.ok(s.ranked[i - 1].usd_per_million_output_tokens <= s.ranked[i].usd_per_million_output_tokens);
+  for (const p of [...s.ranked, ...s.pareto, ...s.rejected]) assert.ok(s.question.devices.includes(p.gpu), p.gpu);
+  assert.match(s.why, /^best on /);
+  // Each device's best is what a search of that device alone finds; and reruns to its figures.
+  for (const gpu of devices) {
+    const alone = json(ask3(gpu)).search;
+    const name = alone.question.devices[0];
+    const mine = s.ranked.filter((p) => p.gpu === name);
+    if (!alone.ranked.length) {
+      assert.equal(mine.length, 0, gpu);
+      continue;
+    }
+    assert.ok(s.why.includes(`${name}: `), `${gpu} in the why`);
+    if (!mine.length) continue; // below the top 10 of the merged list
+    assert.equal(mine[0].usd_per_million_output_tokens, alone.ranked[0].usd_per_million_output_tokens, gpu);
+    assert.deepEqual(mine[0].serve_args, alone.ranked[0].serve_args, gpu);
+  }
+  const other = s.ranked.find((p) => p.gpu !== 'H100-SXM');
+  assert.ok(other, 'a point on another device ranked');
+  assert.equal(other.serve_args[other.serve_args.indexOf('--gpu') + 1], other.gpu);
+  const again = json(other.serve_args).points[0];
+  assert.equal(at(again.ttft_s, 90), other.ttft_s);
+  assert.equal(at(again.tpot_s, 90), other.tpot_s);
+});

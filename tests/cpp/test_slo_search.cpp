@@ -263,3 +263,36 @@ TEST_CASE("SLO search: a MoE model too big for one node is served with expert pa
     CHECK(p.meets);
   }
 }
+
+TEST_CASE("SLO search: several devices, one search each, merged by the objective with one progress") {
+  const auto& m = test::model("meta-llama/Meta-Llama-3-8B");
+  search_settings s = question(4, 0.5, 0.020);
+  s.objective = search_objective::cost;
+  std::vector<double> seen;
+  s.progress = [&](double f) {
+    seen.push_back(f);
+    return true;
+  };
+  const std::vector<const hardware_spec*> gpus{&find_gpu("H100"), &find_gpu("L40S")};
+  const search_result r = search_configurations(m, s, gpus);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i] >= seen[i - 1]);
+  CHECK(seen.back() == Approx(1.0));
+  for (std::size_t i = 1; i < r.ranked.size(); ++i)
+    CHECK(r.ranked[i - 1].usd_per_million_output_tokens <= r.ranked[i].usd_per_million_output_tokens);
+  // Each device's own best is in the merged list (or the list is full of cheaper ones).
+  s.progress = nullptr;
+  for (const hardware_spec* g : gpus) {
+    const search_result alone = search_configurations(m, s, *g);
+    if (alone.ranked.empty()) continue;
+    const auto mine =
+        std::find_if(r.ranked.begin(), r.ranked.end(), [&](const search_point& p) { return p.gpu == g->name; });
+    if (mine == r.ranked.end()) {
+      CHECK(r.ranked.size() == s.top);
+      CHECK(r.ranked.back().usd_per_million_output_tokens <= alone.ranked.front().usd_per_million_output_tokens);
+    } else {
+      CHECK(mine->usd_per_million_output_tokens == alone.ranked.front().usd_per_million_output_tokens);
+    }
+  }
+  CHECK(r.why.find("Best on each GPU: H100-SXM: ") != std::string::npos);
+}

@@ -411,6 +411,8 @@ export interface PlanResult {
 
 /** One configuration of the SLO search at one load, as `flopcast serve` shows it (seconds, tokens/s, USD). */
 export interface PlanSearchPoint {
+  /** The device (a request's "gpu" may list several to compare). */
+  gpu: string;
   engine: string;
   precision: Precision;
   kv_cache_precision: Precision;
@@ -488,6 +490,8 @@ export interface PlanSearch {
   label: 'ESTIMATED';
   method: string;
   question: {
+    /** The GPUs searched: the request's "gpu", or each of its list. */
+    devices: string[];
     gpus: number;
     budget_usd_per_hour: number | null;
     concurrency: number | null;

@@ -47,28 +47,35 @@ void print_search(const plan_request& q, const search_result& r) {
   const auto limit = [](const char* name, const std::optional<double>& v) {
     return v ? fmt::format(" {} <= {}", name, format_seconds(*v)) : std::string();
   };
-  std::cout << fmt::format("flopcast plan: {} on up to {} x {}, {} + {} tokens, {}; SLO p{}:{}{}{}; optimise {}\n",
-                           q.model->name, p.search_gpus, q.gpu->name, p.base.sequence_length,
-                           p.base.num_generated_tokens,
-                           p.concurrency    ? fmt::format("{} concurrent requests", *p.concurrency)
-                           : p.request_rate ? fmt::format("{} requests/s", format_number(*p.request_rate))
-                                            : std::string("each configuration at the most load it serves"),
-                           p.slo.percentile, limit("TTFT", p.slo.ttft_s), limit("TPOT", p.slo.tpot_s),
-                           limit("E2E", p.slo.e2e_s), to_string(p.optimize.value_or(search_objective::goodput)));
+  std::cout << fmt::format(
+      "flopcast plan: {} on up to {} x {}, {} + {} tokens, {}; SLO p{}:{}{}{}; optimise {}\n", q.model->name,
+      p.search_gpus,
+      [&] {
+        std::string names;
+        for (const hardware_spec* g : q.gpus) names += (names.empty() ? "" : " or ") + g->name;
+        return names;
+      }(),
+      p.base.sequence_length, p.base.num_generated_tokens,
+      p.concurrency    ? fmt::format("{} concurrent requests", *p.concurrency)
+      : p.request_rate ? fmt::format("{} requests/s", format_number(*p.request_rate))
+                       : std::string("each configuration at the most load it serves"),
+      p.slo.percentile, limit("TTFT", p.slo.ttft_s), limit("TPOT", p.slo.tpot_s), limit("E2E", p.slo.e2e_s),
+      to_string(p.optimize.value_or(search_objective::goodput)));
   std::cout << fmt::format("{} configurations, {} fit, {} closed-form points, {} simulated (ESTIMATED)\n",
                            r.configurations, r.fitting, r.closed_form_points, r.simulations);
   if (!r.ranked.empty()) {
     std::cout << fmt::format(
-        "\n{:>3} {:<13} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", "#",
-        "engine", "format", "TP", "EP", "DP-at", "x", "GPUs", "load", "TTFT", "TPOT", "tok/s/GPU", "tok/s/user",
-        "$/1M tok", "binds");
+        "\n{:>3} {:<22} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", "#",
+        q.gpus.size() > 1 ? "GPU and engine" : "engine", "format", "TP", "EP", "DP-at", "x", "GPUs", "load", "TTFT",
+        "TPOT", "tok/s/GPU", "tok/s/user", "$/1M tok", "binds");
     std::size_t i = 0;
     for (const search_point& x : r.ranked) {
       const search_config& c = x.config;
       std::cout << fmt::format(
-          "{:>3} {:<13} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", ++i,
-          c.engine + (c.speculative_tokens > 0 ? "+MTP" : ""), to_string(c.weight),
-          c.disaggregated ? fmt::format("{}/{}", c.prefill_tp, c.tp) : std::to_string(c.tp), c.ep, c.attention_dp,
+          "{:>3} {:<22} {:<8} {:>4} {:>4} {:>5} {:>4} {:>5} {:>6} {:>10} {:>10} {:>10} {:>10} {:>9}  {}\n", ++i,
+          (q.gpus.size() > 1 ? x.gpu + " " : "") + c.engine + (c.speculative_tokens > 0 ? "+MTP" : ""),
+          to_string(c.weight), c.disaggregated ? fmt::format("{}/{}", c.prefill_tp, c.tp) : std::to_string(c.tp), c.ep,
+          c.attention_dp,
           c.disaggregated ? fmt::format("{}P+{}D", c.prefill_workers, c.decode_workers) : std::to_string(c.replicas),
           c.gpus(),
           x.sim.arrivals == arrival_kind::poisson ? format_number(x.sim.rate_per_s) + "/s"

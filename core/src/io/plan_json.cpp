@@ -46,9 +46,11 @@ std::vector<std::string> serve_args(const plan_request& q, const search_point& p
   const search_config& c = p.config;
   const simulation_settings& x = p.sim;
   const auto num = [](double v) { return detail::format_number(v); };
-  std::vector<std::string> a{
-      "serve",    q.model->name, "--gpu", q.gpu->name,         "--precision", std::string(to_string(c.weight)),
-      "--engine", c.engine,      "--tp",  std::to_string(c.tp)};
+  std::vector<std::string> a{"serve",       q.model->name,
+                             "--gpu",       p.gpu.empty() ? q.gpu->name : p.gpu,
+                             "--precision", std::string(to_string(c.weight)),
+                             "--engine",    c.engine,
+                             "--tp",        std::to_string(c.tp)};
   if (c.ep > 1) a.insert(a.end(), {"--ep", std::to_string(c.ep)});
   if (c.attention_dp > 1) a.insert(a.end(), {"--attention-dp", std::to_string(c.attention_dp)});
   if (q.plan.base.kv_cache_precision)
@@ -93,6 +95,7 @@ namespace {
 void write_point(json_out& w, const plan_request& q, const search_point& p) {
   const search_config& c = p.config;
   w.begin_object()
+      .field("gpu", p.gpu)
       .field("engine", c.engine)
       .field("precision", to_string(c.weight))
       .field("kv_cache_precision", to_string(p.sim.base.kv_cache_precision.value_or(c.kv)))
@@ -169,7 +172,10 @@ void write_search(json_out& w, const plan_request& q, const search_result& r) {
                "front simulated as `flopcast serve` runs it; the SLOs filter, the objective "
                "ranks (plan/slo_search.hpp)");
     w.object("question", [&] {
-      w.field("gpus", p.search_gpus)
+      std::vector<std::string> devices;
+      for (const hardware_spec* g : q.gpus) devices.push_back(g->name);
+      w.strings("devices", devices)
+          .field("gpus", p.search_gpus)
           .field("budget_usd_per_hour", p.budget_usd_per_hour)
           .field("concurrency", p.concurrency)
           .field("request_rate", p.request_rate)
@@ -218,7 +224,7 @@ void write_search(json_out& w, const plan_request& q, const search_result& r) {
 search_result plan_search(const plan_request& q, const std::function<bool(double)>& progress) {
   search_settings s = search_question(q.plan, q.engines);
   s.progress = progress;
-  return search_configurations(*q.model, s, *q.gpu);
+  return search_configurations(*q.model, s, q.gpus);
 }
 
 std::string plan_to_json(const plan_request& q, const plan_result& r, int indent, const search_result* search) {

@@ -322,13 +322,35 @@ serving_request read_serving_request(const nlohmann::json& j) {
 
 plan_request read_plan_request(std::string_view json_text) {
   using namespace detail;
-  const json j = parse_object(json_text, "the request");
+  json j = parse_object(json_text, "the request");
   request_state state;
   plan_request q;
+  // Several GPUs ("gpu": a list) are compared by the SLO search: the first is the plan's, the
+  // others are read here.
+  std::vector<json> listed;
+  if (const auto it = j.find("gpu"); it != j.end() && it->is_array()) {
+    constexpr std::size_t most = 16;
+    if (it->empty() || it->size() > most)
+      throw error(error_code::invalid_argument, "/gpu",
+                  "expected 1 to " + std::to_string(most) + " GPUs to compare, but got " + std::to_string(it->size()));
+    listed.assign(it->begin(), it->end());
+    j["gpu"] = listed.front();
+  }
   q.request = read_request(j, false, command_plan, state);
   const compare_plan::point p = point_with_gpu(q.request, "a plan lays the model out on one kind of GPU");
   q.model = p.model;
   q.gpu = p.gpu;
+  q.gpus.push_back(q.gpu);
+  for (std::size_t i = 1; i < listed.size(); ++i) {
+    const hardware_spec* g = resolve_gpu(listed[i], "/gpu/" + std::to_string(i), q.request.inline_gpus);
+    if (g == nullptr)
+      throw error(error_code::invalid_argument, "/gpu/" + std::to_string(i), "expected a GPU, but got null");
+    for (const hardware_spec* h : q.gpus)
+      if (h->name == g->name)
+        throw error(error_code::invalid_argument, "/gpu/" + std::to_string(i),
+                    "expected distinct GPUs to compare, but " + g->name + " is listed twice");
+    q.gpus.push_back(g);
+  }
   read_scalars(part_object(j, "plan"), "plan", command_plan, state, false);
   // The SLO search's workload: the simulation part's fields a plan takes (request_fields.cpp).
   read_scalars(part_object(j, "simulation"), "simulation", command_plan, state, false);
@@ -338,6 +360,10 @@ plan_request read_plan_request(std::string_view json_text) {
   q.plan.output_tokens_range = state.simulation.output_tokens_range;
   q.plan.workload = state.simulation.workload;
   q.plan.seed = state.simulation.seed;
+  if (q.gpus.size() > 1 && !q.plan.searches())
+    throw error(error_code::invalid_argument, "/gpu",
+                "a layout plan is for one kind of GPU: expected one, but got " + std::to_string(q.gpus.size()) +
+                    " (the SLO search compares several: give an SLO, a request rate or an objective)");
   if (!q.plan.workload.dataset.empty())
     for (const char* key : {"input_tokens_range", "output_tokens_range"})
       if (part_object(j, "simulation").contains(key))

@@ -101,6 +101,38 @@ std::vector<std::size_t> front_of(const std::vector<P>& pts, G per_gpu, U per_us
   return out;
 }
 
+// The simulated points no other beats on both output tokens/s per GPU and tokens/s per user, by
+// per-user speed.
+std::vector<search_point> simulated_front(const std::vector<search_point>& pts) {
+  std::vector<search_point> out;
+  for (const std::size_t i : front_of(
+           pts, [](const search_point& p) { return p.output_tokens_per_s_per_gpu; },
+           [](const search_point& p) { return p.tokens_per_s_per_user; }))
+    out.push_back(pts[i]);
+  std::sort(out.begin(), out.end(), [](const search_point& a, const search_point& b) {
+    return a.tokens_per_s_per_user < b.tokens_per_s_per_user;
+  });
+  return out;
+}
+
+// The objective's order: the first ranks before the second.
+bool ranks_before(search_objective objective, const search_point& a, const search_point& b) {
+  switch (objective) {
+    case search_objective::cost:
+      if (a.usd_per_million_output_tokens != b.usd_per_million_output_tokens)
+        return a.usd_per_million_output_tokens < b.usd_per_million_output_tokens;
+      break;
+    case search_objective::gpus:
+      if (a.config.gpus() != b.config.gpus()) return a.config.gpus() < b.config.gpus();
+      break;
+    case search_objective::goodput:
+      break;
+  }
+  if (a.output_tokens_per_s_per_gpu != b.output_tokens_per_s_per_gpu)
+    return a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu;
+  return a.tokens_per_s_per_user > b.tokens_per_s_per_user;
+}
+
 struct candidate {
   search_config config;
   simulation_settings sim;  // the replica's run, load not yet set
@@ -523,6 +555,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
     const simulation_result r = corrected(raw, k_);
     const std::int64_t pc = s.slo.percentile;
     p.simulated = true;
+    p.gpu = gpu.name;
     p.ttft_s = at_percentile(r.ttft, pc);
     p.tpot_s = at_percentile(r.tpot, pc);
     p.e2e_s = at_percentile(r.e2e, pc);
@@ -570,22 +603,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   if (s.progress) s.progress(1.0);
 
   // ---- 3. the SLOs filter, the objective ranks ----
-  const auto better = [&](const search_point& a, const search_point& b) {
-    switch (s.objective) {
-      case search_objective::cost:
-        if (a.usd_per_million_output_tokens != b.usd_per_million_output_tokens)
-          return a.usd_per_million_output_tokens < b.usd_per_million_output_tokens;
-        break;
-      case search_objective::gpus:
-        if (a.config.gpus() != b.config.gpus()) return a.config.gpus() < b.config.gpus();
-        break;
-      case search_objective::goodput:
-        break;
-    }
-    if (a.output_tokens_per_s_per_gpu != b.output_tokens_per_s_per_gpu)
-      return a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu;
-    return a.tokens_per_s_per_user > b.tokens_per_s_per_user;
-  };
+  const auto better = [&](const search_point& a, const search_point& b) { return ranks_before(s.objective, a, b); };
   std::vector<const search_point*> ok, missed;
   for (const search_point& p : simulated) (p.meets ? ok : missed).push_back(&p);
   std::stable_sort(ok.begin(), ok.end(), [&](auto* a, auto* b) { return better(*a, *b); });
@@ -634,13 +652,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
       p.launch = launch_for(e, l);
     }
   }
-  for (const std::size_t i : front_of(
-           simulated, [](const search_point& p) { return p.output_tokens_per_s_per_gpu; },
-           [](const search_point& p) { return p.tokens_per_s_per_user; }))
-    out.pareto.push_back(simulated[i]);
-  std::sort(out.pareto.begin(), out.pareto.end(), [](const search_point& a, const search_point& b) {
-    return a.tokens_per_s_per_user < b.tokens_per_s_per_user;
-  });
+  out.pareto = simulated_front(simulated);
 
   // ---- why the best beats the next ----
   const auto name = [](const search_point& p) {
@@ -679,6 +691,64 @@ search_result search_configurations(const model_spec& m, const search_settings& 
         break;
       }
   }
+  return out;
+}
+
+search_result search_configurations(const model_spec& m, const search_settings& s,
+                                    const std::vector<const hardware_spec*>& gpus) {
+  if (gpus.empty()) bad("/gpu", "expected at least one GPU to search on");
+  if (gpus.size() == 1) return search_configurations(m, s, *gpus.front());
+  search_result out;
+  std::vector<search_point> ranked, pareto, rejected;
+  std::string best_each;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    search_settings one = s;
+    if (s.progress)
+      one.progress = [&, i](double f) {
+        return s.progress((static_cast<double>(i) + f) / static_cast<double>(gpus.size()));
+      };
+    search_result r;
+    try {
+      r = search_configurations(m, one, *gpus[i]);
+    } catch (const error& e) {
+      // A device where no engine the simulator models runs: noted, the others searched.
+      if (e.code() == error_code::limit || e.pointer() != "/plan/engines") throw;
+      out.notes.push_back(gpus[i]->name + ": " + e.message());
+      continue;
+    }
+    out.configurations += r.configurations;
+    out.fitting += r.fitting;
+    out.closed_form_points += r.closed_form_points;
+    out.simulations += r.simulations;
+    for (const std::string& n : r.notes) out.notes.push_back(gpus[i]->name + ": " + n);
+    best_each += (best_each.empty() ? "" : "; ") + gpus[i]->name + ": ";
+    if (r.ranked.empty()) {
+      best_each += "nothing meets every SLO";
+    } else {
+      const search_point& b = r.ranked.front();
+      best_each +=
+          b.config.engine + " " + std::string(to_string(b.config.weight)) + " on " + std::to_string(b.config.gpus()) +
+          " GPUs, " + detail::format_number(std::round(b.output_tokens_per_s_per_gpu)) + " output tokens/s per GPU, $" +
+          detail::format_number(std::round(b.usd_per_million_output_tokens * 100) / 100) + " per million output tokens";
+    }
+    if (i == 0 ||
+        (!r.ranked.empty() && (ranked.empty() || ranks_before(s.objective, r.ranked.front(), ranked.front()))))
+      out.why = r.why;
+    ranked.insert(ranked.end(), r.ranked.begin(), r.ranked.end());
+    pareto.insert(pareto.end(), r.pareto.begin(), r.pareto.end());
+    rejected.insert(rejected.end(), r.rejected.begin(), r.rejected.end());
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [&](const search_point& a, const search_point& b) { return ranks_before(s.objective, a, b); });
+  }
+  if (ranked.size() > s.top) ranked.resize(s.top);
+  std::stable_sort(rejected.begin(), rejected.end(),
+                   [&](const search_point& a, const search_point& b) { return ranks_before(s.objective, a, b); });
+  out.ranked = std::move(ranked);
+  out.rejected = std::move(rejected);
+  out.pareto = simulated_front(pareto);
+  out.why = (out.ranked.empty() ? std::string("no GPU's configurations meet every SLO")
+                                : "best on " + out.ranked.front().gpu + ": " + out.why) +
+            ". Best on each GPU: " + best_each;
   return out;
 }
 

@@ -18,6 +18,9 @@ struct plan_request {
   compare_request request;
   const model_spec* model = nullptr;
   const hardware_spec* gpu = nullptr;
+  // Every GPU the request names ("gpu": a list): the SLO search compares them; a layout plan
+  // takes one. gpus.front() == gpu.
+  std::vector<const hardware_spec*> gpus;
   plan_settings plan;
   std::vector<std::string> engines;  // the engine the request names (the SLO search tries only it); empty: all
 };

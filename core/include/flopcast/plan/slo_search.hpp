@@ -91,6 +91,7 @@ struct search_config {
 };
 
 struct search_point {
+  std::string gpu;  // the device's name (several are compared by the multi-device search)
   search_config config;
   // One replica's simulation: exactly what `flopcast serve` runs for it (its concurrency or rate is
   // the replica's share of the traffic).
@@ -135,5 +136,10 @@ struct search_result {
 // engine "/plan/engines".
 [[nodiscard]] search_result search_configurations(const model_spec& m, const search_settings& s,
                                                   const hardware_spec& gpu);
+// Several devices compared: each searched as above, their ranked points merged by the objective
+// (top s.top), one Pareto front over all, every point naming its device; a device where no
+// simulated engine runs is a note. One device: the search above.
+[[nodiscard]] search_result search_configurations(const model_spec& m, const search_settings& s,
+                                                  const std::vector<const hardware_spec*>& gpus);
 
 }  // namespace flopcast
