@@ -346,3 +346,46 @@ test('a bad SLO shows the core’s error at its field, in the card’s units', a
   assert.equal(await page.getAttribute('#slo-tpot', 'aria-invalid'), null);
   assert.deepEqual(errors, []);
 });
+
+test('other GPUs compared: each row names its GPU, ranked as fc.plan ranks them; a bad name at the field', async () => {
+  const { page, errors, violations } = await openPage(
+    up.browser,
+    `${up.site.url}/index.html?model=llama-3.1-8b&gpu=H100-SXM`,
+  );
+  await ready(page);
+  await page.locator('#slo-plan').scrollIntoViewIfNeeded();
+  await search(page, {
+    'slo-ttft': '500',
+    'slo-tpot': '30',
+    'slo-load': '64',
+    'slo-compare': 'H200, MI300X',
+    'slo-optimize': 'cost',
+  });
+  const sent = await sentRequest(page);
+  assert.deepEqual(sent.gpu, ['H100-SXM', 'H200', 'MI300X']);
+  const want = fc.plan(sent).search;
+  assert.deepEqual(want.question.devices, ['H100-SXM', 'H200-SXM', 'MI300X']);
+  const gpus = await page.$$eval('#slo-table tbody td[data-field="engine"]', (tds) => tds.map((td) => td.dataset.gpu));
+  assert.deepEqual(
+    gpus,
+    want.ranked.map((p) => p.gpu),
+  );
+  const shown = await shownRows(page);
+  for (const [i, p] of want.ranked.entries())
+    assert.equal(shown[i].usd_per_million_output_tokens, String(p.usd_per_million_output_tokens), `row ${i + 1}`);
+  assert.ok(new Set(gpus).size >= 2, `rows on several GPUs: ${gpus.join(', ')}`);
+  // A row on another GPU cannot be simulated on the page's: its Use button says so.
+  const other = gpus.findIndex((g) => g !== 'H100-SXM');
+  const use = page.locator('#slo-table tbody tr').nth(other).locator('.slo-use');
+  assert.equal(await use.isDisabled(), true);
+  assert.match(await use.getAttribute('title'), new RegExp(gpus[other]));
+  // An unknown GPU: the core's error at the compare field, naming /gpu/1.
+  await search(page, { 'slo-compare': 'H9000' }, 'error');
+  const msg = await page.$eval('#slo-compare-error', (e) => e.textContent);
+  assert.match(msg, /unknown GPU "H9000"/);
+  await page.fill('#slo-compare', '');
+  assert.equal(await page.$eval('#slo-compare-error', (e) => e.textContent), '');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(violations, []);
+  await page.close();
+});

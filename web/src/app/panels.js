@@ -273,6 +273,7 @@ export function initPanels({ fc, D, work, update }) {
     'slo-e2e': 'slo-e2e',
     'slo-pct': 'slo-percentile',
     'slo-opt': 'slo-optimize',
+    'slo-vs': 'slo-compare',
   });
   // "Use this configuration": a search point's `flopcast serve` arguments (the core's serve_args, one
   // replica) into the serving panel's inputs and the main form's precision and layout (which the

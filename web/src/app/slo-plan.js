@@ -32,7 +32,7 @@ const INPUT_OF = {
   request_rate: 'slo-load',
   optimize: 'slo-optimize',
 };
-const IDS = [...new Set(Object.values(INPUT_OF))];
+const IDS = [...new Set([...Object.values(INPUT_OF), 'slo-compare'])];
 const CANCELLED = 'The search was cancelled.';
 
 const rate = (v) => formatRate(v);
@@ -95,7 +95,7 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
   const progress = $('slo-progress');
   const runBtn = $('slo-run');
   const cancelBtn = $('slo-cancel');
-  let shown = null; // {request, result, ms, workerMs}
+  let shown = null; // {request, base (the request above it answers), result, ms, workerMs}
   let runId = 0;
   let busy = false;
   let chart = null;
@@ -152,7 +152,7 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
   /** A core error at the card's field its pointer names (/plan/slo_tpot_s), else under the card. */
   function showCoreError(e, plan) {
     const [, top, sub] = (e.pointer || '').split('/');
-    const id = top === 'plan' ? INPUT_OF[sub] : undefined;
+    const id = top === 'plan' ? INPUT_OF[sub] : top === 'gpu' && sub ? 'slo-compare' : undefined;
     if (id) {
       const f = MILLISECONDS.find((m) => m.id === id);
       // The core judges seconds; the field holds milliseconds.
@@ -185,7 +185,11 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
       return;
     }
     if (busy) search.terminate('superseded by a new search'); // the newer one wins (runId below)
-    const request = { ...req, plan };
+    // Other GPUs to compare: the request's "gpu" becomes the list (the page's GPU first).
+    const others = $('slo-compare')
+      .value.split(/[,\s]+/)
+      .filter(Boolean);
+    const request = { ...req, plan, ...(others.length ? { gpu: [req.gpu, ...others] } : {}) };
     const id = ++runId;
     setBusy(true);
     statusEl.textContent = 'Searching…';
@@ -210,7 +214,7 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
     if (id !== runId) return;
     setBusy(false);
     progress.value = 1;
-    shown = { request, result: r.result, ms: performance.now() - t0, workerMs: r.ms };
+    shown = { request, base: req, result: r.result, ms: performance.now() - t0, workerMs: r.ms };
     statusEl.dataset.state = 'done';
     render();
   }
@@ -271,14 +275,21 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
   function launchCell(tr, p) {
     const td = document.createElement('td');
     td.className = 'slo-launch';
-    const l = p.launch;
-    if (!l) {
+    if (!p.launch) {
       td.textContent = '–';
       tr.append(td);
       return;
     }
+    // A disaggregated configuration: each prefill worker's command, then each decode worker's.
+    if (p.prefill_launch) td.append(commandDetails(p.prefill_launch, `${p.disaggregated.prefill_workers} prefill: `));
+    td.append(commandDetails(p.launch, p.prefill_launch ? `${p.disaggregated.decode_workers} decode: ` : ''));
+    tr.append(td);
+  }
+  function commandDetails(l, what) {
     const details = document.createElement('details');
-    const summary = Object.assign(document.createElement('summary'), { textContent: l.args.slice(0, 2).join(' ') });
+    const summary = Object.assign(document.createElement('summary'), {
+      textContent: what + l.args.slice(0, 2).join(' '),
+    });
     const cmd = Object.assign(document.createElement('pre'), { className: 'slo-command', textContent: l.command });
     details.append(summary, cmd);
     if (l.yaml?.length) {
@@ -295,8 +306,7 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
       details.append(
         Object.assign(document.createElement('small'), { className: 'hint', textContent: `Flags: ${l.docs_version}` }),
       );
-    td.append(details);
-    tr.append(td);
+    return details;
   }
   /** "Copy": `text` to the clipboard, the button saying whether it worked. */
   function copyButton(label, text, what) {
@@ -350,6 +360,12 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
       });
       use.className = 'plan-use slo-use';
       use.setAttribute('aria-label', `Use ${pointName(p)} in the serving simulation`);
+      const devices = s.question.devices ?? [];
+      const elsewhere = devices.length > 1 && p.gpu !== devices[0];
+      if (elsewhere) {
+        use.disabled = true;
+        use.title = `This configuration runs on ${p.gpu}: choose that GPU above to simulate it`;
+      }
       use.addEventListener('click', () => {
         const missed = useConfiguration(p);
         statusEl.textContent =
@@ -359,10 +375,14 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
       });
       actions.append(use);
       if (p.launch) {
-        actions.append(copyButton('Copy command', p.launch.command, 'command'));
+        actions.append(
+          copyButton(p.prefill_launch ? 'Copy decode command' : 'Copy command', p.launch.command, 'command'),
+        );
+        if (p.prefill_launch) actions.append(copyButton('Copy prefill command', p.prefill_launch.command, 'prefill'));
         if (p.launch.yaml?.length) actions.append(copyButton('Copy YAML', p.launch.yaml.join('\n'), 'yaml'));
       }
-      cell(tr, 'engine', p.engine, p.engine);
+      const engine = cell(tr, 'engine', p.engine, devices.length > 1 ? `${p.engine} on ${p.gpu}` : p.engine);
+      engine.dataset.gpu = p.gpu;
       cell(
         tr,
         'precision',
@@ -395,7 +415,8 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
         layout.append(each);
       }
       cell(tr, 'gpus', p.gpus, formatInteger(p.gpus));
-      cell(tr, 'max_num_seqs', p.max_num_seqs, formatInteger(p.max_num_seqs));
+      // The engine's own uncapped default (SGLang's) is no cap at all.
+      cell(tr, 'max_num_seqs', p.max_num_seqs, p.max_num_seqs >= 100000 ? 'uncapped' : formatInteger(p.max_num_seqs));
       const batched = cell(
         tr,
         'max_num_batched_tokens',
@@ -488,8 +509,7 @@ export function initSloPlan({ base, search, useConfiguration, labelOf }) {
       if (!shown) return;
       clearTimeout(staleTimer);
       staleTimer = setTimeout(() => {
-        const { plan, ...answered } = shown.request;
-        if (JSON.stringify(base().base) !== JSON.stringify(answered)) results.classList.add('stale');
+        if (JSON.stringify(base().base) !== JSON.stringify(shown.base)) results.classList.add('stale');
       }, 200);
     },
     clearError: (id) => IDS.includes(id) && setError(id, ''),
