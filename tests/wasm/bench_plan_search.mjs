@@ -4,8 +4,7 @@
 // nothing (npm run bench:wasm).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import { cli, load } from './load.mjs';
+import { cli, load, medianMs } from './load.mjs';
 
 const { fc } = await load();
 const request = {
@@ -15,19 +14,9 @@ const request = {
   num_generated_tokens: 256,
   plan: { slo_ttft_s: 0.5, slo_tpot_s: 0.02, gpus: 8 },
 };
-const median = (f, n) => {
-  const t = [];
-  for (let i = 0; i < n; ++i) {
-    const t0 = performance.now();
-    f();
-    t.push(performance.now() - t0);
-  }
-  t.sort((a, b) => a - b);
-  return t[Math.floor(t.length / 2)];
-};
 let last;
 fc.plan(request); // warm-up
-const wasm = median(() => (last = fc.plan(request)), 5);
+const wasm = medianMs(() => (last = fc.plan(request)), 5);
 const s = last.search;
 console.log(
   `wasm plan search llama-3-8b 8xH100: median ${wasm.toFixed(1)} ms (${s.configurations} configurations, ` +
@@ -48,8 +37,8 @@ if (existsSync(cli)) {
     '--slo-tpot',
     '0.02',
   ];
-  const full = median(() => spawnSync(cli, [...args, '--json']), 5);
-  const trivial = median(() => spawnSync(cli, ['plan', 'llama-3-8b', '-g', 'H100', '--json']), 5);
+  const full = medianMs(() => spawnSync(cli, [...args, '--json']), 5);
+  const trivial = medianMs(() => spawnSync(cli, ['plan', 'llama-3-8b', '-g', 'H100', '--json']), 5);
   console.log(
     `native plan search (the same): median ${(full - trivial).toFixed(1)} ms (process ${full.toFixed(1)} ms)`,
   );

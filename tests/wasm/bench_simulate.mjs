@@ -6,8 +6,7 @@
 // (process start and JSON). Prints figures; asserts nothing (npm run bench:wasm).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import { cli, load } from './load.mjs';
+import { cli, load, medianMs } from './load.mjs';
 
 const { fc } = await load();
 const request = {
@@ -23,18 +22,8 @@ const request = {
     max_num_batched_tokens: 8192,
   },
 };
-const time = (f, n) => {
-  const t = [];
-  for (let i = 0; i < n; ++i) {
-    const t0 = performance.now();
-    f();
-    t.push(performance.now() - t0);
-  }
-  t.sort((a, b) => a - b);
-  return t[Math.floor(t.length / 2)];
-};
 fc.simulate(request); // warm-up (compiles the hot paths)
-const wasm = time(() => fc.simulate(request), 5);
+const wasm = medianMs(() => fc.simulate(request), 5);
 console.log(`wasm simulate 10k req 1k/1k c=256: median ${wasm.toFixed(1)} ms`);
 if (existsSync(cli)) {
   const argv = (n) => [
@@ -56,7 +45,7 @@ if (existsSync(cli)) {
     '8192',
     '--json',
   ];
-  const run = (n) => time(() => spawnSync(cli, argv(n), { encoding: 'utf8' }), 5);
+  const run = (n) => medianMs(() => spawnSync(cli, argv(n), { encoding: 'utf8' }), 5);
   const native = run(10000) - run(256);
   console.log(`native flopcast serve, same run: about ${native.toFixed(1)} ms (process start subtracted)`);
   console.log(`wasm / native: ${(wasm / native).toFixed(2)}x (budget 3x)`);

@@ -156,6 +156,15 @@ std::vector<calibration_entry> read_calibration_value(const json& j, const std::
 }
 
 // The request's one point, which needs a GPU (`needs`: what for, in the message).
+// A simulation part's dataset gives the requests' lengths: no lengths beside it.
+void refuse_lengths_with_dataset(const reader& r) {
+  if (!r.has("dataset")) return;
+  for (const char* key : {"input_tokens", "output_tokens", "input_tokens_range", "output_tokens_range", "range_ratio"})
+    if (r.has(key))
+      throw error(error_code::invalid_argument, r.ptr(key),
+                  "the dataset gives the lengths: expected no " + std::string(key) + " with it");
+}
+
 compare_plan::point point_with_gpu(const compare_request& q, const std::string& needs) {
   const compare_plan::point p = q.plan.at(0);
   if (p.gpu == nullptr) throw error(error_code::invalid_argument, "/gpu", "expected a GPU: " + needs);
@@ -364,11 +373,7 @@ plan_request read_plan_request(std::string_view json_text) {
     throw error(error_code::invalid_argument, "/gpu",
                 "a layout plan is for one kind of GPU: expected one, but got " + std::to_string(q.gpus.size()) +
                     " (the SLO search compares several: give an SLO, a request rate or an objective)");
-  if (!q.plan.workload.dataset.empty())
-    for (const char* key : {"input_tokens_range", "output_tokens_range"})
-      if (part_object(j, "simulation").contains(key))
-        throw error(error_code::invalid_argument, std::string("/simulation/") + key,
-                    "the dataset gives the lengths: expected no " + std::string(key) + " with it");
+  refuse_lengths_with_dataset(reader(part_object(j, "simulation"), "/simulation"));
   // The SLO search tries the engine the request names, else every one that runs on the device.
   if (const auto it = j.find("engine"); it != j.end() && it->is_string() && !p.config.engine.empty())
     q.engines.push_back(p.config.engine);
@@ -540,10 +545,7 @@ simulation_request read_simulation_request(const nlohmann::json& j) {
           error_code::invalid_argument, r.ptr(std::string(key) + "_range"),
           "expected " + std::string(key) + " (a fixed length) or " + key + "_range (uniform lengths), not both");
 
-  for (const char* key : {"input_tokens", "output_tokens", "input_tokens_range", "output_tokens_range", "range_ratio"})
-    if (r.has("dataset") && r.has(key))
-      throw error(error_code::invalid_argument, r.ptr(key),
-                  "the dataset gives the lengths: expected no " + std::string(key) + " with it");
+  refuse_lengths_with_dataset(r);
   if (r.has("range_ratio"))
     for (const char* key : {"input_tokens_range", "output_tokens_range"})
       if (r.has(key))

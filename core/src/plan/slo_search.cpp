@@ -395,28 +395,27 @@ search_result search_configurations(const model_spec& m, const search_settings& 
           // (queueing as M/D/1 below 90% busy); a decode worker's token time is its step at its
           // share of the clients; TTFT = prefill + its queue + one decode step (the transfer is
           // left to the simulation).
-          // Each decode layout's closed form at its loads, computed once.
-          std::vector<std::vector<std::pair<std::int64_t, serving_result>>> decode_at(fitting.size());
+          // A decode pool of nd workers under the traffic given: each worker's clients (a rate's
+          // share in flight by Little's law at the one-client step, step1_s).
+          const auto traffic_per_worker = [&](std::int64_t nd, double step1_s) -> std::int64_t {
+            if (closed) return (s.sim.clients + nd - 1) / nd;
+            return std::llround(std::ceil(s.sim.rate_per_s / d(nd) * d(osl) * step1_s));
+          };
+          // Each decode layout's closed form at its loads (the traffic's, else the ladder), computed once.
+          std::vector<std::map<std::int64_t, serving_result>> decode_at(fitting.size());
           for (std::size_t k = 0; k < fitting.size(); ++k) {
             const auto& [dc, df] = fitting[k];
             const std::int64_t most = std::min<std::int64_t>(df.max_concurrency, dc.sim.max_num_seqs);
             std::vector<std::int64_t> loads;
-            if (closed) {
+            if (closed || open) {
               for (std::int64_t nd = 1; nd * dc.config.tp * dc.config.ep <= s.gpus; ++nd)
-                loads.push_back((s.sim.clients + nd - 1) / nd);
-            } else if (open) {
-              // Little's law at the one-client step: each worker count's share of the rate in flight.
-              for (std::int64_t nd = 1; nd * dc.config.tp * dc.config.ep <= s.gpus; ++nd)
-                loads.push_back(std::llround(std::ceil(s.sim.rate_per_s / d(nd) * d(osl) * df.decode_step_s)));
+                loads.push_back(traffic_per_worker(nd, df.decode_step_s));
             } else {
               loads = ladder(most);
             }
-            std::sort(loads.begin(), loads.end());
-            loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
             for (const std::int64_t per : loads)
-              if (per >= 1 && per <= most)
-                if (const auto f = closed_form_of(dc, per); f && f->decode_step_s > 0)
-                  decode_at[k].emplace_back(per, *f);
+              if (per >= 1 && per <= most && decode_at[k].count(per) == 0)
+                if (const auto f = closed_form_of(dc, per); f && f->decode_step_s > 0) decode_at[k].emplace(per, *f);
           }
           for (const auto& [pc, pf] : fitting) {
             if (pc.config.ep != 1 || !(pf.prefill_s > 0)) continue;
@@ -426,10 +425,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
               const std::int64_t gd = dc.config.tp * dc.config.ep;
               for (std::int64_t nd = 1; gp + nd * gd <= s.gpus; ++nd)
                 for (const auto& [per, f] : decode_at[k]) {
-                  if (closed && per != (s.sim.clients + nd - 1) / nd) continue;
-                  if (open && per != std::llround(std::ceil(s.sim.rate_per_s / d(nd) * d(osl) *
-                                                            fitting[k].second.decode_step_s)))
-                    continue;
+                  if ((closed || open) && per != traffic_per_worker(nd, fitting[k].second.decode_step_s)) continue;
                   // The fewest prefill workers that keep the pool below 90% busy, and one more
                   // (a shorter prefill queue for a TTFT limit).
                   const double system = d(per * nd);
