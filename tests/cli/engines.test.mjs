@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -78,5 +79,24 @@ test('throughput and serve --engine: the engine scheduler and ranges from its ba
   for (const p of s.points) {
     const [a, b] = p.tpot_s_range;
     assert.ok(a <= p.tpot_s.mean && p.tpot_s.mean <= b * (1 + 1e-12), 'the range holds the mean');
+  }
+});
+
+// A constant the fit cannot move is not a fit (engine_fit.cpp): it is held at flopcast's neutral
+// value (no fixed cost, a flat GEMM curve, the cache read at the weights' bandwidth; compute 0.5 and
+// memory 0.8 of peak) and the note names it. SGLang's AMD rows all come from dstack's February 2025
+// engines, the source its trimmed mean leaves out, so its amd-hbm efficiencies are held.
+test('engine fits: constants no counted row moves are held at neutral values, and named', () => {
+  const neutral = { per_step_s: 0, per_layer_s: 0, gemm_half_tokens: 0, kv_read_efficiency: 1 };
+  for (const id of ['llama-cpp', 'mlx', 'sglang', 'tensorrt-llm', 'vllm']) {
+    const eff = JSON.parse(readFileSync(join(root, `data/engines/${id}.json`), 'utf8')).efficiency;
+    if (!eff.fitted) continue;
+    const held = /held at neutral values: ([^;]*)/.exec(eff.note)?.[1].split(', ') ?? [];
+    for (const name of held) {
+      const [what, family] = name.split('/');
+      if (family) assert.equal(eff.families[family][what], what === 'compute_efficiency' ? 0.5 : 0.8, `${id}: ${name}`);
+      else assert.equal(eff.costs[what], neutral[what], `${id}: ${name}`);
+    }
+    if (id === 'sglang') assert.deepEqual(held, ['compute_efficiency/amd-hbm', 'mem_efficiency/amd-hbm']);
   }
 });

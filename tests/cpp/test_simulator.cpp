@@ -86,19 +86,30 @@ TEST_CASE("simulator step model: a step of whole prefills takes estimate's prefi
 TEST_CASE("simulator step model: tensor parallelism matches estimate's parallel decode and prefill") {
   const auto& m = test::model("llama-3-8b");
   const auto& gpu = flopcast::find_gpu("H100");
-  flopcast::settings base;
-  base.parallel.tensor_parallel = 4;
-  const step_model sm(m, base, gpu);
-  for (const std::int64_t B : {1, 32}) {
-    flopcast::settings s = decode_settings(B, 2000);
-    s.parallel.tensor_parallel = 4;
-    const auto e = flopcast::estimate(m, s, &gpu);
-    CHECK(close_simulator(sm.decode_step(B, 2000).total_s, e.parallel.decode_latency_per_token_s, 1e-9));
+  // The plain roofline, and an engine's fixed costs: every rank pays those once per step (the
+  // layout divides only compute, memory traffic and their time), in estimate() as in the step model.
+  flopcast::step_costs engine;
+  engine.per_step_s = 2e-3;
+  engine.per_layer_s = 5e-5;
+  for (const flopcast::step_costs& costs : {flopcast::step_costs{}, engine}) {
+    flopcast::settings base;
+    base.parallel.tensor_parallel = 4;
+    base.costs = costs;
+    const step_model sm(m, base, gpu);
+    for (const std::int64_t B : {1, 32}) {
+      flopcast::settings s = decode_settings(B, 2000);
+      s.parallel.tensor_parallel = 4;
+      s.costs = costs;
+      const auto e = flopcast::estimate(m, s, &gpu);
+      CHECK(close_simulator(sm.decode_step(B, 2000).total_s, e.parallel.decode_latency_per_token_s, 1e-9));
+      CHECK(sm.decode_step(B, 2000).fixed_s == Approx(costs.per_step_s + 32 * costs.per_layer_s));
+    }
+    flopcast::settings one = decode_settings(1, 2000);
+    one.parallel.tensor_parallel = 4;
+    one.num_generated_tokens = 1;
+    one.costs = costs;
+    CHECK(close_simulator(sm.prefill(2000).total_s, flopcast::estimate(m, one, &gpu).parallel.prefill_latency_s, 1e-9));
   }
-  flopcast::settings one = decode_settings(1, 2000);
-  one.parallel.tensor_parallel = 4;
-  one.num_generated_tokens = 1;
-  CHECK(close_simulator(sm.prefill(2000).total_s, flopcast::estimate(m, one, &gpu).parallel.prefill_latency_s, 1e-9));
 }
 
 TEST_CASE("simulator step model: causal chunks of a prompt add up to its whole prefill") {

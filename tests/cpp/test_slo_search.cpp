@@ -296,3 +296,25 @@ TEST_CASE("SLO search: several devices, one search each, merged by the objective
   }
   CHECK(r.why.find("Best on each GPU: H100-SXM: ") != std::string::npos);
 }
+
+TEST_CASE(
+    "SLO search: an engine without chunked prefill gets a token budget that admits its longest prompt beside "
+    "every running decode") {
+  // TensorRT-LLM runs a prompt whole; its scheduler holds a prompt back while the step's decodes
+  // leave less than the prompt of max_num_tokens (as the simulator does), so a budget of the
+  // longest prompt alone would serialise long prompts. Deployments size it as the longest prompt
+  // plus the running sequences (InferenceX: max_num_tokens = CONC + ISL + 64).
+  const model_spec& m = test::model("llama-3-8b");
+  const hardware_spec& gpu = find_gpu("H100");
+  search_settings s = question(1, std::nullopt, 0.05);
+  s.engines = {"tensorrt-llm"};
+  s.sim.input_tokens = {7000, 8192};
+  s.sim.arrivals = arrival_kind::batch;
+  const search_result r = search_configurations(m, s, gpu);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const search_point& p : r.ranked) {
+    CHECK_FALSE(p.config.chunked_prefill);
+    CHECK(p.config.max_num_batched_tokens >= 8192 + p.config.max_num_seqs);
+    CHECK(p.sim.max_num_batched_tokens == p.config.max_num_batched_tokens);
+  }
+}

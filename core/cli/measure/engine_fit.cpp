@@ -315,7 +315,11 @@ nlohmann::ordered_json fit_engine(const std::string& id, const std::vector<row>&
     std::sort(influence.begin(), influence.end());
     std::vector<std::size_t> priority;
     for (const auto& [neg, k] : influence) priority.push_back(k);
-    const std::size_t n_free = std::min(priority.size(), std::max<std::size_t>(2, runs.size() / 2));
+    // A parameter that moves no counted row (a family whose only source is the one the trimmed
+    // mean leaves out) is not fitted by anything: it stays at its neutral value and says so.
+    const auto moving = static_cast<std::size_t>(
+        std::count_if(influence.begin(), influence.end(), [](const auto& q) { return q.first < 0; }));
+    const std::size_t n_free = std::min({priority.size(), std::max<std::size_t>(2, runs.size() / 2), moving});
     const double neutral[k_shared] = {0, 0, 0, 1};
     std::string held;
     for (std::size_t i = n_free; i < priority.size(); ++i) {

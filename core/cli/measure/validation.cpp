@@ -259,8 +259,15 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     simulation_settings sim;
     sim.base = s;
     apply_scheduler(*sched, sim);
-    // Without chunking a prompt runs in one step: the budget holds at least the row's prompt.
-    sim.max_num_batched_tokens = std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl);
+    // Without chunking a prompt runs in one step: the budget holds at least the row's prompt and,
+    // under a closed loop, one token for each other client's running decode, as deployment scripts
+    // size it (InferenceX's TensorRT-LLM scripts: max_num_tokens = CONC + ISL + 64 rounded up to 64,
+    // benchmarks/dsr1_fp8_h200_trt.sh at 1fc5d73c); a budget of the prompt alone would hold every
+    // prompt back until no decode runs, which no published run configures.
+    const std::int64_t others = kind == "concurrency" && load.at("value").is_number()
+                                    ? static_cast<std::int64_t>(load.at("value").get<double>())
+                                    : 0;
+    sim.max_num_batched_tokens = std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl + others);
     if (how.features) {
       // Prefix caching as the row states it (on: the engine's own kind), with the harness's prompt
       // pool and shared system prompt (one prefix group; several groups run as a pool only).

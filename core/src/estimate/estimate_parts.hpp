@@ -128,6 +128,18 @@ struct step_cost {
 
 // The weight traffic of a pass by its tokens (r's parameters and memory set).
 [[nodiscard]] weight_traffic weight_traffic_of(const model_spec& m, const estimate_result& r);
+
+// The band's median correction of a fitted engine's prefill and decode figures (roofline.cpp
+// scales a whole pass or step by it; 1 where the engine is not fitted or the band holds 1).
+struct band_factors {
+  double prefill = 1, decode = 1;
+};
+[[nodiscard]] band_factors band_factors_of(const model_spec& m, const settings& s);
+// The engine's fixed cost of one pass or step as a replica's figures count it (rules.hpp's
+// fixed_step_s at the replica's batch, times the band's factor). A layout's ranks each pay it
+// once per step; only the rest of a step divides among them (parallel.cpp), as the serving
+// simulator's step model and serve()'s cycle charge it.
+[[nodiscard]] double fixed_in_figures(const model_spec& m, const settings& s, double batch, bool decode);
 // A device's dense peak for a compute unit (nullopt: it has none).
 [[nodiscard]] std::optional<double> unit_peak(const hardware_spec& gpu, compute_unit u);
 // The unit a matmul over weights stored in p runs in on the GPU: the first of the format's path

@@ -302,9 +302,15 @@ parallel_result parallel_view(const model_spec& m, const settings& s, const hard
   // its memory traffic; communication is added, not overlapped.
   const replica_times replica = dp > 1 ? one_replica(m, s, gpu, out.batch_per_replica, training) : times_of(r.perf);
   const replica_times* p = &replica;
-  out.prefill_latency_s = p->prefill_latency_s / d(tp) + out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s;
+  // TP divides a step's compute and memory traffic, not the engine's fixed cost of the step
+  // (scheduling, launches: every rank runs every layer's kernels), which each rank pays once.
+  const auto divided = [&](double whole, bool decode) {
+    const double fixed = std::min(fixed_in_figures(m, s, B, decode), whole);
+    return (whole - fixed) / d(tp) + fixed;
+  };
+  out.prefill_latency_s = divided(p->prefill_latency_s, false) + out.tp_allreduce_s + out.pp_send_s + out.ep_alltoall_s;
   if (m.arch != architecture::encoder) {
-    out.decode_latency_per_token_s = p->decode_latency_per_token_s / d(tp) + out.tp_allreduce_decode_step_s +
+    out.decode_latency_per_token_s = divided(p->decode_latency_per_token_s, true) + out.tp_allreduce_decode_step_s +
                                      out.pp_send_decode_step_s + out.ep_alltoall_decode_step_s;
     out.decode_tokens_per_second = d(s.batch_size) / out.decode_latency_per_token_s;
     out.total_request_latency_s =

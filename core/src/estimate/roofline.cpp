@@ -136,6 +136,20 @@ compute_unit compute_unit_for(precision p, const hardware_spec& gpu, bool& fell_
                   " (expected one of its fallbacks, at least fp32)");
 }
 
+band_factors band_factors_of(const model_spec& m, const settings& s) {
+  band_factors f;
+  if (s.compute_efficiency_origin != efficiency_origin::fitted && s.mem_efficiency_origin != efficiency_origin::fitted)
+    return f;
+  f.prefill = band_correction(s.bands.prefill);
+  if (m.arch != architecture::encoder) f.decode = band_correction(s.bands.decode);
+  return f;
+}
+
+double fixed_in_figures(const model_spec& m, const settings& s, double batch, bool decode) {
+  const band_factors f = band_factors_of(m, s);
+  return fixed_step_s(s.costs, layer_count(m), batch) * (decode ? f.decode : f.prefill);
+}
+
 weight_traffic weight_traffic_of(const model_spec& m, const estimate_result& r) {
   const memory_breakdown& mem = r.memory;
   const double mean = r.parameters.total > 0 ? mem.weights / d(r.parameters.total) : 0.0;
@@ -311,10 +325,8 @@ void fill_roofline(const model_spec& m, const settings& s, const hardware_spec& 
   const timing model = time_at(s.compute_efficiency, s.mem_efficiency);
   // A fitted engine whose prefill or decode band excludes the model's figure (band_biased): the
   // figures shown are the model's x the band's median; the ranges stay around the model's.
-  const bool fitted_bands =
-      s.compute_efficiency_origin == efficiency_origin::fitted || s.mem_efficiency_origin == efficiency_origin::fitted;
-  const double fix_prefill = fitted_bands ? band_correction(s.bands.prefill) : 1.0;
-  const double fix_decode = fitted_bands && !encoder_only ? band_correction(s.bands.decode) : 1.0;
+  const band_factors bands = band_factors_of(m, s);
+  const double fix_prefill = bands.prefill, fix_decode = bands.decode;
   timing t = [&] {
     timing c = model;
     if (fix_prefill == 1.0 && fix_decode == 1.0) return c;

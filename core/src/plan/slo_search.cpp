@@ -15,6 +15,7 @@
 #include "flopcast/serving/serving.hpp"
 #include "flopcast/serving/speculative.hpp"
 #include "flopcast/serving/workload.hpp"
+#include "serving/simulator_parts.hpp"
 
 namespace flopcast {
 namespace {
@@ -218,6 +219,7 @@ search_result search_configurations(const model_spec& m, const search_settings& 
   // (Not a structured binding: the lambdas below capture these, which C++17 does not allow of one.)
   const std::pair<std::int64_t, std::int64_t> lengths = mean_lengths(s.sim);
   const std::int64_t isl = lengths.first, osl = lengths.second;
+  const std::int64_t longest_prompt = detail::longest_request(s.sim).first;
 
   // ---- the engines ----
   std::vector<const engine_profile*> engines;
@@ -280,7 +282,13 @@ search_result search_configurations(const model_spec& m, const search_settings& 
     x.base.bands = pristine.bands;
     x.base.engine.clear();
     apply_engine(e, gpu, x);
-    x.max_num_batched_tokens = std::max<std::int64_t>(budget, sched.chunked_prefill ? 1 : isl);
+    // Without chunked prefill a prompt runs whole, in a step beside the running decodes: the
+    // token budget holds the longest prompt and a token for each sequence the server runs, as
+    // deployments size it (InferenceX's TensorRT-LLM scripts: max_num_tokens = CONC + ISL + 64,
+    // benchmarks/dsr1_fp8_h200_trt.sh at 1fc5d73c). With the prompt alone, a long prompt would
+    // wait until no decode runs (TensorRT-LLM's scheduler, and the simulator's).
+    x.max_num_batched_tokens =
+        std::max<std::int64_t>(budget, sched.chunked_prefill ? 1 : longest_prompt + sched.max_num_seqs);
     c.config.max_num_batched_tokens = x.max_num_batched_tokens;
     if (spec != 0) {
       speculative_settings sp;
