@@ -87,7 +87,7 @@ test('throughput and serve --engine: the engine scheduler and ranges from its ba
 // memory 0.8 of peak) and the note names it. SGLang's AMD rows all come from dstack's February 2025
 // engines, the source its trimmed mean leaves out, so its amd-hbm efficiencies are held.
 test('engine fits: constants no counted row moves are held at neutral values, and named', () => {
-  const neutral = { per_step_s: 0, per_layer_s: 0, gemm_half_tokens: 0, kv_read_efficiency: 1 };
+  const neutral = { per_step_s: 0, per_layer_s: 0, gemm_half_tokens: 0, kv_read_efficiency: 1, per_sequence_s: 0 };
   for (const id of ['llama-cpp', 'mlx', 'sglang', 'tensorrt-llm', 'vllm']) {
     const eff = JSON.parse(readFileSync(join(root, `data/engines/${id}.json`), 'utf8')).efficiency;
     if (!eff.fitted) continue;
@@ -99,4 +99,50 @@ test('engine fits: constants no counted row moves are held at neutral values, an
     }
     if (id === 'sglang') assert.deepEqual(held, ['compute_efficiency/amd-hbm', 'mem_efficiency/amd-hbm']);
   }
+});
+
+// A fitted constant that ends on a bound of the physical envelope would have gone further: the note
+// names it, and the named constant has exactly that bound's value (the envelope of
+// core/include/flopcast/serving/engine.hpp, restated here as the reference).
+test('engine fits: a constant the fit leaves on a bound of the envelope is named, with that value', () => {
+  const envelope = {
+    per_step_s: [1e-6, 3e-2],
+    per_layer_s: [1e-8, 1e-3],
+    per_sequence_s: [1e-9, 1e-4],
+    gemm_half_tokens: [1, 128],
+    kv_read_efficiency: [0.5, 1],
+    compute_efficiency: [0.1, 1],
+    mem_efficiency: [0.2, 1],
+  };
+  let named = 0;
+  for (const id of ['llama-cpp', 'mlx', 'sglang', 'tensorrt-llm', 'vllm']) {
+    const eff = JSON.parse(readFileSync(join(root, `data/engines/${id}.json`), 'utf8')).efficiency;
+    if (!eff.fitted) continue;
+    const listed = /at a bound of the envelope: ([^;]*)/.exec(eff.note)?.[1].split(', ') ?? [];
+    const value = (what, family) => (family ? eff.families[family][what] : eff.costs[what]);
+    for (const entry of listed) {
+      const [, name, side] = /^(\S+) \((upper|lower)\)$/.exec(entry) ?? [];
+      assert.ok(name, `${id}: "${entry}" names a constant and its side`);
+      const [what, family] = name.split('/');
+      assert.equal(value(what, family), envelope[what][side === 'upper' ? 1 : 0], `${id}: ${name}`);
+      ++named;
+    }
+    // Every constant on a bound is named (the held ones are not fitted, so not listed).
+    const held = /held at neutral values: ([^;]*)/.exec(eff.note)?.[1].split(', ') ?? [];
+    const check = (what, family) => {
+      const name = family ? `${what}/${family}` : what;
+      if (held.includes(name)) return;
+      const v = value(what, family);
+      if (v === envelope[what][0] || v === envelope[what][1])
+        assert.ok(
+          listed.some((e) => e.startsWith(`${name} (`)),
+          `${id}: ${name} = ${v} is on a bound but not named`,
+        );
+    };
+    for (const what of Object.keys(eff.costs)) if (what in envelope) check(what);
+    for (const family of Object.keys(eff.families))
+      if (family !== 'all') for (const what of ['compute_efficiency', 'mem_efficiency']) check(what, family);
+  }
+  // SGLang's per-sequence cost reaches its 100 us bound (stop 40's refit): the check above is live.
+  assert.ok(named > 0);
 });

@@ -120,12 +120,14 @@ TEST_CASE("SLO search: the best within a published campaign's bound is within 15
   }
   WARN(table.str());
   CHECK(recommended >= 5);
-  // The issue asks for five recommended campaigns within 15%. At this commit three of the 13 are
-  // (TensorRT-LLM 0.14's Llama-3.1-70B 467/256 on H100 and H200, vLLM's Nemotron-3-Nano on B200); the
-  // others miss by the serving model's error on those campaigns (DeepSeek-R1 on H200 and B200 too
-  // slow at the low-concurrency bounds, on MI300X and MI355X too fast: SGLang's AMD efficiencies
-  // are unfitted, its only AMD source being the one its trimmed mean leaves out; dstack's
+  // The issue asks for five recommended campaigns within 15%. At this commit four of the 13 are
+  // (TensorRT-LLM 0.14's Llama-3.1-70B 467/256 on H100 and H200, InferenceX's DeepSeek-R1 on H200 at
+  // 1k/8k and 8k/1k); the others miss by the serving model's error on those campaigns (DeepSeek-R1
+  // on H200 at 1k/1k too slow at the low-concurrency bound, on B200 too fast by 16%, on MI300X and
+  // MI355X too fast: SGLang's AMD efficiencies are unfitted, its only AMD source being the one its
+  // trimmed mean leaves out; vLLM's Nemotron-3-Nano on B200 too slow under its 5 ms bound since
+  // vLLM's fitted cost per sequence reached its 100 us bound, driven by a 2024 ROCm source; dstack's
   // early-2025 engines far slower than today's profiles), which the search cannot correct. A
   // ratchet: raise it as the model improves, never lower it.
-  CHECK(within >= 3);
+  CHECK(within >= 4);
 }

@@ -2,6 +2,7 @@
 //
 // Per engine, the parameters are
 //  - shared by every device: per_step_s, per_layer_s (fixed costs of an iteration),
+//    per_sequence_s (the cost of each sequence in a step: input preparation, sampling, output),
 //    gemm_half_tokens (the tokens in a step at which GEMMs reach half their efficiency) and
 //    kv_read_efficiency (decode attention's cache reads relative to the weights' bandwidth);
 //  - per device family (vendor and memory type, hardware_spec::family()): mem_efficiency, and
@@ -48,19 +49,20 @@ struct engine_fit {
   std::vector<std::string> families;
   std::vector<std::size_t> row_family;    // index into families
   std::vector<std::size_t> ce_at, me_at;  // per family: its compute and memory efficiencies in x
-  std::vector<parameter> params;          // per_step_s, per_layer_s, gemm_half_tokens, then (ce, me) per family
-  // Each row's last prediction and the six values it was made with: a candidate that changes only
+  std::vector<parameter> params;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency, per_sequence_s,
+                                  // then (ce, me) per family
+  // Each row's last prediction and the seven values it was made with: a candidate that changes only
   // another family's efficiencies leaves the row's prediction as it was (the search moves one
   // parameter at a time, so most evaluations recompute one family's rows).
   struct memo {
-    std::array<double, 6> at{};
+    std::array<double, 7> at{};
     double error = 0;
     bool set = false;
   };
   mutable std::vector<memo> memos;
 };
 
-constexpr std::size_t k_shared = 4;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency
+constexpr std::size_t k_shared = 5;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency, per_sequence_s
 
 model_choice choice_for(const engine_fit& f, const std::vector<double>& x, std::size_t family) {
   model_choice c;
@@ -69,6 +71,7 @@ model_choice choice_for(const engine_fit& f, const std::vector<double>& x, std::
   c.costs.per_layer_s = x[1];
   c.costs.gemm_half_tokens = x[2];
   c.costs.kv_read_efficiency = x[3];
+  c.costs.per_sequence_s = x[4];
   c.compute_efficiency = x[f.ce_at[family]];
   c.mem_efficiency = x[f.me_at[family]];
   return c;
@@ -86,11 +89,11 @@ std::size_t fit_threads() {
 
 double objective(const engine_fit& f, const std::vector<double>& x) {
   f.memos.resize(f.rows.size());
-  // The rows whose six values changed.
+  // The rows whose seven values changed.
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
     const std::size_t fam = f.row_family[i];
-    const std::array<double, 6> at = {x[0], x[1], x[2], x[3], x[f.ce_at[fam]], x[f.me_at[fam]]};
+    const std::array<double, 7> at = {x[0], x[1], x[2], x[3], x[4], x[f.ce_at[fam]], x[f.me_at[fam]]};
     engine_fit::memo& m = f.memos[i];
     if (m.set && m.at == at) continue;
     m.at = at;
@@ -269,7 +272,8 @@ nlohmann::ordered_json fit_engine(const std::string& id, const std::vector<row>&
         {"per_layer_s", flopcast::engine_fit_per_layer_s.lo, flopcast::engine_fit_per_layer_s.hi, 1e-5},
         {"gemm_half_tokens", flopcast::engine_fit_gemm_half_tokens.lo, flopcast::engine_fit_gemm_half_tokens.hi, 64},
         {"kv_read_efficiency", flopcast::engine_fit_kv_read_efficiency.lo, flopcast::engine_fit_kv_read_efficiency.hi,
-         0.8}};
+         0.8},
+        {"per_sequence_s", flopcast::engine_fit_per_sequence_s.lo, flopcast::engine_fit_per_sequence_s.hi, 1e-5}};
     // A family gets its own compute efficiency only when at least two of its devices have fit
     // rows, or it is the family with the most rows; the others borrow the latter's (one
     // device's compute efficiency would be a fit to that device). Every family has its own
@@ -320,7 +324,7 @@ nlohmann::ordered_json fit_engine(const std::string& id, const std::vector<row>&
     const auto moving = static_cast<std::size_t>(
         std::count_if(influence.begin(), influence.end(), [](const auto& q) { return q.first < 0; }));
     const std::size_t n_free = std::min({priority.size(), std::max<std::size_t>(2, runs.size() / 2), moving});
-    const double neutral[k_shared] = {0, 0, 0, 1};
+    const double neutral[k_shared] = {0, 0, 0, 1, 0};
     std::string held;
     for (std::size_t i = n_free; i < priority.size(); ++i) {
       parameter& q = f.params[priority[i]];
@@ -335,6 +339,16 @@ nlohmann::ordered_json fit_engine(const std::string& id, const std::vector<row>&
            (held.empty() ? std::string() : "; held at neutral values: " + held);
     if (log != nullptr) *log << "  " << id << ": " << note << "\n";
     std::vector<double> x = search(f, log);
+    // A fitted parameter that ends on a bound of the envelope would have gone further: the rows
+    // ask for more than the model's terms explain physically. The note names it.
+    std::string bounded;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      const parameter& q = f.params[k];
+      if (q.lo == q.hi || (x[k] != q.lo && x[k] != q.hi)) continue;
+      bounded += (bounded.empty() ? "" : ", ") + q.name + (x[k] == q.hi ? " (upper)" : " (lower)");
+    }
+    if (!bounded.empty()) note += "; at a bound of the envelope: " + bounded;
+    if (log != nullptr && !bounded.empty()) *log << "  " << id << ": at a bound of the envelope: " << bounded << "\n";
     for (double& v : x) v = round6(v);
     json families = json::object();
     std::vector<std::int64_t> counts(f.families.size(), 0);
@@ -397,7 +411,7 @@ nlohmann::ordered_json fit_engine(const std::string& id, const std::vector<row>&
         {"held_out", held_sources[id]},
         {"costs",
          {{"per_step_s", x[0]},
-          {"per_sequence_s", 0},
+          {"per_sequence_s", x[4]},
           {"per_layer_s", x[1]},
           {"gemm_half_tokens", x[2]},
           {"kv_read_efficiency", x[3]}}},

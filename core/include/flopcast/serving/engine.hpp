@@ -32,8 +32,11 @@ enum class engine_kv_cache { paged, contiguous, dynamic };
 // speed of light; compute efficiency is at least 0.1 (calculon-ai's A100 matrix-efficiency table
 // reaches 0.1 only for near-empty GEMMs, shared/modeling-notes.md); and the GEMM curve reaches half
 // its efficiency by 128 tokens, the M-tile of the common cuBLAS/CUTLASS Hopper and Ampere kernels
-// (a GEMM of fewer rows still costs one tile). tests/cpp/test_envelope.cpp sweeps every bundled
-// model, device class, engine, batch and format and fails when a figure leaves the envelope.
+// (a GEMM of fewer rows still costs one tile). A sequence costs each step at most 100 us of fixed
+// work (input preparation, sampling, output): about twice the per-request (4 us) and
+// per-output-token (46 us) overheads BLIS (inference-sim/inference-sim) fitted, PR #448
+// (shared/modeling-notes.md). tests/cpp/test_envelope.cpp sweeps every bundled model, device
+// class, engine, batch and format and fails when a figure leaves the envelope.
 struct engine_fit_bound {
   double lo, hi;
 };
@@ -43,6 +46,7 @@ inline constexpr engine_fit_bound engine_fit_kv_read_efficiency{0.5, 1.0};
 inline constexpr engine_fit_bound engine_fit_gemm_half_tokens{1.0, 128.0};
 inline constexpr engine_fit_bound engine_fit_per_step_s{1e-6, 3e-2};
 inline constexpr engine_fit_bound engine_fit_per_layer_s{1e-8, 1e-3};
+inline constexpr engine_fit_bound engine_fit_per_sequence_s{1e-9, 1e-4};
 inline constexpr double engine_envelope_slowdown = 10.0;
 
 // Where a default is stated: a URL (a doc page or a source file at a commit), and, for a source
