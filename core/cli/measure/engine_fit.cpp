@@ -43,6 +43,11 @@ struct parameter {
   double lo, hi, value;
 };
 
+// The parameters every device shares: per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency,
+// per_sequence_s (x[0] to x[4]); a row's prediction depends on these and its family's two efficiencies.
+constexpr std::size_t k_shared = 5;
+using row_key = std::array<double, k_shared + 2>;
+
 struct engine_fit {
   std::string engine;
   std::vector<const row*> rows;  // fit rows the model predicts
@@ -51,18 +56,16 @@ struct engine_fit {
   std::vector<std::size_t> ce_at, me_at;  // per family: its compute and memory efficiencies in x
   std::vector<parameter> params;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency, per_sequence_s,
                                   // then (ce, me) per family
-  // Each row's last prediction and the seven values it was made with: a candidate that changes only
+  // Each row's last prediction and the values it was made with (row_key): a candidate that changes only
   // another family's efficiencies leaves the row's prediction as it was (the search moves one
   // parameter at a time, so most evaluations recompute one family's rows).
   struct memo {
-    std::array<double, 7> at{};
+    row_key at{};
     double error = 0;
     bool set = false;
   };
   mutable std::vector<memo> memos;
 };
-
-constexpr std::size_t k_shared = 5;  // per_step_s, per_layer_s, gemm_half_tokens, kv_read_efficiency, per_sequence_s
 
 model_choice choice_for(const engine_fit& f, const std::vector<double>& x, std::size_t family) {
   model_choice c;
@@ -89,11 +92,14 @@ std::size_t fit_threads() {
 
 double objective(const engine_fit& f, const std::vector<double>& x) {
   f.memos.resize(f.rows.size());
-  // The rows whose seven values changed.
+  // The rows whose values changed.
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
     const std::size_t fam = f.row_family[i];
-    const std::array<double, 7> at = {x[0], x[1], x[2], x[3], x[4], x[f.ce_at[fam]], x[f.me_at[fam]]};
+    row_key at{};
+    std::copy(x.begin(), x.begin() + k_shared, at.begin());
+    at[k_shared] = x[f.ce_at[fam]];
+    at[k_shared + 1] = x[f.me_at[fam]];
     engine_fit::memo& m = f.memos[i];
     if (m.set && m.at == at) continue;
     m.at = at;
