@@ -162,8 +162,27 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
       s.parallel.expert_parallel = 1;
     }
   }
-  const auto isl = std::max<std::int64_t>(row.at("input_tokens").get<std::int64_t>(), 1);
-  const auto osl = std::max<std::int64_t>(row.at("output_tokens").get<std::int64_t>(), 1);
+  // The lengths the harness drew (README, "lengths"): each request's prompt and output uniform
+  // over a stated [min, max] (SGLang's bench_serving random dataset at its default range ratio 0
+  // draws [1, ISL]; InferenceX's harness at 0.8 draws [int(0.8 ISL), ISL]); else exactly the stated
+  // lengths. The simulator draws the same ranges; a closed form takes their means.
+  const auto stated_isl = std::max<std::int64_t>(row.at("input_tokens").get<std::int64_t>(), 1);
+  const auto stated_osl = std::max<std::int64_t>(row.at("output_tokens").get<std::int64_t>(), 1);
+  length_range isl_range{stated_isl, stated_isl}, osl_range{stated_osl, stated_osl};
+  if (stated(row, "lengths")) {
+    const json& l = row.at("lengths");
+    const auto range_of = [&](const char* key, length_range& r) {
+      if (!stated(l, key)) return true;
+      const json& v = l.at(key);
+      if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer()) return false;
+      r = {v[0].get<std::int64_t>(), v[1].get<std::int64_t>()};
+      return r.min >= 1 && r.min <= r.max;
+    };
+    if (!range_of("input_tokens", isl_range) || !range_of("output_tokens", osl_range))
+      return skip("a length range that is not [min, max] with 1 <= min <= max");
+  }
+  const auto mean_of = [](const length_range& r) { return (r.min + r.max + 1) / 2; };
+  const std::int64_t isl = mean_of(isl_range), osl = mean_of(osl_range);
   const double gpus = std::max(1.0, row.value("num_gpus", 1.0));
   const double share = row.value("per", std::string("system")) == "gpu" ? 1.0 / gpus : 1.0;
 
@@ -259,7 +278,7 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     simulation_settings sim;
     sim.base = s;
     apply_scheduler(*sched, sim);
-    // Without chunking a prompt runs in one step: the budget holds at least the row's prompt and,
+    // Without chunking a prompt runs in one step: the budget holds at least the row's longest prompt and,
     // under a closed loop, one token for each other client's running decode, as deployment scripts
     // size it (InferenceX's TensorRT-LLM scripts: max_num_tokens = CONC + ISL + 64 rounded up to 64,
     // benchmarks/dsr1_fp8_h200_trt.sh at 1fc5d73c); a budget of the prompt alone would hold every
@@ -267,7 +286,8 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
     const std::int64_t others = kind == "concurrency" && load.at("value").is_number()
                                     ? static_cast<std::int64_t>(load.at("value").get<double>())
                                     : 0;
-    sim.max_num_batched_tokens = std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl + others);
+    sim.max_num_batched_tokens =
+        std::max(sim.max_num_batched_tokens, sched->chunked_prefill ? 1 : isl_range.max + others);
     if (how.features) {
       // Prefix caching as the row states it (on: the engine's own kind), with the harness's prompt
       // pool and shared system prompt (one prefix group; several groups run as a pool only).
@@ -294,8 +314,8 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
         sim.speculative = resolve_speculative(spec);
       }
     }
-    sim.input_tokens = {isl, isl};
-    sim.output_tokens = {osl, osl};
+    sim.input_tokens = isl_range;
+    sim.output_tokens = osl_range;
     const double value = load.at("value").is_number() ? load.at("value").get<double>() : 0.0;
     const std::int64_t stated = row.value("num_requests", std::int64_t{0});
     if (kind == "batch" || kind == "max_throughput") {
@@ -320,8 +340,8 @@ prediction predictor::operator()(const json& row, const model_choice& how) {
         {"p", row.at("precision")},
         {"kv", row.value("kv_cache_precision", json())},
         {"tp", row.value("tensor_parallel", 1)},
-        {"i", isl},
-        {"o", osl},
+        {"i", {isl_range.min, isl_range.max}},
+        {"o", {osl_range.min, osl_range.max}},
         {"l", load},
         {"n", sim.num_requests},
         {"e", row.at("engine")},
