@@ -83,13 +83,15 @@ test('every measurement file and row is well-formed and sourced', () => {
         assert.ok(Number.isFinite(r.load.value) && r.load.value > 0, `${at}: load.value`);
       if (r.num_requests !== undefined)
         assert.ok(Number.isInteger(r.num_requests) && r.num_requests >= 1, `${at}: num_requests`);
-      // The harness's drawn lengths (README "lengths"): whole-token [min, max] ranges, 1 <= min <= max.
+      // The harness's drawn lengths (README "lengths"): whole-token [min, max] ranges, 1 <= min <= max,
+      // no longer than any context a bundled model has (a range of 10^9 tokens would be a typo the
+      // simulator would spend minutes drawing).
       if (r.lengths !== undefined)
         for (const k of Object.keys(r.lengths)) {
           assert.ok(k === 'input_tokens' || k === 'output_tokens', `${at}: lengths.${k}`);
           const [lo, hi, ...rest] = r.lengths[k];
           assert.ok(
-            Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && lo <= hi && !rest.length,
+            Number.isInteger(lo) && Number.isInteger(hi) && lo >= 1 && lo <= hi && hi <= 10_000_000 && !rest.length,
             `${at}: lengths.${k}`,
           );
         }
